@@ -1,0 +1,1 @@
+"""InnoDB Tuning Lab: rerunnable InnoDB experiments."""

@@ -1,0 +1,128 @@
+"""What the invoke tasks do, kept out of tasks.py so it can be tested and imported."""
+
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from . import plan as planner, recipe as recipes, results, runner, units
+from .errors import UserError
+from .units import human_seconds
+
+
+def guard(func, *args):
+    """Run a command; a user error becomes one line on stderr and an exit code, no traceback."""
+    try:
+        return func(*args)
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(exc.exit_code) from None
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        raise SystemExit(130) from None
+
+
+def _seconds_option(name, value):
+    if value is None:
+        return None
+    try:
+        return units.seconds(value)
+    except ValueError as exc:
+        raise UserError(f"--{name}: {exc}") from None
+
+
+def _count_option(name, value):
+    if value is None:
+        return None
+    try:
+        count = int(value)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise UserError(f"--{name}: expected a whole number >= 1, got {value!r}")
+    return count
+
+
+def recipe_run(name, quick, profile, repeats, duration, warmup, mysqld, workdir, dry_run, seed):
+    if quick and profile and profile != "quick":
+        raise UserError("--quick and --profile disagree; give one of them")
+    opts = runner.Options(
+        profile="quick" if quick else (profile or "full"),
+        repeats=_count_option("repeats", repeats),
+        duration=_seconds_option("duration", duration),
+        warmup=_seconds_option("warmup", warmup),
+        mysqld=mysqld, workdir=Path(workdir) if workdir else None, dry_run=dry_run,
+        seed=int(seed))
+    runner.run(name, opts)
+
+
+def recipe_list(recipes_dir=recipes.RECIPES_DIR, say=print):
+    rows = [["recipe", "question", "needs", "estimated time per profile"]]
+    for name in recipes.list_names(recipes_dir):
+        try:
+            r = recipes.load(name, recipes_dir)
+        except UserError as exc:
+            rows.append([name, f"INVALID: {exc}", "", ""])
+            continue
+        times = ", ".join(
+            f"{p} {human_seconds(planner.build(r.experiment(p)).estimate(template_cached=True))}"
+            for p in sorted(r.profiles, key=lambda p: p != "quick"))
+        rows.append([name, r.question, ", ".join(r.needs) or "-", times])
+    from .report import table
+    say(table(rows))
+    say("\nestimates exclude the one-off template build; `invoke recipe NAME --dry-run` shows "
+        "the full plan")
+
+
+def data_check(paths, say=print):
+    """Validate result files; one line per problem with the file and the JSON path."""
+    files = _result_files([Path(p) for p in paths] or [results.DATA_DIR])
+    problems = 0
+    for path in files:
+        try:
+            doc = json.loads(path.read_text())
+        except (OSError, ValueError) as exc:
+            say(f"{path}: not readable JSON: {exc}")
+            problems += 1
+            continue
+        for problem in results.validate(doc):
+            say(f"{path}: {problem}")
+            problems += 1
+    say(f"{len(files)} result files checked, {problems} problems")
+    if problems:
+        raise SystemExit(1)
+
+
+def _result_files(paths):
+    files = []
+    for p in paths:
+        if p.is_dir():
+            files += sorted(f for f in p.rglob("*.json") if "historical" not in f.parts)
+        elif p.is_file():
+            files.append(p)
+        else:
+            raise UserError(f"{p}: no such file or directory")
+    return files
+
+
+def bench(say=print):
+    """doublewrite --quick for real: harness overhead and the baseline's interval, as ratios."""
+    opts = runner.Options(profile="quick", data_dir=Path(tempfile.mkdtemp(prefix="bench-data-")))
+    plan, binary = runner.prepare("doublewrite", opts)
+    m = plan.experiment.measure
+    say("bench: doublewrite --quick (template built first and not counted)")
+    from . import template, workdir
+    with workdir.held(workdir.default()) as wd:
+        template.ensure(wd, binary, plan.experiment.dataset, plan.experiment.workload.threads, say)
+    started = time.monotonic()
+    path = runner.run("doublewrite", opts)
+    wall = time.monotonic() - started
+    doc = json.loads(Path(path).read_text())
+    workload = len(plan.runs) * (m.warmup + m.duration)
+    base = results.point(doc, doc["sweep"]["baseline"])["stats"]["tps"]
+    half = (base["ci_high"] - base["ci_low"]) / 2 / base["median"] * 100
+    say(f"wall time {wall:.1f}s, warm-up + measured {workload:.0f}s")
+    say(f"harness overhead: {(wall - workload) / wall:.3f} of wall time (target <= 0.10)")
+    say(f"quick profile time: {wall / 300:.2f} of the 5-minute budget (target <= 1.00)")
+    say(f"baseline 95% CI half-width: {half:.2f}% of the median (target <= 3%)")

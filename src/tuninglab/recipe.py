@@ -1,0 +1,312 @@
+"""recipes/<name>/recipe.toml -> frozen dataclasses, with errors that name the file and the key.
+
+TOML, not YAML: YAML 1.1 reads MySQL's OFF as a boolean.
+"""
+
+import dataclasses
+import hashlib
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import units
+from .errors import UserError
+
+RECIPES_DIR = Path(__file__).resolve().parents[2] / "recipes"
+
+# Data shapes: the IO settings only show their effect when the data does not fit in memory.
+SHAPES = {
+    "cpu-bound": {"tables": 4, "table_size": 50_000, "buffer_pool_size": "256M"},
+    "disk-bound": {"tables": 8, "table_size": 200_000, "buffer_pool_size": "64M"},
+}
+NEEDS = {"root", "md", "zfs", "kvm"}
+SYSBENCH_SCRIPTS = {
+    "oltp_read_only", "oltp_read_write", "oltp_write_only", "oltp_update_index",
+    "oltp_update_non_index", "oltp_insert", "oltp_delete", "oltp_point_select",
+}
+# Options the engine sets itself: a recipe changing them would break the sandbox.
+RESERVED_OPTIONS = {
+    "datadir", "socket", "pid_file", "port", "skip_networking", "bind_address", "user",
+    "log_error", "basedir", "mysqlx", "innodb_buffer_pool_size",
+}
+PROFILE_KEYS = {"warmup", "duration", "repeats", "threads", "tables", "table_size",
+                "buffer_pool_size"}
+
+
+@dataclass(frozen=True)
+class Dataset:
+    shape: str
+    tables: int
+    table_size: int
+    buffer_pool_size: str
+
+
+@dataclass(frozen=True)
+class Workload:
+    tool: str
+    script: str
+    threads: int
+
+
+@dataclass(frozen=True)
+class Sweep:
+    setting: str
+    values: tuple[str, ...]
+    baseline: str
+
+
+@dataclass(frozen=True)
+class Measure:
+    warmup: float
+    duration: float
+    repeats: int
+
+
+@dataclass(frozen=True)
+class Recipe:
+    name: str
+    path: Path
+    sha256: str
+    text: str
+    title: str
+    question: str
+    topic: str
+    needs: tuple[str, ...]
+    dataset: Dataset
+    server_settings: tuple[tuple[str, str], ...]
+    workload: Workload
+    sweep: Sweep
+    measure: Measure
+    profiles: dict
+
+    def experiment(self, profile="full", repeats=None, duration=None, warmup=None):
+        """The recipe with a profile and command-line overrides applied."""
+        if profile not in self.profiles:
+            known = ", ".join(sorted(self.profiles))
+            raise UserError(f"{self.path}: no profile '{profile}' (profiles: {known})")
+        over = dict(self.profiles[profile])
+        for key, value in (("repeats", repeats), ("duration", duration), ("warmup", warmup)):
+            if value is not None:
+                over[key] = value
+        measure = dataclasses.replace(
+            self.measure, **{k: over[k] for k in ("warmup", "duration", "repeats") if k in over})
+        dataset = dataclasses.replace(
+            self.dataset, **{k: over[k] for k in ("tables", "table_size", "buffer_pool_size")
+                             if k in over})
+        workload = dataclasses.replace(self.workload, threads=over.get("threads",
+                                                                      self.workload.threads))
+        return Experiment(self, profile, dataset, workload, self.sweep, measure)
+
+
+@dataclass(frozen=True)
+class Experiment:
+    recipe: Recipe
+    profile: str
+    dataset: Dataset
+    workload: Workload
+    sweep: Sweep
+    measure: Measure
+
+    def settings_for(self, value: str) -> dict:
+        """The server settings of one point: base, the data shape's pool, the swept option."""
+        settings = dict(self.recipe.server_settings)
+        settings["innodb_buffer_pool_size"] = self.dataset.buffer_pool_size
+        settings[self.sweep.setting] = value
+        return settings
+
+
+def recipe_path(name: str, recipes_dir: Path = RECIPES_DIR) -> Path:
+    path = Path(recipes_dir) / name / "recipe.toml"
+    if not path.is_file():
+        known = ", ".join(list_names(recipes_dir)) or "none"
+        raise UserError(f"no recipe '{name}': {path} does not exist (recipes: {known})")
+    return path
+
+
+def list_names(recipes_dir: Path = RECIPES_DIR) -> list[str]:
+    return sorted(p.parent.name for p in Path(recipes_dir).glob("*/recipe.toml"))
+
+
+def load(name_or_path, recipes_dir: Path = RECIPES_DIR) -> Recipe:
+    path = Path(name_or_path)
+    if not path.suffix == ".toml":
+        path = recipe_path(str(name_or_path), recipes_dir)
+    raw = path.read_bytes()
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: not valid TOML: {exc}") from None
+    return _build(data, path, raw)
+
+
+class _Reader:
+    """Reads one TOML table, remembering where it is for the error messages."""
+
+    def __init__(self, path, data, where=""):
+        self.path, self.data, self.where = path, data, where
+        if not isinstance(data, dict):
+            self.fail("", f"expected a table, got {_kind(data)}")
+
+    def fail(self, key, expected):
+        name = ".".join(k for k in (self.where, key) if k) or "top level"
+        raise UserError(f"{self.path}: {name}: {expected}")
+
+    def only(self, *allowed):
+        for key in self.data:
+            if key not in allowed:
+                self.fail(key, f"unknown key (expected one of: {', '.join(allowed)})")
+
+    def get(self, key, kind, default=dataclasses.MISSING):
+        if key not in self.data:
+            if default is dataclasses.MISSING:
+                self.fail(key, f"missing (expected {kind.__name__})")
+            return default
+        value = self.data[key]
+        if kind is int and isinstance(value, bool) or not isinstance(value, kind):
+            self.fail(key, f"expected {kind.__name__}, got {_kind(value)} {value!r}")
+        return value
+
+    def table(self, key, required=True):
+        if key not in self.data and not required:
+            return _Reader(self.path, {}, self._sub(key))
+        return _Reader(self.path, self.get(key, dict), self._sub(key))
+
+    def positive_int(self, key, default=dataclasses.MISSING):
+        value = self.get(key, int, default)
+        if value is not None and value < 1:
+            self.fail(key, f"expected a whole number >= 1, got {value}")
+        return value
+
+    def duration(self, key, default=dataclasses.MISSING):
+        value = self.get(key, (str, int, float), default)
+        try:
+            return units.seconds(value)
+        except ValueError as exc:
+            self.fail(key, str(exc))
+
+    def size(self, key, default=dataclasses.MISSING):
+        value = self.get(key, (str, int), default)
+        try:
+            units.size_bytes(value)
+        except ValueError as exc:
+            self.fail(key, str(exc))
+        return str(value)
+
+    def _sub(self, key):
+        return f"{self.where}.{key}" if self.where else key
+
+
+def _kind(value):
+    return {dict: "a table", list: "an array", str: "a string", bool: "a boolean",
+            int: "an integer", float: "a number"}.get(type(value), type(value).__name__)
+
+
+def option_name(name: str) -> str:
+    """MySQL accepts dashes and underscores alike; keep one spelling."""
+    return name.strip().replace("-", "_").lower()
+
+
+def option_value(value) -> str:
+    if isinstance(value, bool):
+        return "ON" if value else "OFF"
+    if isinstance(value, (int, float, str)):
+        return str(value)
+    raise ValueError(f"expected a string, number or boolean, got {_kind(value)}")
+
+
+def _build(data, path, raw) -> Recipe:
+    top = _Reader(path, data)
+    top.only("title", "question", "topic", "needs", "dataset", "server", "workload", "sweep",
+             "measure", "profiles")
+    needs = top.get("needs", list, [])
+    for need in needs:
+        if need not in NEEDS:
+            top.fail("needs", f"unknown need {need!r} (expected some of: {', '.join(sorted(NEEDS))})")
+    return Recipe(
+        name=path.parent.name, path=path, sha256=hashlib.sha256(raw).hexdigest(),
+        text=raw.decode("utf-8"), title=top.get("title", str), question=top.get("question", str),
+        topic=top.get("topic", str, path.parent.name), needs=tuple(needs),
+        dataset=_dataset(top.table("dataset")), server_settings=_settings(top.table("server", False)),
+        workload=_workload(top.table("workload")), sweep=_sweep(top.table("sweep")),
+        measure=_measure(top.table("measure")), profiles=_profiles(top.table("profiles", False)))
+
+
+def _dataset(t: _Reader) -> Dataset:
+    t.only("shape", "tables", "table_size", "buffer_pool_size")
+    shape = t.get("shape", str)
+    if shape not in SHAPES:
+        t.fail("shape", f"expected one of {', '.join(SHAPES)}, got {shape!r}")
+    default = SHAPES[shape]
+    return Dataset(shape, t.positive_int("tables", default["tables"]),
+                   t.positive_int("table_size", default["table_size"]),
+                   t.size("buffer_pool_size", default["buffer_pool_size"]))
+
+
+def _settings(t: _Reader):
+    t.only("settings")
+    settings = t.table("settings", required=False)
+    out = {}
+    for key, value in settings.data.items():
+        name = option_name(key)
+        if name in RESERVED_OPTIONS:
+            settings.fail(key, "set by the engine itself (the data shape sets the buffer pool)")
+        try:
+            out[name] = option_value(value)
+        except ValueError as exc:
+            settings.fail(key, str(exc))
+    return tuple(sorted(out.items()))
+
+
+def _workload(t: _Reader) -> Workload:
+    t.only("tool", "script", "threads")
+    tool = t.get("tool", str, "sysbench")
+    if tool != "sysbench":
+        t.fail("tool", f"expected 'sysbench', got {tool!r}")
+    script = t.get("script", str)
+    if script not in SYSBENCH_SCRIPTS:
+        t.fail("script", f"expected one of {', '.join(sorted(SYSBENCH_SCRIPTS))}, got {script!r}")
+    return Workload(tool, script, t.positive_int("threads", 4))
+
+
+def _sweep(t: _Reader) -> Sweep:
+    t.only("setting", "values", "baseline")
+    setting = option_name(t.get("setting", str))
+    if setting in RESERVED_OPTIONS:
+        t.fail("setting", f"'{setting}' is set by the engine itself and cannot be swept")
+    values = []
+    for value in t.get("values", list):
+        try:
+            values.append(option_value(value))
+        except ValueError as exc:
+            t.fail("values", str(exc))
+    if len(values) < 1 or len(set(values)) != len(values):
+        t.fail("values", f"expected one or more distinct values, got {values}")
+    baseline = option_value(t.get("baseline", (str, int, bool), values[0]))
+    if baseline not in values:
+        t.fail("baseline", f"expected one of the values {values}, got {baseline!r}")
+    return Sweep(setting, tuple(values), baseline)
+
+
+def _measure(t: _Reader) -> Measure:
+    t.only("warmup", "duration", "repeats")
+    duration = t.duration("duration")
+    if duration < 1:
+        t.fail("duration", f"expected at least 1s, got {duration}s")
+    return Measure(t.duration("warmup", 0), duration, t.positive_int("repeats", 5))
+
+
+def _profiles(t: _Reader) -> dict:
+    profiles = {"full": {}}
+    for name in t.data:
+        p = t.table(name)
+        p.only(*sorted(PROFILE_KEYS))
+        over = {}
+        for key in p.data:
+            if key in ("warmup", "duration"):
+                over[key] = p.duration(key)
+            elif key == "buffer_pool_size":
+                over[key] = p.size(key)
+            else:
+                over[key] = p.positive_int(key)
+        profiles[name] = over
+    return profiles

@@ -1,0 +1,33 @@
+"""Plain-text tables for the terminal."""
+
+
+def _fmt(value, digits=1):
+    return "-" if value is None else f"{value:,.{digits}f}"
+
+
+def _interval(low, high, digits=1):
+    return "-" if low is None else f"{_fmt(low, digits)} .. {_fmt(high, digits)}"
+
+
+def table(rows: list[list[str]]) -> str:
+    widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def results_table(doc: dict) -> str:
+    """Median throughput, its interval, the ratio to the baseline and the verdict per point."""
+    rows = [["point", "median tps", "95% CI", "ratio", "95% CI", "verdict", "KiB written/trx"]]
+    for p in doc["points"]:
+        s, ratio = p["stats"]["tps"], p["stats"]["ratio"]
+        written = p["stats"].get("write_bytes_per_trx")
+        row = [p["id"], _fmt(s["median"]), _interval(s["ci_low"], s["ci_high"])]
+        if ratio is None:
+            row += ["1 (baseline)", "", ""]
+        else:
+            row += [_fmt(ratio["ratio"], 3), _interval(ratio["ci_low"], ratio["ci_high"], 3),
+                    ratio["verdict"]]
+        row.append(_fmt(written["median"] / 1024 if written else None))
+        rows.append(row)
+    return table(rows)

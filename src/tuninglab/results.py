@@ -1,0 +1,138 @@
+"""Result files: one JSON document per run of a recipe, with full provenance, every repeat of every
+point and its per-second series; in-progress documents make runs resumable."""
+
+import datetime as dt
+import hashlib
+import json
+import os
+import secrets
+from functools import lru_cache
+from pathlib import Path
+
+import jsonschema
+
+from . import stats
+from .workdir import PROJECT_DIR, atomic_write_json
+
+SCHEMA_VERSION = 1
+SCHEMA_PATH = Path(__file__).with_name("result.schema.json")
+DATA_DIR = PROJECT_DIR / "data"
+IO_FIELDS = ("reads", "writes", "read_bytes", "write_bytes")
+
+
+def now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+@lru_cache(maxsize=1)
+def schema() -> dict:
+    return json.loads(SCHEMA_PATH.read_text())
+
+
+def validate(doc: dict) -> list[str]:
+    """Every schema problem as 'path: message'; empty when the document is valid."""
+    validator = jsonschema.Draft202012Validator(schema())
+    return [f"{'/'.join(map(str, e.absolute_path)) or '(top)'}: {e.message}"
+            for e in sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))]
+
+
+def host_salt() -> str:
+    """A random salt kept per user, so host ids group one host's results but reveal no name."""
+    path = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "tuninglab" / "salt"
+    try:
+        return path.read_text().strip()
+    except OSError:
+        salt = secrets.token_hex(16)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(salt + "\n")
+        except OSError:
+            pass  # no writable home: this run's id is still a salted hash, just not a stable one
+        return salt
+
+
+def resume_key(plan, binary) -> str:
+    e = plan.experiment
+    ident = [e.recipe.sha256, e.profile, plan.seed, e.measure.repeats, e.measure.warmup,
+             e.measure.duration, e.dataset.tables, e.dataset.table_size,
+             e.dataset.buffer_pool_size, e.workload.threads, binary.version_text, binary.path]
+    return hashlib.sha256(json.dumps(ident).encode()).hexdigest()[:16]
+
+
+def new_document(plan, binary, provenance: dict) -> dict:
+    e = plan.experiment
+    r = e.recipe
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "recipe": {"name": r.name, "sha256": r.sha256, "title": r.title, "question": r.question,
+                   "topic": r.topic, "text": r.text},
+        "profile": e.profile,
+        "plan": {"seed": plan.seed, "repeats": e.measure.repeats, "warmup_s": e.measure.warmup,
+                 "duration_s": e.measure.duration, "order": [run.key for run in plan.runs]},
+        "dataset": {"shape": e.dataset.shape, "tables": e.dataset.tables,
+                    "table_size": e.dataset.table_size,
+                    "buffer_pool_size": e.dataset.buffer_pool_size},
+        "workload": {"tool": e.workload.tool, "script": e.workload.script,
+                     "threads": e.workload.threads},
+        "server": binary.describe(),
+        **provenance,
+        "started": now(),
+        "finished": None,
+        "sweep": {"setting": e.sweep.setting, "baseline": plan.baseline.id},
+        "points": [{"id": p.id, "value": p.value, "settings": binary.map(p.settings),
+                    "runs": []} for p in plan.points],
+        "methods": {"summary": stats.SUMMARY_METHOD, "ratio": stats.RATIO_METHOD},
+    }
+
+
+def point(doc: dict, point_id: str) -> dict:
+    return next(p for p in doc["points"] if p["id"] == point_id)
+
+
+def done_keys(doc: dict) -> set[str]:
+    return {f"{p['id']}#{run['repeat']}" for p in doc["points"] for run in p["runs"]}
+
+
+def io_per_transaction(totals: dict, transactions: int) -> dict:
+    """Disk IO over the measured phase divided by the transactions in it."""
+    if not totals or not transactions:
+        return {f"{f}_per_trx": None for f in IO_FIELDS}
+    return {f"{f}_per_trx": round(sum(t[f] for t in totals.values()) / transactions, 3)
+            for f in IO_FIELDS}
+
+
+def finish(doc: dict) -> dict:
+    """Add per-point statistics, the ratios to the baseline and the end time."""
+    base = point(doc, doc["sweep"]["baseline"])
+    base_tps = [run["summary"]["tps"] for run in base["runs"]]
+    for p in doc["points"]:
+        tps = [run["summary"]["tps"] for run in p["runs"]]
+        p["stats"] = {"tps": stats.summarize(tps).to_dict()}
+        wbytes = [run["summary"]["io"]["write_bytes_per_trx"] for run in p["runs"]]
+        if all(v is not None for v in wbytes):
+            p["stats"]["write_bytes_per_trx"] = stats.summarize(wbytes).to_dict()
+        if p is base:
+            p["stats"]["ratio"] = None
+        elif min(tps + base_tps) > 0:
+            p["stats"]["ratio"] = stats.compare(tps, base_tps).to_dict()
+        else:
+            p["stats"]["ratio"] = {"ratio": None, "ci_low": None, "ci_high": None,
+                                   "verdict": "no throughput to compare"}
+    doc["finished"] = now()
+    return doc
+
+
+def final_path(doc: dict, data_dir: Path = DATA_DIR) -> Path:
+    stamp = doc["started"].replace(":", "").replace("-", "").replace("+0000", "Z")
+    return Path(data_dir) / doc["recipe"]["name"] / \
+        f"{stamp[:15]}Z-{doc['host']['id'][:8]}-{doc['profile']}.json"
+
+
+def write_final(doc: dict, data_dir: Path = DATA_DIR) -> Path:
+    problems = validate(doc)
+    if problems:
+        raise ValueError("result does not match the schema: " + "; ".join(problems[:5]))
+    path = final_path(doc, data_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_json(path, doc)
+    return path

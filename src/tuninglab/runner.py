@@ -1,0 +1,253 @@
+"""`invoke recipe <name>`: plan, build the template, measure every run in the interleaved order,
+save each finished run at once (so a rerun resumes), then write the result and print the table."""
+
+import json
+import os
+import shutil
+import signal
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import baseline, devices, hostinfo, plan as planner, recipe as recipes, report, results
+from . import server as srv, template, workdir
+from .errors import Interrupted, UserError
+from .options import check_known
+from .sampler import Sampler, merge_series
+from .units import human_seconds
+from .workloads import sysbench
+
+BASELINE_SECONDS = 3
+
+
+@dataclass
+class Options:
+    profile: str = "full"
+    repeats: int | None = None
+    duration: float | None = None
+    warmup: float | None = None
+    mysqld: str | None = None
+    workdir: Path | None = None
+    dry_run: bool = False
+    seed: int = 1
+    data_dir: Path = results.DATA_DIR
+    recipes_dir: Path = recipes.RECIPES_DIR
+
+
+def prepare(name: str, opts: Options):
+    """Everything that can fail on bad input, checked before anything runs."""
+    recipe = recipes.load(name, opts.recipes_dir)
+    experiment = recipe.experiment(opts.profile, opts.repeats, opts.duration, opts.warmup)
+    check_needs(recipe)
+    binary = srv.find(opts.mysqld)
+    sysbench.executable()
+    check_options(recipe, experiment, binary)
+    return planner.build(experiment, opts.seed), binary
+
+
+def check_needs(recipe) -> None:
+    if "root" in recipe.needs and os.geteuid() != 0:
+        raise UserError(f"recipe {recipe.name} needs root (it changes storage settings); "
+                        "run it with sudo")
+    missing = [n for n in recipe.needs if n != "root"]
+    if missing:
+        raise UserError(f"recipe {recipe.name} needs {', '.join(missing)}, which this version "
+                        "of the engine cannot provide yet")
+
+
+def check_options(recipe, experiment, binary) -> None:
+    known = binary.variables
+    check_known(binary.map(dict(recipe.server_settings)), known, binary.label,
+                f"{recipe.path}: server.settings")
+    check_known(binary.map({experiment.sweep.setting: experiment.sweep.baseline}), known,
+                binary.label, f"{recipe.path}: sweep.setting")
+
+
+def run(name: str, opts: Options, say=print) -> Path | None:
+    plan, binary = prepare(name, opts)
+    wd = Path(opts.workdir or workdir.default()).resolve()
+    progress_file = wd / "progress" / f"{plan.experiment.recipe.name}-{plan.experiment.profile}.json"
+    key = results.resume_key(plan, binary)
+    doc = load_progress(progress_file, key, say if not opts.dry_run else (lambda *_: None))
+    pending = [r for r in plan.runs if doc is None or r.key not in results.done_keys(doc)]
+    if opts.dry_run:
+        say(planner.describe(plan, binary.label, pending,
+                             template.is_cached(wd, binary, plan.experiment.dataset),
+                             doc is not None))
+        say("dry run: nothing was started")
+        return None
+    with workdir.held(wd), _signals_interrupt():
+        try:
+            return _measure(plan, binary, wd, progress_file, key, doc, pending, opts, say)
+        except OSError as exc:
+            if exc.errno is None:
+                raise
+            raise UserError(workdir.disk_error(exc, wd)) from None
+
+
+def _measure(plan, binary, wd, progress_file, key, doc, pending, opts, say):
+    e = plan.experiment
+    say(f"{e.recipe.name} ({e.profile}): {len(pending)} of {len(plan.runs)} runs to do, "
+        f"about {human_seconds(plan.estimate(pending, template.is_cached(wd, binary, e.dataset), doc is not None))}")
+    reap_stale_servers(wd)
+    template_data = template.ensure(wd, binary, e.dataset, e.workload.threads, say)
+    runs_dir = wd / "runs"
+    runs_dir.mkdir(exist_ok=True)
+    workdir.check_free(runs_dir, 2 * workdir.dir_bytes(template_data), "one run's datadir copy")
+    if doc is None:
+        say(f"measuring the device baseline with fio in {runs_dir} ({2 * BASELINE_SECONDS}s)")
+        doc = results.new_document(plan, binary, provenance(runs_dir))
+        doc["resume_key"] = key
+        progress_file.parent.mkdir(exist_ok=True)
+        workdir.atomic_write_json(progress_file, doc)
+    disk = devices.storage_info(runs_dir)["device"]
+    clock = Progress(len(plan.runs), len(plan.runs) - len(pending), plan.run_seconds(), say)
+    for run_ in pending:
+        clock.begin(run_)
+        record = measure_run(run_, binary, template_data, runs_dir, [disk] if disk else [],
+                             plan.experiment, clock)
+        results.point(doc, run_.point.id)["runs"].append(record)
+        workdir.atomic_write_json(progress_file, doc)
+        clock.end(record)
+    doc.pop("resume_key", None)
+    path = results.write_final(results.finish(doc), opts.data_dir)
+    progress_file.unlink()
+    say("")
+    say(report.results_table(doc))
+    say(f"\nwrote {path}")
+    return path
+
+
+def provenance(runs_dir: Path) -> dict:
+    versions = hostinfo.tool_versions()
+    return {
+        "software": {"sysbench": versions["sysbench"], "fio": versions["fio"],
+                     "python": versions["python"], "kernel": os.uname().release,
+                     "project": hostinfo.git_revision(workdir.PROJECT_DIR)},
+        "host": hostinfo.host_info(results.host_salt()),
+        "storage": devices.storage_info(runs_dir),
+        "device_baseline": baseline.device_baseline(runs_dir, seconds=BASELINE_SECONDS),
+    }
+
+
+def measure_run(run_, binary, template_data, runs_dir, disks, experiment, clock) -> dict:
+    """One repeat of one point on a fresh copy of the template; the copy is removed after."""
+    rundir = runs_dir / f"{run_.point.id}-r{run_.repeat}"
+    shutil.rmtree(rundir, ignore_errors=True)
+    template.clone(template_data, rundir / "data")
+    started = results.now()
+    w, m, d = experiment.workload, experiment.measure, experiment.dataset
+
+    def command(seconds):
+        return sysbench.run_command(server.socket, w.script, d.tables, d.table_size, w.threads,
+                                    seconds)
+
+    with srv.Server(binary, rundir, rundir / "data", run_.point.settings) as server:
+        effective = server.variables(server.settings)
+        if m.warmup > 0:
+            clock.phase("warm-up", m.warmup)
+            sysbench.run(command(m.warmup), clock.tick)
+        clock.phase("measure", m.duration)
+        sampler = Sampler(server, disks)
+        sampler.start()
+        try:
+            measured = sysbench.run(command(m.duration), clock.tick)
+            sampler.stop()
+        finally:
+            sampler.close()
+        server.stop(discard=True)
+    shutil.rmtree(rundir)
+    summary = {k: measured.summary[k] for k in ("transactions", "tps", "latency_p95_ms")}
+    summary["latency_avg_ms"] = measured.summary.get("latency_avg_ms")
+    summary["errors"] = measured.summary.get("ignored_errors", 0)
+    summary["io"] = results.io_per_transaction(sampler.totals, summary["transactions"])
+    return {"repeat": run_.repeat, "order": run_.index, "started": started,
+            "finished": results.now(), "effective": effective, "summary": summary,
+            "series": merge_series(measured.intervals, sampler.samples)}
+
+
+def load_progress(path: Path, key: str, say):
+    """The in-progress document of an earlier, interrupted run of the same plan, if any."""
+    if not path.is_file():
+        return None
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError):
+        doc = None
+    if doc and doc.get("resume_key") == key:
+        say(f"resuming: {len(results.done_keys(doc))} finished runs kept from {path}")
+        return doc
+    aside = path.with_name(f"{path.stem}.stale-{int(time.time())}.json")
+    path.rename(aside)
+    say(f"an earlier run with other settings left {path}; moved it to {aside.name}")
+    return None
+
+
+def reap_stale_servers(wd: Path) -> None:
+    """Stop servers a killed run left behind in this work directory (found by pid file)."""
+    for pidfile in list(wd.glob("runs/*/mysqld.pid")) + list(wd.glob("templates/*/mysqld.pid")):
+        try:
+            pid = int(pidfile.read_text().strip())
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+        except (OSError, ValueError):
+            continue
+        if str(pidfile.parent) in cmdline:
+            os.kill(pid, signal.SIGKILL)
+
+
+@contextmanager
+def _signals_interrupt():
+    """SIGTERM and SIGHUP end a run like Ctrl-C: cleanly, keeping finished runs."""
+    def handler(signum, _frame):
+        raise KeyboardInterrupt
+
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise Interrupted("interrupted: the unfinished run was discarded, finished runs are "
+                          "kept; run the same command again to resume") from None
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+class Progress:
+    """Point i of n, elapsed and remaining time; a live line on a terminal."""
+
+    def __init__(self, total, done, run_seconds, say):
+        self.total, self.done, self.say = total, done, say
+        self.run_seconds, self.started = run_seconds, time.monotonic()
+        self.finished_here = 0
+        self.live = sys.stdout.isatty()
+
+    def remaining(self) -> float:
+        per_run = ((time.monotonic() - self.started) / self.finished_here
+                   if self.finished_here else self.run_seconds)
+        return per_run * (self.total - self.done)
+
+    def begin(self, run_):
+        elapsed = human_seconds(time.monotonic() - self.started)
+        self.say(f"[{self.done + 1}/{self.total}] {run_.point.id}, repeat {run_.repeat} "
+                 f"(elapsed {elapsed}, about {human_seconds(self.remaining())} left)")
+
+    def phase(self, name, seconds):
+        self.phase_name, self.phase_seconds = name, seconds
+
+    def tick(self, interval):
+        if self.live:
+            sys.stdout.write(f"\r    {self.phase_name} {interval.t:.0f}/{self.phase_seconds:.0f}s"
+                             f"  {interval.tps:,.0f} tps  p95 {interval.latency_p95_ms} ms   ")
+            sys.stdout.flush()
+
+    def end(self, record):
+        if self.live:
+            sys.stdout.write("\r" + " " * 60 + "\r")
+        s = record["summary"]
+        written = s["io"]["write_bytes_per_trx"]
+        io = f", {written / 1024:.1f} KiB written/trx" if written is not None else ""
+        self.say(f"    {s['tps']:,.1f} tps, p95 {s['latency_p95_ms']} ms{io}")
+        self.done += 1
+        self.finished_here += 1

@@ -1,0 +1,85 @@
+"""Template datadirs: initialise and load a dataset once, cached by (server version, dataset),
+then copy it for every run so each run starts from the same bytes in a second or two."""
+
+import errno
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+from . import server as srv
+from .errors import UserError
+from .workdir import atomic_write_json, check_free, disk_error
+from .workloads import sysbench
+
+# Loading is not measured: make it fast and leave no redo or undo backlog in the copy.
+LOAD_SETTINGS = {"innodb_buffer_pool_size": "1G", "innodb_flush_log_at_trx_commit": "0",
+                 "innodb_doublewrite": "OFF"}
+ROW_BYTES = 300  # on-disk bytes per sysbench row with its secondary index, rounded up
+
+
+def key(binary: srv.ServerBinary, dataset) -> str:
+    ident = json.dumps({"server": binary.version_text, "tables": dataset.tables,
+                        "table_size": dataset.table_size, "workload": "sysbench-oltp"},
+                       sort_keys=True)
+    return hashlib.sha256(ident.encode()).hexdigest()[:16]
+
+
+def path_for(workdir: Path, binary, dataset) -> Path:
+    return Path(workdir) / "templates" / key(binary, dataset)
+
+
+def is_cached(workdir: Path, binary, dataset) -> bool:
+    return (path_for(workdir, binary, dataset) / "meta.json").is_file()
+
+
+def estimated_bytes(dataset) -> int:
+    return dataset.tables * dataset.table_size * ROW_BYTES + 200 * 2**20
+
+
+def ensure(workdir: Path, binary, dataset, threads: int, say=print) -> Path:
+    """The template's datadir, built now if it is not cached yet."""
+    final = path_for(workdir, binary, dataset)
+    if (final / "meta.json").is_file():
+        return final / "data"
+    check_free(Path(workdir), 2 * estimated_bytes(dataset), "the template datadir")
+    building = final.with_name(final.name + f".building-{os.getpid()}")
+    shutil.rmtree(building, ignore_errors=True)
+    building.mkdir(parents=True)
+    say(f"building the template datadir ({binary.label}, {dataset.tables} tables x "
+        f"{dataset.table_size} rows); this happens once per server version and dataset")
+    started = time.monotonic()
+    try:
+        srv.initialize(binary, building / "data", building / "install.log")
+        with srv.Server(binary, building, building / "data", LOAD_SETTINGS) as server:
+            server.query("CREATE DATABASE sbtest")
+            sysbench.prepare(sysbench.prepare_command(
+                server.socket, "oltp_read_write", dataset.tables, dataset.table_size,
+                min(threads, dataset.tables, os.cpu_count() or 1)))
+            server.stop(slow=True)
+        atomic_write_json(building / "meta.json", {
+            "server": binary.describe(), "tables": dataset.tables,
+            "table_size": dataset.table_size, "build_seconds": round(time.monotonic() - started, 1)})
+        shutil.rmtree(final, ignore_errors=True)
+        building.rename(final)
+    finally:
+        shutil.rmtree(building, ignore_errors=True)
+    say(f"template ready in {time.monotonic() - started:.1f}s")
+    return final / "data"
+
+
+def clone(template_data: Path, dest: Path) -> None:
+    """Copy the template datadir; reflinks where the filesystem has them."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    out = subprocess.run(["cp", "-a", "--reflink=auto", str(template_data), str(dest)],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        shutil.rmtree(dest, ignore_errors=True)
+        if "No space left" in out.stderr:
+            raise UserError(disk_error(OSError(errno.ENOSPC, "No space left"), dest.parent))
+        raise UserError(f"copying the template datadir to {dest} failed: {out.stderr.strip()}")

@@ -1,0 +1,42 @@
+"""Parsing of the durations and sizes people write in recipes and on the command line."""
+
+import re
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
+_SCALE = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, None: 1}
+_SIZE = re.compile(r"^\s*(\d+)\s*([KMGT]?)B?\s*$", re.IGNORECASE)
+
+
+def seconds(value) -> float:
+    """'30s', '2m', '1.5h' or a number of seconds -> seconds; ValueError otherwise."""
+    if isinstance(value, bool):
+        raise ValueError(f"expected a duration like '30s' or '2m', got {value!r}")
+    if isinstance(value, (int, float)):
+        if value < 0:
+            raise ValueError(f"expected a duration >= 0, got {value!r}")
+        return float(value)
+    match = _DURATION.match(str(value))
+    if not match:
+        raise ValueError(f"expected a duration like '30s' or '2m', got {value!r}")
+    return float(match.group(1)) * _SCALE[match.group(2)]
+
+
+def size_bytes(value) -> int:
+    """'48M', '2G', 4096 -> bytes, as MySQL reads option sizes (K, M, G, T are powers of 1024)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    match = _SIZE.match(str(value))
+    if not match:
+        raise ValueError(f"expected a size like '64M' or '2G', got {value!r}")
+    power = "KMGT".find(match.group(2).upper()) + 1 if match.group(2) else 0
+    return int(match.group(1)) * 1024**power
+
+
+def human_seconds(total: float) -> str:
+    """A short, readable duration: 45s, 3m05s, 1h02m."""
+    total = int(round(total))
+    if total < 60:
+        return f"{total}s"
+    if total < 3600:
+        return f"{total // 60}m{total % 60:02d}s"
+    return f"{total // 3600}h{total % 3600 // 60:02d}m"

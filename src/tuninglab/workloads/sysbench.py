@@ -1,0 +1,125 @@
+"""sysbench (1.0.x) OLTP driver: command lines, and parsers for the per-second report and the
+final summary. sysbench 1.0.20 has no --warmup-time, so warm-up is a separate, discarded run."""
+
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+
+from ..errors import UserError
+
+INSTALL_HINT = "install it with `apt-get install sysbench`"
+_INTERVAL = re.compile(
+    r"^\[ *(?P<t>\d+(?:\.\d+)?)s \] thds: (?P<threads>\d+) tps: (?P<tps>[\d.]+) "
+    r"qps: (?P<qps>[\d.]+) \(r/w/o: (?P<r>[\d.]+)/(?P<w>[\d.]+)/(?P<o>[\d.]+)\) "
+    r"lat \(ms,(?P<pct>\d+)%\): (?P<lat>[\d.]+) err/s: (?P<err>[\d.]+) reconn/s: (?P<reconn>[\d.]+)")
+_SUMMARY = {
+    "transactions": r"transactions:\s+(\d+)",
+    "tps": r"transactions:\s+\d+\s+\(([\d.]+) per sec",
+    "queries": r"queries:\s+(\d+)",
+    "qps": r"queries:\s+\d+\s+\(([\d.]+) per sec",
+    "ignored_errors": r"ignored errors:\s+(\d+)",
+    "reconnects": r"reconnects:\s+(\d+)",
+    "total_time_s": r"total time:\s+([\d.]+)s",
+    "latency_min_ms": r"min:\s+([\d.]+)",
+    "latency_avg_ms": r"avg:\s+([\d.]+)",
+    "latency_max_ms": r"max:\s+([\d.]+)",
+    "latency_p95_ms": r"95th percentile:\s+([\d.]+)",
+}
+
+
+@dataclass(frozen=True)
+class Interval:
+    t: float
+    threads: int
+    tps: float
+    qps: float
+    latency_p95_ms: float
+    errors_per_s: float
+    reconnects_per_s: float
+
+
+@dataclass
+class Report:
+    intervals: list = field(default_factory=list)
+    summary: dict = field(default_factory=dict)
+
+
+def parse_interval(line: str) -> Interval | None:
+    m = _INTERVAL.match(line.strip())
+    if not m:
+        return None
+    return Interval(float(m["t"]), int(m["threads"]), float(m["tps"]), float(m["qps"]),
+                    float(m["lat"]), float(m["err"]), float(m["reconn"]))
+
+
+def parse_summary(text: str) -> dict:
+    out = {}
+    for key, pattern in _SUMMARY.items():
+        m = re.search(pattern, text)
+        if m:
+            value = m.group(1)
+            out[key] = float(value) if "." in value or key.endswith(("_s", "_ms", "ps")) \
+                else int(value)
+    if "transactions" not in out:
+        raise ValueError("no sysbench summary (no 'transactions:' line) in the output")
+    return out
+
+
+def parse_report(text: str) -> Report:
+    intervals = [i for i in map(parse_interval, text.splitlines()) if i]
+    return Report(intervals, parse_summary(text))
+
+
+def executable() -> str:
+    path = shutil.which("sysbench")
+    if not path:
+        raise UserError(f"sysbench not found: {INSTALL_HINT}")
+    return path
+
+
+def version() -> str:
+    out = subprocess.run([executable(), "--version"], capture_output=True, text=True)
+    return out.stdout.split()[-1] if out.stdout.strip() else "unknown"
+
+
+def common_args(socket, script, tables, table_size, threads) -> list[str]:
+    return [executable(), script, f"--mysql-socket={socket}", "--mysql-user=root",
+            "--mysql-password=", "--mysql-db=sbtest", f"--tables={tables}",
+            f"--table-size={table_size}", f"--threads={threads}"]
+
+
+def prepare_command(socket, script, tables, table_size, threads) -> list[str]:
+    return common_args(socket, script, tables, table_size, threads) + ["prepare"]
+
+
+def run_command(socket, script, tables, table_size, threads, seconds) -> list[str]:
+    return common_args(socket, script, tables, table_size, threads) + [
+        f"--time={int(round(seconds))}", "--report-interval=1", "--percentile=95",
+        "--events=0", "--rand-type=uniform", "run"]
+
+
+def run(command: list[str], on_interval=None, timeout: float | None = None) -> Report:
+    """Run sysbench, calling on_interval(Interval) as each per-second line arrives."""
+    lines = []
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          bufsize=1) as proc:
+        for line in proc.stdout:
+            lines.append(line)
+            interval = parse_interval(line)
+            if interval and on_interval:
+                on_interval(interval)
+        code = proc.wait(timeout)
+    text = "".join(lines)
+    if code != 0:
+        fatal = [l.strip() for l in lines if "FATAL" in l or "error" in l.lower()]
+        detail = "\n".join(fatal[-6:]) or "".join(lines[-10:])
+        raise UserError(f"sysbench {command[1]} failed (exit {code}):\n{detail}")
+    return parse_report(text)
+
+
+def prepare(command: list[str]) -> None:
+    out = subprocess.run(command, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise UserError(f"sysbench prepare failed (exit {out.returncode}):\n"
+                        f"{(out.stdout + out.stderr).strip()[-1500:]}")

@@ -1,0 +1,66 @@
+"""invoke tasks: the command line of InnoDB Tuning Lab. Logic lives in src/tuninglab."""
+
+import sys
+
+from invoke import Collection, Exit, task
+
+from tuninglab import cli
+
+ns = Collection()
+
+
+@task(default=True, help={
+    "name": "the recipe to run (see `invoke recipe.list`)",
+    "quick": "the quick profile: a smaller run of the same experiment",
+    "profile": "a profile by name (default: full)",
+    "repeats": "repeats per point, overriding the profile",
+    "duration": "measured seconds per run, e.g. 30s or 2m",
+    "warmup": "discarded warm-up per run, e.g. 10s",
+    "mysqld": "path to the server binary (MariaDB, MySQL 8.0/8.4, Percona Server)",
+    "workdir": "work directory for templates and runs (default: ./work)",
+    "dry_run": "print the plan and the time estimate, run nothing",
+    "seed": "seed of the interleaved run order",
+})
+def run(c, name, quick=False, profile=None, repeats=None, duration=None, warmup=None,
+        mysqld=None, workdir=None, dry_run=False, seed=1):
+    """Run a recipe: build, measure, write data/<recipe>/<file>.json, print the table."""
+    cli.guard(cli.recipe_run, name, quick, profile, repeats, duration, warmup, mysqld, workdir,
+              dry_run, seed)
+
+
+@task(name="list")
+def list_(c):
+    """Every recipe with its question, needs and estimated duration per profile."""
+    cli.guard(cli.recipe_list)
+
+
+@task(help={"paths": "result files or directories (default: data/)"}, iterable=["paths"])
+def check(c, paths=None):
+    """Validate result files against the schema."""
+    cli.guard(cli.data_check, paths or [])
+
+
+@task(default=True, help={"k": "only tests matching this pytest -k expression",
+                          "unit": "skip the integration tests (no servers started)"})
+def test(c, k=None, unit=False):
+    """Run the test suite (unit and integration tests on the real server)."""
+    args = [sys.executable, "-m", "pytest", "-q"]
+    if k:
+        args += ["-k", k]
+    if unit:
+        args += ["-m", "not integration"]
+    result = c.run(" ".join(f"'{a}'" for a in args), pty=False, warn=True)
+    if result.exited:
+        raise Exit(code=result.exited)
+
+
+@task
+def bench(c):
+    """Benchmarks: harness overhead and precision of `doublewrite --quick`, printed as ratios."""
+    cli.guard(cli.bench)
+
+
+ns.add_collection(Collection("recipe", run, list_))
+ns.add_collection(Collection("data", check))
+ns.add_collection(Collection("test", test))
+ns.add_task(bench)

@@ -19,7 +19,6 @@ from .sampler import Sampler, merge_series
 from .units import human_seconds
 from .workloads import sysbench
 
-BASELINE_SECONDS = 3
 
 
 @dataclass
@@ -34,6 +33,7 @@ class Options:
     seed: int = 1
     data_dir: Path = results.DATA_DIR
     recipes_dir: Path = recipes.RECIPES_DIR
+    baseline_seconds: int = 3    # per fio test
 
 
 def prepare(name: str, opts: Options):
@@ -97,8 +97,9 @@ def _measure(plan, binary, wd, progress_file, key, doc, pending, opts, say):
     runs_dir.mkdir(exist_ok=True)
     workdir.check_free(runs_dir, 2 * workdir.dir_bytes(template_data), "one run's datadir copy")
     if doc is None:
-        say(f"measuring the device baseline with fio in {runs_dir} ({2 * BASELINE_SECONDS}s)")
-        doc = results.new_document(plan, binary, provenance(runs_dir))
+        say(f"measuring the device baseline with fio in {runs_dir} "
+            f"({2 * opts.baseline_seconds}s)")
+        doc = results.new_document(plan, binary, provenance(runs_dir, opts.baseline_seconds))
         doc["resume_key"] = key
         progress_file.parent.mkdir(exist_ok=True)
         workdir.atomic_write_json(progress_file, doc)
@@ -120,7 +121,7 @@ def _measure(plan, binary, wd, progress_file, key, doc, pending, opts, say):
     return path
 
 
-def provenance(runs_dir: Path) -> dict:
+def provenance(runs_dir: Path, baseline_seconds: int) -> dict:
     versions = hostinfo.tool_versions()
     return {
         "software": {"sysbench": versions["sysbench"], "fio": versions["fio"],
@@ -128,7 +129,7 @@ def provenance(runs_dir: Path) -> dict:
                      "project": hostinfo.git_revision(workdir.PROJECT_DIR)},
         "host": hostinfo.host_info(results.host_salt()),
         "storage": devices.storage_info(runs_dir),
-        "device_baseline": baseline.device_baseline(runs_dir, seconds=BASELINE_SECONDS),
+        "device_baseline": baseline.device_baseline(runs_dir, seconds=baseline_seconds),
     }
 
 

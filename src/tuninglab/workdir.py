@@ -42,7 +42,7 @@ def held(path: Path):
         path.mkdir(parents=True, exist_ok=True)
         lock = open(path / ".lock", "a+")
     except OSError as exc:
-        raise UserError(f"work directory {path} is not usable: {exc.strerror}") from None
+        raise UserError(disk_error(exc, path)) from None
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

@@ -102,14 +102,21 @@ def run_command(socket, script, tables, table_size, threads, seconds) -> list[st
 def run(command: list[str], on_interval=None, timeout: float | None = None) -> Report:
     """Run sysbench, calling on_interval(Interval) as each per-second line arrives."""
     lines = []
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          bufsize=1) as proc:
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            bufsize=1)
+    try:
         for line in proc.stdout:
             lines.append(line)
             interval = parse_interval(line)
             if interval and on_interval:
                 on_interval(interval)
         code = proc.wait(timeout)
+    finally:
+        # Interrupted (Ctrl-C, SIGTERM): do not wait for sysbench to run out its time.
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
     text = "".join(lines)
     if code != 0:
         fatal = [l.strip() for l in lines if "FATAL" in l or "error" in l.lower()]

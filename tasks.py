@@ -34,10 +34,11 @@ def list_(c):
     cli.guard(cli.recipe_list)
 
 
-@task(help={"paths": "result files or directories (default: data/)"}, iterable=["paths"])
-def check(c, paths=None):
-    """Validate result files against the schema."""
-    cli.guard(cli.data_check, paths or [])
+@task(iterable=["path"], help={"path": "a result file or directory, repeatable "
+                                        "(default: data/)"})
+def check(c, path=None):
+    """Validate result files against the schema: one line per problem, exit 1 if any."""
+    cli.guard(cli.data_check, path or [])
 
 
 @task(default=True, help={"k": "only tests matching this pytest -k expression",

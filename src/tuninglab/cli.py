@@ -11,6 +11,11 @@ from .errors import UserError
 from .units import human_seconds
 
 
+def say(message: str = "") -> None:
+    """Progress goes out at once, also when the output is a file or a pipe."""
+    print(message, flush=True)
+
+
 def guard(func, *args):
     """Run a command; a user error becomes one line on stderr and an exit code, no traceback."""
     try:
@@ -23,25 +28,13 @@ def guard(func, *args):
         raise SystemExit(130) from None
 
 
-def _seconds_option(name, value):
-    if value is None:
-        return None
-    try:
-        return units.seconds(value)
-    except ValueError as exc:
-        raise UserError(f"--{name}: {exc}") from None
-
-
 def _count_option(name, value):
     if value is None:
         return None
     try:
-        count = int(value)
+        return int(value)
     except ValueError:
-        count = 0
-    if count < 1:
-        raise UserError(f"--{name}: expected a whole number >= 1, got {value!r}")
-    return count
+        raise UserError(f"--{name}: expected a whole number >= 1, got {value!r}") from None
 
 
 def recipe_run(name, quick, profile, repeats, duration, warmup, mysqld, workdir, dry_run, seed):
@@ -50,11 +43,10 @@ def recipe_run(name, quick, profile, repeats, duration, warmup, mysqld, workdir,
     opts = runner.Options(
         profile="quick" if quick else (profile or "full"),
         repeats=_count_option("repeats", repeats),
-        duration=_seconds_option("duration", duration),
-        warmup=_seconds_option("warmup", warmup),
+        duration=duration, warmup=warmup,
         mysqld=mysqld, workdir=Path(workdir) if workdir else None, dry_run=dry_run,
         seed=int(seed))
-    runner.run(name, opts)
+    runner.run(name, opts, say)
 
 
 def recipe_list(recipes_dir=recipes.RECIPES_DIR, say=print):

@@ -87,7 +87,7 @@ class Recipe:
         over = dict(self.profiles[profile])
         for key, value in (("repeats", repeats), ("duration", duration), ("warmup", warmup)):
             if value is not None:
-                over[key] = value
+                over[key] = _command_line_value(key, value)
         measure = dataclasses.replace(
             self.measure, **{k: over[k] for k in ("warmup", "duration", "repeats") if k in over})
         dataset = dataclasses.replace(
@@ -113,6 +113,18 @@ class Experiment:
         settings["innodb_buffer_pool_size"] = self.dataset.buffer_pool_size
         settings[self.sweep.setting] = value
         return settings
+
+
+def _command_line_value(key, value):
+    reader = _Reader(f"--{key}", {key: value})
+    reader.fail = lambda _key, expected: _raise(f"--{key}: {expected}")
+    if key == "repeats":
+        return reader.positive_int(key)
+    return reader.duration(key, minimum=1 if key == "duration" else 0)
+
+
+def _raise(message):
+    raise UserError(message)
 
 
 def recipe_path(name: str, recipes_dir: Path = RECIPES_DIR) -> Path:
@@ -159,11 +171,11 @@ class _Reader:
     def get(self, key, kind, default=dataclasses.MISSING):
         if key not in self.data:
             if default is dataclasses.MISSING:
-                self.fail(key, f"missing (expected {kind.__name__})")
+                self.fail(key, f"missing (expected {_kind_name(kind)})")
             return default
         value = self.data[key]
         if kind is int and isinstance(value, bool) or not isinstance(value, kind):
-            self.fail(key, f"expected {kind.__name__}, got {_kind(value)} {value!r}")
+            self.fail(key, f"expected {_kind_name(kind)}, got {_kind(value)} {value!r}")
         return value
 
     def table(self, key, required=True):
@@ -177,12 +189,17 @@ class _Reader:
             self.fail(key, f"expected a whole number >= 1, got {value}")
         return value
 
-    def duration(self, key, default=dataclasses.MISSING):
+    def duration(self, key, default=dataclasses.MISSING, minimum=0.0):
+        """Whole seconds, as sysbench counts them: 0 (none) or at least 1s."""
         value = self.get(key, (str, int, float), default)
         try:
-            return units.seconds(value)
+            seconds = units.seconds(value)
         except ValueError as exc:
             self.fail(key, str(exc))
+        if seconds < max(minimum, 1) and (seconds != 0 or minimum > 0):
+            self.fail(key, f"expected {'at least 1s' if minimum else '0 or at least 1s'}, "
+                           f"got {value!r}")
+        return float(round(seconds))
 
     def size(self, key, default=dataclasses.MISSING):
         value = self.get(key, (str, int), default)
@@ -194,6 +211,11 @@ class _Reader:
 
     def _sub(self, key):
         return f"{self.where}.{key}" if self.where else key
+
+
+def _kind_name(kind) -> str:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return " or ".join(k.__name__ for k in kinds)
 
 
 def _kind(value):
@@ -220,7 +242,7 @@ def _build(data, path, raw) -> Recipe:
              "measure", "profiles")
     needs = top.get("needs", list, [])
     for need in needs:
-        if need not in NEEDS:
+        if not isinstance(need, str) or need not in NEEDS:
             top.fail("needs", f"unknown need {need!r} (expected some of: {', '.join(sorted(NEEDS))})")
     return Recipe(
         name=path.parent.name, path=path, sha256=hashlib.sha256(raw).hexdigest(),
@@ -248,6 +270,8 @@ def _settings(t: _Reader):
     out = {}
     for key, value in settings.data.items():
         name = option_name(key)
+        if name in out:
+            settings.fail(key, f"'{name}' is given twice (dashes and underscores are the same)")
         if name in RESERVED_OPTIONS:
             settings.fail(key, "set by the engine itself (the data shape sets the buffer pool)")
         try:
@@ -289,10 +313,8 @@ def _sweep(t: _Reader) -> Sweep:
 
 def _measure(t: _Reader) -> Measure:
     t.only("warmup", "duration", "repeats")
-    duration = t.duration("duration")
-    if duration < 1:
-        t.fail("duration", f"expected at least 1s, got {duration}s")
-    return Measure(t.duration("warmup", 0), duration, t.positive_int("repeats", 5))
+    return Measure(t.duration("warmup", 0), t.duration("duration", minimum=1),
+                   t.positive_int("repeats", 5))
 
 
 def _profiles(t: _Reader) -> dict:
@@ -303,7 +325,7 @@ def _profiles(t: _Reader) -> dict:
         over = {}
         for key in p.data:
             if key in ("warmup", "duration"):
-                over[key] = p.duration(key)
+                over[key] = p.duration(key, minimum=1 if key == "duration" else 0)
             elif key == "buffer_pool_size":
                 over[key] = p.size(key)
             else:

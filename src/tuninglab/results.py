@@ -31,7 +31,8 @@ def schema() -> dict:
 
 def validate(doc: dict) -> list[str]:
     """Every schema problem as 'path: message'; empty when the document is valid."""
-    validator = jsonschema.Draft202012Validator(schema())
+    validator = jsonschema.Draft202012Validator(
+        schema(), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
     return [f"{'/'.join(map(str, e.absolute_path)) or '(top)'}: {e.message}"
             for e in sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))]
 

@@ -54,7 +54,8 @@ def cpu_times(text: str | None = None) -> tuple[int, int]:
     if text is None:
         with open("/proc/stat") as f:
             text = f.readline()
-    fields = [int(x) for x in text.split()[1:]]
+    # user nice system idle iowait irq softirq steal; guest time is already inside user/nice.
+    fields = [int(x) for x in text.split()[1:9]]
     idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
     return sum(fields) - idle, sum(fields)
 

@@ -84,7 +84,9 @@ def parse_variables(help_text: str) -> frozenset:
     for line in help_text.splitlines():
         if line.startswith("Variables (--variable-name=value)"):
             in_table = True
-        elif in_table and line and not line.startswith(("-", "and boolean", " ")):
+        elif in_table and not line.strip():
+            break  # the table ends at the first blank line
+        elif in_table and not line.startswith(("-", "and boolean", " ")):
             names.add(line.split()[0].replace("-", "_"))
     return frozenset(names)
 

@@ -24,6 +24,8 @@ def seconds(value) -> float:
 def size_bytes(value) -> int:
     """'48M', '2G', 4096 -> bytes, as MySQL reads option sizes (K, M, G, T are powers of 1024)."""
     if isinstance(value, int) and not isinstance(value, bool):
+        if value < 0:
+            raise ValueError(f"expected a size >= 0, got {value!r}")
         return value
     match = _SIZE.match(str(value))
     if not match:

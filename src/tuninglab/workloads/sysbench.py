@@ -78,11 +78,6 @@ def executable() -> str:
     return path
 
 
-def version() -> str:
-    out = subprocess.run([executable(), "--version"], capture_output=True, text=True)
-    return out.stdout.split()[-1] if out.stdout.strip() else "unknown"
-
-
 def common_args(socket, script, tables, table_size, threads) -> list[str]:
     return [executable(), script, f"--mysql-socket={socket}", "--mysql-user=root",
             "--mysql-password=", "--mysql-db=sbtest", f"--tables={tables}",
@@ -95,8 +90,15 @@ def prepare_command(socket, script, tables, table_size, threads) -> list[str]:
 
 def run_command(socket, script, tables, table_size, threads, seconds) -> list[str]:
     return common_args(socket, script, tables, table_size, threads) + [
-        f"--time={int(round(seconds))}", "--report-interval=1", "--percentile=95",
+        f"--time={_whole_seconds(seconds)}", "--report-interval=1", "--percentile=95",
         "--events=0", "--rand-type=uniform", "run"]
+
+
+def _whole_seconds(seconds) -> int:
+    # --time=0 with --events=0 would make sysbench run forever.
+    if seconds < 1:
+        raise ValueError(f"a sysbench run needs at least 1 second, got {seconds}")
+    return int(round(seconds))
 
 
 def run(command: list[str], on_interval=None, timeout: float | None = None) -> Report:

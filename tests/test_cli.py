@@ -1,0 +1,73 @@
+"""The command line as a user runs it: one clear line and an exit code, never a traceback."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+INVOKE = [sys.executable, "-m", "invoke"]
+
+
+def invoke(*args):
+    return subprocess.run(INVOKE + list(args), cwd=REPO, capture_output=True, text=True,
+                          timeout=120)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["recipe", "nosuch"], "error: no recipe 'nosuch'"),
+    (["recipe", "doublewrite", "--mysqld", "/nonexistent/mysqld"],
+     "error: --mysqld /nonexistent/mysqld: no such file"),
+    (["recipe", "doublewrite", "--repeats", "0"], "error: --repeats: expected a whole number"),
+    (["recipe", "doublewrite", "--duration", "soon"], "error: --duration: expected a duration"),
+    (["recipe", "doublewrite", "--profile", "huge"], "error: "),
+])
+def test_user_errors_are_one_line_without_traceback(args, message):
+    result = invoke(*args)
+    assert result.returncode == 2
+    assert result.stderr.startswith(message), result.stderr
+    assert "Traceback" not in result.stderr + result.stdout
+
+
+def test_a_mysqld_that_is_not_executable_is_named(tmp_path):
+    fake = tmp_path / "mysqld"
+    fake.write_text("not a program")
+    fake.chmod(0o644)
+    result = invoke("recipe", "doublewrite", "--mysqld", str(fake))
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"error: --mysqld {fake}: not an executable file") or \
+        "does not answer like a MySQL server" in result.stderr  # root may execute any file
+
+
+def test_recipe_list_shows_every_recipe_with_estimates():
+    result = invoke("recipe.list")
+    assert result.returncode == 0, result.stderr
+    for name in ("doublewrite", "redo-size", "direct-io", "flush-log-at-trx-commit"):
+        assert name in result.stdout
+    assert "quick " in result.stdout and "full " in result.stdout
+
+
+def test_dry_run_prints_the_plan_and_starts_nothing(tmp_path):
+    result = invoke("recipe", "redo-size", "--quick", "--dry-run", "--workdir", str(tmp_path / "w"))
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "innodb_log_file_size=48M (baseline)" in out
+    assert out.count("repeat ") >= 3 and "estimated time:" in out
+    assert "dry run: nothing was started" in out
+    assert not (tmp_path / "w").exists()
+
+
+def test_data_check_passes_on_the_committed_results():
+    result = invoke("data.check")
+    assert result.returncode == 0, result.stdout
+    assert ", 0 problems" in result.stdout
+
+
+def test_data_check_reports_file_and_json_path(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"schema_version": 2}')
+    result = invoke("data.check", "--path", str(bad))
+    assert result.returncode == 1
+    assert f"{bad}: schema_version: 1 was expected" in result.stdout
+    assert f"{bad}: (top): 'recipe' is a required property" in result.stdout

@@ -1,6 +1,7 @@
 """`invoke recipe <name>`: plan, build the template, measure every run in the interleaved order,
 save each finished run at once (so a rerun resumes), then write the result and print the table."""
 
+import errno
 import json
 import os
 import shutil
@@ -18,7 +19,6 @@ from .options import check_known
 from .sampler import Sampler, merge_series
 from .units import human_seconds
 from .workloads import sysbench
-
 
 
 @dataclass
@@ -68,29 +68,30 @@ def check_options(recipe, experiment, binary) -> None:
 def run(name: str, opts: Options, say=print) -> Path | None:
     plan, binary = prepare(name, opts)
     wd = Path(opts.workdir or workdir.default()).resolve()
-    progress_file = wd / "progress" / f"{plan.experiment.recipe.name}-{plan.experiment.profile}.json"
-    key = results.resume_key(plan, binary)
-    doc = load_progress(progress_file, key, say if not opts.dry_run else (lambda *_: None))
-    pending = [r for r in plan.runs if doc is None or r.key not in results.done_keys(doc)]
+    saved = Saved(wd, plan, binary)
     if opts.dry_run:
-        say(planner.describe(plan, binary.label, pending,
+        doc = saved.load(say, move_stale=False)
+        say(planner.describe(plan, binary.label, pending(plan, doc),
                              template.is_cached(wd, binary, plan.experiment.dataset),
                              doc is not None))
         say("dry run: nothing was started")
         return None
-    with workdir.held(wd), _signals_interrupt():
-        try:
-            return _measure(plan, binary, wd, progress_file, key, doc, pending, opts, say)
-        except OSError as exc:
-            if exc.errno is None:
-                raise
-            raise UserError(workdir.disk_error(exc, wd)) from None
+    with workdir.held(wd), _signals_interrupt(), _disk_errors(wd):
+        return _measure(plan, binary, wd, saved, opts, say)
 
 
-def _measure(plan, binary, wd, progress_file, key, doc, pending, opts, say):
+def pending(plan, doc) -> list:
+    done = results.done_keys(doc) if doc else set()
+    return [r for r in plan.runs if r.key not in done]
+
+
+def _measure(plan, binary, wd, saved, opts, say):
     e = plan.experiment
-    say(f"{e.recipe.name} ({e.profile}): {len(pending)} of {len(plan.runs)} runs to do, "
-        f"about {human_seconds(plan.estimate(pending, template.is_cached(wd, binary, e.dataset), doc is not None))}")
+    doc = saved.load(say)
+    todo = pending(plan, doc)
+    estimate = plan.estimate(todo, template.is_cached(wd, binary, e.dataset), doc is not None)
+    say(f"{e.recipe.name} ({e.profile}): {len(todo)} of {len(plan.runs)} runs to do, "
+        f"about {human_seconds(estimate)}")
     reap_stale_servers(wd)
     template_data = template.ensure(wd, binary, e.dataset, e.workload.threads, say)
     runs_dir = wd / "runs"
@@ -100,21 +101,19 @@ def _measure(plan, binary, wd, progress_file, key, doc, pending, opts, say):
         say(f"measuring the device baseline with fio in {runs_dir} "
             f"({2 * opts.baseline_seconds}s)")
         doc = results.new_document(plan, binary, provenance(runs_dir, opts.baseline_seconds))
-        doc["resume_key"] = key
-        progress_file.parent.mkdir(exist_ok=True)
-        workdir.atomic_write_json(progress_file, doc)
+        saved.save(doc)
     disk = devices.storage_info(runs_dir)["device"]
-    clock = Progress(len(plan.runs), len(plan.runs) - len(pending), plan.run_seconds(), say)
-    for run_ in pending:
+    clock = Progress(len(plan.runs), len(plan.runs) - len(todo), plan.run_seconds(), say)
+    for run_ in todo:
         clock.begin(run_)
         record = measure_run(run_, binary, template_data, runs_dir, [disk] if disk else [],
-                             plan.experiment, clock)
+                             e, clock)
         results.point(doc, run_.point.id)["runs"].append(record)
-        workdir.atomic_write_json(progress_file, doc)
+        saved.save(doc)
         clock.end(record)
     doc.pop("resume_key", None)
     path = results.write_final(results.finish(doc), opts.data_dir)
-    progress_file.unlink()
+    saved.remove()
     say("")
     say(report.results_table(doc))
     say(f"\nwrote {path}")
@@ -169,21 +168,37 @@ def measure_run(run_, binary, template_data, runs_dir, disks, experiment, clock)
             "series": merge_series(measured.intervals, sampler.samples)}
 
 
-def load_progress(path: Path, key: str, say):
-    """The in-progress document of an earlier, interrupted run of the same plan, if any."""
-    if not path.is_file():
+class Saved:
+    """The unfinished result of this plan in the work directory, which a rerun resumes."""
+
+    def __init__(self, wd: Path, plan, binary):
+        e = plan.experiment
+        self.path = wd / "progress" / f"{e.recipe.name}-{e.profile}.json"
+        self.key = results.resume_key(plan, binary)
+
+    def load(self, say, move_stale=True):
+        if not self.path.is_file():
+            return None
+        try:
+            doc = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            doc = None
+        if doc and doc.get("resume_key") == self.key:
+            say(f"resuming: {len(results.done_keys(doc))} finished runs kept from {self.path}")
+            return doc
+        if move_stale:  # another plan's runs: keep them aside, never mix them in
+            aside = self.path.with_name(f"{self.path.stem}.stale-{int(time.time())}.json")
+            self.path.rename(aside)
+            say(f"an earlier run with other settings left {self.path}; moved it to {aside.name}")
         return None
-    try:
-        doc = json.loads(path.read_text())
-    except (OSError, ValueError):
-        doc = None
-    if doc and doc.get("resume_key") == key:
-        say(f"resuming: {len(results.done_keys(doc))} finished runs kept from {path}")
-        return doc
-    aside = path.with_name(f"{path.stem}.stale-{int(time.time())}.json")
-    path.rename(aside)
-    say(f"an earlier run with other settings left {path}; moved it to {aside.name}")
-    return None
+
+    def save(self, doc) -> None:
+        doc["resume_key"] = self.key
+        self.path.parent.mkdir(exist_ok=True)
+        workdir.atomic_write_json(self.path, doc)
+
+    def remove(self) -> None:
+        self.path.unlink(missing_ok=True)
 
 
 def reap_stale_servers(wd: Path) -> None:
@@ -196,6 +211,17 @@ def reap_stale_servers(wd: Path) -> None:
             continue
         if str(pidfile.parent) in cmdline:
             os.kill(pid, signal.SIGKILL)
+
+
+@contextmanager
+def _disk_errors(wd: Path):
+    """Storage errors a user can fix (full, read-only, no permission) become one sentence."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM):
+            raise
+        raise UserError(workdir.disk_error(exc, wd)) from None
 
 
 @contextmanager

@@ -12,6 +12,7 @@ from pathlib import Path
 import jsonschema
 
 from . import stats
+from .workloads import sysbench
 from .workdir import PROJECT_DIR, atomic_write_json
 
 SCHEMA_VERSION = 1
@@ -74,7 +75,10 @@ def new_document(plan, binary, provenance: dict) -> dict:
                     "table_size": e.dataset.table_size,
                     "buffer_pool_size": e.dataset.buffer_pool_size},
         "workload": {"tool": e.workload.tool, "script": e.workload.script,
-                     "threads": e.workload.threads},
+                     "threads": e.workload.threads,
+                     "command": sysbench.run_command("SOCKET", e.workload.script, e.dataset.tables,
+                                                     e.dataset.table_size, e.workload.threads,
+                                                     e.measure.duration)},
         "server": binary.describe(),
         **provenance,
         "started": now(),

@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-PACKAGES=(mariadb-server mariadb-client sysbench fio python3 python3-venv git)
+# chromium: the browser tests drive Debian's build through Playwright (no browser download).
+PACKAGES=(mariadb-server mariadb-client sysbench fio python3 python3-venv git chromium)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -55,6 +55,18 @@ def test(c, k=None, unit=False):
         raise Exit(code=result.exited)
 
 
+@task(name="build", help={"site_dir": "where to write the site (default: site/)"})
+def docs_build(c, site_dir=None):
+    """Build the guide strictly into site/ (broken links, bad fences, missing data fail it)."""
+    cli.guard(cli.docs_build, site_dir)
+
+
+@task(name="serve", help={"address": "host:port to serve on (default 127.0.0.1:8000)"})
+def docs_serve(c, address="127.0.0.1:8000"):
+    """Serve the guide locally with live reload."""
+    cli.guard(cli.docs_serve, address)
+
+
 @task
 def bench(c):
     """Benchmarks: harness overhead and precision of `doublewrite --quick`, printed as ratios."""
@@ -64,4 +76,5 @@ def bench(c):
 ns.add_collection(Collection("recipe", run, list_))
 ns.add_collection(Collection("data", check))
 ns.add_collection(Collection("test", test))
+ns.add_collection(Collection("docs", docs_build, docs_serve))
 ns.add_task(bench)

@@ -98,6 +98,18 @@ def _result_files(paths):
     return files
 
 
+def docs_build(site_dir=None, say=print):
+    from . import site
+    out = site.build(Path(site_dir) if site_dir else site.SITE_DIR)
+    say(f"site built: open {out.resolve() / 'index.html'} "
+        "(or `invoke docs.serve` for http://127.0.0.1:8000)")
+
+
+def docs_serve(address):
+    from . import site
+    site.serve(address)
+
+
 def bench(say=print):
     """Speed targets as ratios: planned time per profile, then doublewrite --quick for real
     (harness overhead, the baseline's interval). Run it on a quiet machine."""

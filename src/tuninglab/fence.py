@@ -1,0 +1,195 @@
+"""pymdownx.superfences custom fences that put data on the page at build time.
+
+```plotly            a chart: kind = "results" | "series" | "historical" (TOML spec)
+```reproduce         the "Reproduce" box of a recipe
+
+No MkDocs hooks or plugins: a Markdown extension survives a move to MkDocs' successors. A bad
+spec is logged as a warning under "mkdocs", so `mkdocs build --strict` fails on it.
+"""
+
+import html
+import itertools
+import json
+import logging
+import tomllib
+from pathlib import Path
+
+import yaml
+
+from . import figures, plan as planner, recipe as recipes
+from .errors import UserError
+from .units import human_seconds
+
+log = logging.getLogger("mkdocs.tuninglab")
+TOPICS_DIR = Path(__file__).resolve().parents[2] / "docs" / "topics"
+_ids = itertools.count(1)
+
+
+def plotly_fence(source, language, css_class, options, md, **kwargs) -> str:
+    try:
+        spec = tomllib.loads(source)
+        return _chart(spec)
+    except (ValueError, KeyError, UserError, tomllib.TOMLDecodeError) as exc:
+        return _error(f"plotly fence: {exc}", source)
+
+
+def reproduce_fence(source, language, css_class, options, md, **kwargs) -> str:
+    try:
+        name = tomllib.loads(source)["recipe"]
+        return _reproduce_box(recipes.load(name))
+    except (KeyError, UserError, tomllib.TOMLDecodeError) as exc:
+        return _error(f"reproduce fence: {exc}", source)
+
+
+def _error(message: str, source: str) -> str:
+    log.warning("%s\n--- fence body ---\n%s", message, source.strip())
+    return f'<div class="admonition failure"><p>{html.escape(message)}</p></div>'
+
+
+def _chart(spec: dict) -> str:
+    kind = spec.get("kind")
+    if kind == "claims":
+        return _claims(spec["source"], spec["table"])
+    if kind == "historical":
+        source, meta, _ = figures.historical_table(spec["source"], spec["table"])
+        figure = figures.historical_bars(spec["source"], spec["table"], spec.get("columns"))
+        return _embed(figure) + f'<p class="tl-caption">{html.escape(_citation(source, meta))} ' \
+            f'Workload: {html.escape(source["source"]["workload"])}. Hardware: ' \
+            f'{html.escape(source["source"]["hardware"])}. Software: ' \
+            f'{html.escape(source["source"]["software"])}.</p>'
+
+    if kind in ("results", "series"):
+        name = spec["recipe"]
+        recipes.recipe_path(name)  # an unknown recipe is an error, not "no data yet"
+        docs = figures.results_for(name)
+        if not docs:
+            return _no_data(name)
+        if kind == "results":
+            metric = spec.get("metric", "tps")
+            verdicts = _verdicts(docs[-1]) if metric == "tps" else ""
+            return _embed(figures.results_bars(docs, metric)) + verdicts
+        return _embed(figures.series_lines(docs[-1], spec["metric"]))
+    raise ValueError(f"kind must be results, series, historical or claims, got {kind!r}")
+
+
+def _claims(slug: str, table: str) -> str:
+    """Numbers a source states in its text, as a table with the citation."""
+    source, meta, rows = figures.historical_table(slug, table)
+    columns = [c for c in rows[0].keys()] if rows else []
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(r[c] or '')}</td>" for c in columns)
+                   + "</tr>" for r in rows)
+    return (f'<div class="tl-claims"><table><thead><tr>{head}</tr></thead><tbody>{body}'
+            f'</tbody></table></div><p class="tl-caption">{html.escape(_citation(source, meta))}'
+            '</p>')
+
+
+def _citation(source: dict, meta: dict) -> str:
+    s = source["source"]
+    who = ", ".join(x for x in (s.get("author"), s.get("venue")) if x) or "unknown author"
+    return f'As printed in "{s["title"]}" ({who}, {s["year"]}), section "{meta["caption"]}".'
+
+
+def _embed(figure: dict) -> str:
+    """A container the page script fills. The figure travels as JSON in an escaped attribute:
+    inert, and untouched by instant navigation (which re-runs every <script> it swaps in)."""
+    payload = html.escape(json.dumps(figure, separators=(",", ":")), quote=True)
+    return (f'<div class="tl-chart" id="tl-chart-{next(_ids)}" '
+            f'data-traces="{len(figure["data"])}" data-figure="{payload}">'
+            f'<div class="tl-plot"></div></div>')
+
+
+def _no_data(name: str) -> str:
+    return ('<div class="admonition note tl-no-data"><p class="admonition-title">No results yet'
+            f'</p><p>Nobody has run <code>{html.escape(name)}</code> yet. Run '
+            f'<code>invoke recipe {html.escape(name)}</code> to measure it on your machine.'
+            '</p></div>')
+
+
+def _verdicts(doc: dict) -> str:
+    """The latest result in words: median, interval, ratio, verdict per point."""
+    rows = []
+    for p in doc["points"]:
+        s, ratio = p["stats"]["tps"], p["stats"]["ratio"]
+        interval = "" if s["ci_low"] is None else f"{s['ci_low']:,.0f} to {s['ci_high']:,.0f}"
+        verdict = "baseline" if ratio is None else figures._verdict_text(p)
+        rows.append(f"<tr><td>{html.escape(p['value'])}</td><td>{s['median']:,.0f}</td>"
+                    f"<td>{interval}</td><td>{html.escape(verdict)}</td></tr>")
+    host = figures.series_name(doc)
+    return ('<div class="tl-verdicts"><table><thead><tr><th>setting</th><th>median tps</th>'
+            '<th>95% CI</th><th>ratio to baseline, 95% CI: verdict</th></tr></thead><tbody>'
+            + "".join(rows) + f"</tbody></table></div><p class='tl-caption'>Latest result: "
+            f"{host}; {html.escape(doc['methods']['ratio'])}.</p>")
+
+
+def _reproduce_box(r) -> str:
+    estimates = ", ".join(
+        f"{p}: about {human_seconds(planner.build(r.experiment(p)).estimate())}"
+        for p in sorted(r.profiles, key=lambda p: p != "quick"))
+    docs = figures.results_for(r.name)
+    last = docs[-1]["started"][:10] if docs else "never"
+    needs = ", ".join(r.needs) or "nothing beyond the setup (no root)"
+    return ('<div class="admonition example tl-reproduce"><p class="admonition-title">'
+            'Reproduce</p>'
+            f'<pre><code>invoke recipe {html.escape(r.name)} --quick</code></pre>'
+            f'<p><strong>Question:</strong> {html.escape(r.question)}</p>'
+            f'<p><strong>Needs:</strong> {html.escape(needs)}. '
+            f'<strong>Duration:</strong> {html.escape(estimates)}. '
+            f'<strong>Last run:</strong> {html.escape(last)}.</p>'
+            f'<p>Recipe: <code>recipes/{html.escape(r.name)}/recipe.toml</code></p></div>')
+
+
+def topics_fence(source, language, css_class, options, md, **kwargs) -> str:
+    """The home page table: every topic page, its advice and the effects measured."""
+    try:
+        rows = [_topic_row(meta) for meta in _topic_pages()]
+    except (ValueError, KeyError, UserError) as exc:
+        return _error(f"topics fence: {exc}", source)
+    return ('<div class="tl-topics"><table><thead><tr><th>topic</th><th>advice</th>'
+            '<th>historical effect</th><th>reproduced effect</th></tr></thead><tbody>'
+            + "".join(rows) + "</tbody></table></div>")
+
+
+def _topic_pages() -> list[dict]:
+    pages = []
+    for path in sorted(TOPICS_DIR.glob("*.md")):
+        text = path.read_text()
+        if not text.startswith("---\n"):
+            raise ValueError(f"{path} has no front matter")
+        meta = yaml.safe_load(text.split("---\n", 2)[1])
+        meta["slug"] = path.stem
+        pages.append(meta)
+    return sorted(pages, key=lambda m: m.get("order", 99))
+
+
+def _topic_row(meta: dict) -> str:
+    link = f'<a href="topics/{meta["slug"]}/">{html.escape(meta["title"])}</a>'
+    return (f"<tr><td>{link}</td><td>{html.escape(meta['advice'])}</td>"
+            f"<td>{html.escape(_historical_effect(meta.get('historical')))}</td>"
+            f"<td>{html.escape(_reproduced_effect(meta.get('recipe')))}</td></tr>")
+
+
+def _historical_effect(ref) -> str:
+    """The range of printed ratios of one column of a transcribed table."""
+    if not ref:
+        return "-"
+    source, meta, rows = figures.historical_table(ref["source"], ref["table"])
+    column = ref["ratio_column"]
+    ratios = [float(r[column]) for r in rows if r[column].strip()]
+    if not ratios:
+        raise ValueError(f"{ref['source']}/{ref['table']}: no ratios in column {column!r}")
+    return (f"x{min(ratios):g} to x{max(ratios):g} ({column}; {source['source']['author']}, "
+            f"{source['source']['year']})")
+
+
+def _reproduced_effect(recipe) -> str:
+    """Each non-baseline point's ratio to the baseline in the latest result."""
+    docs = figures.results_for(recipe) if recipe else []
+    if not docs:
+        return "not measured yet" if recipe else "no recipe yet"
+    parts = []
+    for p in docs[-1]["points"]:
+        ratio = p["stats"]["ratio"]
+        if ratio and ratio.get("ratio") is not None:
+            parts.append(f"{p['value']}: x{ratio['ratio']:.2f} ({ratio['verdict']})")
+    return "; ".join(parts)

@@ -1,0 +1,179 @@
+"""Plotly figures (as plain dicts) from result files and transcribed historical tables.
+
+Every text that comes from a data file is HTML-escaped: plotly renders a few tags in labels,
+and contributed files must not be able to inject any.
+"""
+
+import csv
+import html
+import json
+import tomllib
+from functools import lru_cache
+from pathlib import Path
+
+from . import stats
+from .results import DATA_DIR
+
+HISTORICAL_DIR = DATA_DIR / "historical"
+METRICS = {
+    "tps": ("throughput", "transactions/s"),
+    "write_bytes_per_trx": ("bytes written per transaction", "KiB"),
+    "latency_p95_ms": ("p95 latency", "ms"),
+    "checkpoint_age_bytes": ("checkpoint age", "MiB"),
+    "history_list_length": ("history list length", "undo log records"),
+    "dirty_pages": ("dirty pages", "pages"),
+    "disk_write_bytes": ("disk writes", "MiB/s"),
+}
+SCALE = {"KiB": 1 / 1024, "MiB": 1 / 2**20, "MiB/s": 1 / 2**20}
+
+
+def esc(text) -> str:
+    return html.escape(str(text), quote=True)
+
+
+@lru_cache(maxsize=64)
+def _load_results(directory: str, _stamp: float) -> tuple:
+    docs = []
+    for path in sorted(Path(directory).glob("*.json")):
+        docs.append(json.loads(path.read_text()))
+    return tuple(docs)
+
+
+def results_for(recipe: str, data_dir: Path = DATA_DIR) -> list[dict]:
+    """Result files of a recipe, oldest first."""
+    directory = Path(data_dir) / recipe
+    if not directory.is_dir():
+        return []
+    stamp = max((p.stat().st_mtime for p in directory.glob("*.json")), default=0)
+    return list(_load_results(str(directory), stamp))
+
+
+def series_name(doc: dict) -> str:
+    host = doc["host"]
+    server = doc["server"]
+    return esc(f"{host.get('cpu_model') or 'unknown CPU'} ({host['id'][:8]}), "
+               f"{server['flavor']} {server['version']}, {doc['profile']}, {doc['started'][:10]}")
+
+
+def _stat_for(point: dict, metric: str):
+    """The point's summary of a metric, computed from its runs' summaries."""
+    if metric == "tps":
+        return point["stats"]["tps"]
+    values = [run["summary"].get(metric, run["summary"]["io"].get(metric))
+              for run in point["runs"]]
+    if not values or any(v is None for v in values):
+        return None
+    return stats.summarize(values).to_dict()
+
+
+def results_bars(docs: list[dict], metric: str = "tps") -> dict:
+    """Median per point with its 95% interval as error bars, one series per result file."""
+    label, unit = METRICS[metric]
+    scale = SCALE.get(unit, 1)
+    traces = []
+    for doc in docs:
+        xs, ys, up, down, hover = [], [], [], [], []
+        for point in doc["points"]:
+            s = _stat_for(point, metric)
+            if not s:
+                continue
+            median = s["median"] * scale
+            xs.append(esc(point["value"]))
+            ys.append(median)
+            up.append((s["ci_high"] * scale - median) if s["ci_high"] is not None else 0)
+            down.append((median - s["ci_low"] * scale) if s["ci_low"] is not None else 0)
+            hover.append(esc(_verdict_text(point)))
+        traces.append({"type": "bar", "name": series_name(doc), "x": xs, "y": ys,
+                       "error_y": {"type": "data", "array": up, "arrayminus": down,
+                                   "visible": True},
+                       "customdata": hover,
+                       "hovertemplate": "%{x}: %{y:.1f} " + esc(unit) +
+                                        "<br>%{customdata}<extra></extra>"})
+    setting = esc(docs[-1]["sweep"]["setting"]) if docs else ""
+    return {"data": traces, "layout": {
+        "barmode": "group", "xaxis": {"title": {"text": setting}, "type": "category"},
+        "yaxis": {"title": {"text": f"{label} ({unit}), median and 95% CI"}},
+        "showlegend": True, "legend": {"orientation": "h", "y": -0.25}}}
+
+
+def _verdict_text(point: dict) -> str:
+    ratio = point["stats"].get("ratio")
+    if ratio is None:
+        return "baseline"
+    if ratio.get("ratio") is None:
+        return ratio.get("verdict", "")
+    low, high = ratio["ci_low"], ratio["ci_high"]
+    interval = f" [{low:.2f}, {high:.2f}]" if low is not None else ""
+    return f"ratio {ratio['ratio']:.2f}{interval}: {ratio['verdict']}"
+
+
+def series_lines(doc: dict, metric: str) -> dict:
+    """A per-second metric over the measured phase: the first repeat of every point."""
+    label, unit = METRICS[metric]
+    scale = SCALE.get(unit, 1)
+    traces = []
+    for point in doc["points"]:
+        run = point["runs"][0]
+        values = run["series"].get(metric)
+        if values is None:
+            continue
+        traces.append({"type": "scatter", "mode": "lines", "name": esc(point["value"]),
+                       "x": run["series"]["t"],
+                       "y": [None if v is None else v * scale for v in values]})
+    return {"data": traces, "layout": {
+        "xaxis": {"title": {"text": "seconds into the measured phase"}},
+        "yaxis": {"title": {"text": f"{label} ({unit})"}},
+        "legend": {"orientation": "h", "y": -0.25}}}
+
+
+def historical_source(slug: str, base: Path = HISTORICAL_DIR) -> dict:
+    path = Path(base) / slug / "source.toml"
+    if not path.is_file():
+        raise ValueError(f"no historical source '{slug}' ({path} does not exist)")
+    return tomllib.loads(path.read_text())
+
+
+def historical_table(slug: str, table: str, base: Path = HISTORICAL_DIR):
+    """(metadata of the table, rows as dicts) of a transcribed CSV."""
+    source = historical_source(slug, base)
+    meta = next((t for t in source.get("tables", []) if t["file"] == table), None)
+    if meta is None:
+        raise ValueError(f"historical source '{slug}' lists no table '{table}'")
+    with open(Path(base) / slug / table, newline="") as f:
+        rows = list(csv.DictReader(f))
+    return source, meta, rows
+
+
+def historical_bars(slug: str, table: str, columns=None, base: Path = HISTORICAL_DIR) -> dict:
+    """The printed numbers as grouped bars, the printed ratios in the hover."""
+    source, meta, rows = historical_table(slug, table, base)
+    if meta.get("kind") != "table":
+        raise ValueError(f"{slug}/{table} holds claims, not a table: use kind = \"claims\"")
+    columns = columns or meta["value_columns"]
+    label_col = meta["label_column"]
+    missing = set(meta.get("missing_values", [])) | {""}
+    units = {meta.get("column_units", {}).get(c, meta["unit"]) for c in columns}
+    if len(units) > 1:
+        raise ValueError(f"{slug}/{table}: columns {columns} have different units; chart one")
+    unit = units.pop()
+    traces = []
+    for column in columns:
+        if column not in meta["value_columns"]:
+            raise ValueError(f"{slug}/{table} has no value column '{column}' "
+                             f"(columns: {', '.join(meta['value_columns'])})")
+        ratio_col = next((r for r in meta.get("ratio_columns", []) if r.startswith(column)), None)
+        kept = [r for r in rows if r[column].strip() not in missing]
+        traces.append({
+            "type": "bar", "name": esc(column), "x": [esc(r[label_col]) for r in kept],
+            "y": [float(r[column]) for r in kept],
+            "customdata": [esc(f"ratio {r[ratio_col]}" if ratio_col and r[ratio_col] else "")
+                           for r in kept],
+            "hovertemplate": "%{x}: %{y} " + esc(unit) +
+                             "<br>%{customdata}<extra>" + esc(column) + "</extra>"})
+    s = source["source"]
+    return {"data": traces, "layout": {
+        "barmode": "group", "xaxis": {"type": "category"},
+        "yaxis": {"title": {"text": esc(unit)}},
+        "title": {"text": f"{esc(meta['caption'])}<br><sup>{esc(s['author'] or s['venue'] or s['title'])}, "
+                          f"{esc(s['year'])}: {esc(meta['metric'])}</sup>", "font": {"size": 15}},
+        "legend": {"orientation": "h", "y": -0.25}}}

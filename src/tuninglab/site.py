@@ -1,0 +1,56 @@
+"""Building the guide: vendor plotly.js from the installed package, then a strict MkDocs build."""
+
+import filecmp
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import plotly
+
+from .errors import UserError
+from .workdir import PROJECT_DIR
+
+VENDOR = PROJECT_DIR / "docs" / "assets" / "vendor" / "plotly.min.js"
+SITE_DIR = PROJECT_DIR / "site"
+
+
+def vendor_plotly() -> Path:
+    """Copy plotly.min.js from the plotly package: served from the site's own origin."""
+    source = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    if not source.is_file():
+        raise UserError(f"{source} is missing: reinstall plotly (`./setup.sh`)")
+    if not VENDOR.is_file() or not filecmp.cmp(source, VENDOR, shallow=False):
+        VENDOR.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, VENDOR)
+    return VENDOR
+
+
+def _mkdocs(*args) -> list[str]:
+    return [sys.executable, "-m", "mkdocs", *args, "-f", str(PROJECT_DIR / "mkdocs.yml")]
+
+
+def _env(site_url=None) -> dict:
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    if site_url:
+        env["SITE_URL"] = site_url  # instant navigation only works on the site_url's origin
+    return env
+
+
+def build(site_dir: Path = SITE_DIR, site_url: str | None = None) -> Path:
+    """A strict build: a broken link, a missing data file or a bad fence fails it."""
+    vendor_plotly()
+    out = subprocess.run(_mkdocs("build", "--strict", "--clean", "-d", str(site_dir)),
+                         capture_output=True, text=True, env=_env(site_url), cwd=PROJECT_DIR)
+    if out.returncode != 0:
+        problems = [line for line in out.stderr.splitlines()
+                    if line.startswith(("WARNING", "ERROR")) or "Aborted" in line]
+        detail = "\n".join(problems[-20:]) or out.stderr.strip()[-2000:]
+        raise UserError(f"the site did not build:\n{detail}")
+    return Path(site_dir)
+
+
+def serve(address: str = "127.0.0.1:8000") -> None:
+    vendor_plotly()
+    subprocess.run(_mkdocs("serve", "--dev-addr", address), env=_env(), cwd=PROJECT_DIR)

@@ -1,0 +1,96 @@
+"""The guide: strict build, and the fences that put data on the page."""
+
+import html
+import json
+import logging
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tuninglab import fence, figures, site
+
+REPO = Path(__file__).resolve().parents[1]
+TOPICS = sorted(p.stem for p in (REPO / "docs" / "topics").glob("*.md"))
+
+
+def test_strict_build_writes_every_topic_page(built):
+    for topic in TOPICS:
+        assert (built / "topics" / topic / "index.html").is_file()
+    assert (built / "assets" / "vendor" / "plotly.min.js").stat().st_size > 1_000_000
+
+
+def front_matter(topic):
+    text = (REPO / "docs" / "topics" / f"{topic}.md").read_text()
+    return yaml.safe_load(text.split("---\n", 2)[1])
+
+
+@pytest.mark.parametrize("topic", TOPICS)
+def test_topic_pages_carry_evidence_and_say_how_to_reproduce(built, topic):
+    page = (built / "topics" / topic / "index.html").read_text()
+    charts = re.findall(r'class="tl-chart"[^>]*data-traces="(\d+)"', page)
+    assert all(int(n) >= 1 for n in charts)
+    assert charts or "tl-claims" in page, "neither a chart nor a table from a source"
+    assert "As printed in" in page  # every page cites its historical source
+    if front_matter(topic).get("recipe"):
+        assert "tl-reproduce" in page and "invoke recipe" in page
+    else:
+        assert "No recipe yet" in page
+
+
+def test_no_page_loads_anything_from_another_origin(built):
+    for page in built.rglob("*.html"):
+        text = page.read_text()
+        assert not re.search(r'<(script|img)[^>]+src="(https?:)?//', text), page
+        assert not re.search(r'<link[^>]+rel="(stylesheet|preload|preconnect|icon|modulepreload)"'
+                             r'[^>]+href="(https?:)?//', text), page
+        assert "fonts.googleapis" not in text and "fonts.gstatic" not in text
+
+
+def test_home_page_lists_every_topic_with_its_effects(built):
+    page = (built / "index.html").read_text()
+    for topic in TOPICS:
+        assert f'href="topics/{topic}/"' in page
+    assert "no detectable difference" in page or "faster" in page or "slower" in page
+
+
+def test_notebook_page_was_executed_on_the_real_data(built):
+    page = (built / "notebooks" / "noise" / "index.html").read_text()
+    assert re.search(r"\d+ result files", page)
+    assert "repeats CV" in page
+
+
+def spec(**kw):
+    return "\n".join(f"{k} = {json.dumps(v)}" for k, v in kw.items())
+
+
+def test_bad_fence_is_a_warning_that_fails_a_strict_build(caplog):
+    with caplog.at_level(logging.WARNING, logger="mkdocs.tuninglab"):
+        out = fence.plotly_fence(spec(kind="pie", recipe="doublewrite"), "plotly", "", {}, None)
+    assert "admonition failure" in out
+    assert "kind must be results, series, historical or claims" in caplog.text
+
+
+def test_unknown_recipe_in_a_fence_is_an_error(caplog):
+    with caplog.at_level(logging.WARNING, logger="mkdocs.tuninglab"):
+        fence.plotly_fence(spec(kind="results", recipe="no-such-recipe"), "plotly", "", {}, None)
+    assert "no recipe 'no-such-recipe'" in caplog.text
+
+
+def test_recipe_without_data_says_so_plainly(monkeypatch):
+    monkeypatch.setattr(figures, "results_for", lambda name: [])
+    out = fence.plotly_fence(spec(kind="results", recipe="doublewrite"), "plotly", "", {}, None)
+    assert "No results yet" in out and "tl-chart" not in out
+
+
+def test_text_from_data_files_cannot_escape_the_json(monkeypatch):
+    doc = json.loads(next((REPO / "data" / "doublewrite").glob("*.json")).read_text())
+    doc["host"]["cpu_model"] = "</script><script>alert(1)</script>"
+    doc["points"][0]["value"] = "<img src=x onerror=alert(1)>"
+    monkeypatch.setattr(figures, "results_for", lambda name: [doc])
+    out = fence.plotly_fence(spec(kind="results", recipe="doublewrite"), "plotly", "", {}, None)
+    assert "<script>alert" not in out and "<img" not in out
+    payload = re.search(r'data-figure="([^"]*)"', out).group(1)
+    figure = json.loads(html.unescape(payload))
+    assert figure["data"][0]["x"][0] == "&lt;img src=x onerror=alert(1)&gt;"

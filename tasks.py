@@ -67,10 +67,11 @@ def docs_serve(c, address="127.0.0.1:8000"):
     cli.guard(cli.docs_serve, address)
 
 
-@task
-def bench(c):
-    """Benchmarks: harness overhead and precision of `doublewrite --quick`, printed as ratios."""
-    cli.guard(cli.bench)
+@task(help={"only": "site or engine (default: both)"})
+def bench(c, only=None):
+    """Benchmarks printed as ratios to their targets: the site (build, JavaScript, first chart)
+    and the engine (harness overhead and precision of `doublewrite --quick`, about 5 min)."""
+    cli.guard(cli.bench, only)
 
 
 ns.add_collection(Collection("recipe", run, list_))

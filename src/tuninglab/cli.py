@@ -110,9 +110,22 @@ def docs_serve(address):
     site.serve(address)
 
 
-def bench(say=print):
-    """Speed targets as ratios: planned time per profile, then doublewrite --quick for real
-    (harness overhead, the baseline's interval). Run it on a quiet machine."""
+def bench(only=None, say=print):
+    """Speed targets as ratios. Run it on a quiet machine: other work measures itself."""
+    if only not in (None, "site", "engine"):
+        raise UserError(f"--only: expected site or engine, got {only!r}")
+    if only in (None, "site"):
+        from . import sitebench
+        say("== site")
+        sitebench.run(say)
+    if only in (None, "engine"):
+        say("== engine")
+        bench_engine(say)
+
+
+def bench_engine(say=print):
+    """Planned time per profile, then doublewrite --quick for real (harness overhead, the
+    baseline's interval)."""
     say("planned time per profile, as a share of its budget (quick 5 min, full 30 min):")
     for name in recipes.list_names():
         r = recipes.load(name)

@@ -1,10 +1,7 @@
 """Shared fixtures: a tiny recipe writer and a session work directory whose template is reused."""
 
-import functools
-import http.server
 import os
 import shutil
-import threading
 import subprocess
 import textwrap
 from pathlib import Path
@@ -62,24 +59,15 @@ def servers_under(path: Path) -> list[str]:
     return [line for line in out.stdout.splitlines() if str(path) in line]
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture(scope="session")
 def served_site(tmp_path_factory):
     """The site built strictly once per session, served on 127.0.0.1 at the URL it was built
     for (Material's instant navigation works only on the site_url's origin)."""
     from tuninglab import site
     root = tmp_path_factory.mktemp("site") / "site"
-    handler = functools.partial(_QuietHandler, directory=str(root))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    url = f"http://127.0.0.1:{server.server_port}"
-    site.build(root, site_url=url + "/")
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield root, url
-    server.shutdown()
+    with site.local_site(root) as url:
+        site.build(root, site_url=url)
+        yield root, url.rstrip("/")
 
 
 @pytest.fixture(scope="session")

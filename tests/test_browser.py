@@ -5,12 +5,11 @@ from pathlib import Path
 
 import pytest
 
+from tuninglab import site
+
 from test_site import TOPICS
 
 pytestmark = pytest.mark.integration
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 @pytest.fixture(scope="module")
@@ -20,11 +19,11 @@ def base_url(served_site):
 
 @pytest.fixture(scope="module")
 def browser():
-    if not Path(CHROMIUM).exists():
+    if not Path(site.CHROMIUM).exists():
         pytest.skip("needs Debian's chromium (apt-get install chromium)")
     sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright (pip)")
     with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        b = p.chromium.launch(executable_path=site.CHROMIUM, args=site.CHROMIUM_ARGS)
         yield b
         b.close()
 

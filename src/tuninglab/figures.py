@@ -92,7 +92,7 @@ def results_bars(docs: list[dict], metric: str = "tps") -> dict:
     setting = esc(docs[-1]["sweep"]["setting"]) if docs else ""
     return {"data": traces, "layout": {
         "barmode": "group", "xaxis": {"title": {"text": setting}, "type": "category"},
-        "yaxis": {"title": {"text": f"{label} ({unit}), median and 95% CI"}},
+        "yaxis": {"title": {"text": f"{label} ({unit})"}},
         "showlegend": True, "legend": {"orientation": "h", "y": -0.25}}}
 
 

@@ -1,10 +1,14 @@
 """Building the guide: vendor plotly.js from the installed package, then a strict MkDocs build."""
 
 import filecmp
+import functools
+import http.server
 import os
 import shutil
 import subprocess
 import sys
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 import plotly
@@ -14,6 +18,11 @@ from .workdir import PROJECT_DIR
 
 VENDOR = PROJECT_DIR / "docs" / "assets" / "vendor" / "plotly.min.js"
 SITE_DIR = PROJECT_DIR / "site"
+# Debian's chromium, headless, kept off the network (the machine has none to offer).
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync"]
 
 
 def vendor_plotly() -> Path:
@@ -54,3 +63,21 @@ def build(site_dir: Path = SITE_DIR, site_url: str | None = None) -> Path:
 def serve(address: str = "127.0.0.1:8000") -> None:
     vendor_plotly()
     subprocess.run(_mkdocs("serve", "--dev-addr", address), env=_env(), cwd=PROJECT_DIR)
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@contextmanager
+def local_site(root: Path):
+    """Serve root on 127.0.0.1 at a free port and yield its URL (ending in /). The URL is
+    known before anything is built, so a build inside the block can use it as site_url."""
+    handler = functools.partial(_QuietHandler, directory=str(root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/"
+    finally:
+        server.shutdown()

@@ -1,41 +1,24 @@
 """Site benchmarks, printed as ratios to their targets: build time, JavaScript a reader
 downloads, and time to the first chart in headless chromium on localhost."""
 
-import functools
-import http.server
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 from . import site
 from .errors import UserError
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 FIRST, SECOND = "topics/doublewrite/", "topics/direct-io/"
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
 
 
 def run(say=print) -> None:
     root = Path(tempfile.mkdtemp(prefix="bench-site-")) / "site"
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root)))
-    url = f"http://127.0.0.1:{server.server_port}/"
-    started = time.monotonic()
-    site.build(root, site_url=url)
-    build = time.monotonic() - started
-    say(f"site build: {build:.1f}s, {build / 30:.2f} of the 30 s target")
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+    with site.local_site(root) as url:
+        started = time.monotonic()
+        site.build(root, site_url=url)
+        build = time.monotonic() - started
+        say(f"site build: {build:.1f}s, {build / 30:.2f} of the 30 s target")
         _browser(url, say)
-    finally:
-        server.shutdown()
 
 
 def _browser(url: str, say) -> None:
@@ -43,10 +26,10 @@ def _browser(url: str, say) -> None:
         from playwright.sync_api import sync_playwright
     except ImportError:
         raise UserError("the site benchmark needs playwright: run ./setup.sh") from None
-    if not Path(CHROMIUM).exists():
+    if not Path(site.CHROMIUM).exists():
         raise UserError("the site benchmark needs Debian's chromium: apt-get install chromium")
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = p.chromium.launch(executable_path=site.CHROMIUM, args=site.CHROMIUM_ARGS)
         page = browser.new_page()
         js = {"bytes": 0}
         page.on("response", lambda r: _count_js(r, js))

@@ -25,12 +25,22 @@
     return out;
   }
 
+  // Error bars default to a dark grey that vanishes on the dark palette.
+  function withErrorColour(data, theme) {
+    return data.map(function (trace) {
+      if (!trace.error_y) return trace;
+      return Object.assign({}, trace,
+        { error_y: Object.assign({}, trace.error_y, { color: theme.font.color }) });
+    });
+  }
+
   function draw(container) {
     var figure = JSON.parse(container.getAttribute("data-figure"));
     var target = container.querySelector(".tl-plot");
+    var theme = palette();
     container._figure = figure;
-    window.Plotly.newPlot(target, figure.data, merge(figure.layout, palette()),
-      { responsive: true, displaylogo: false });
+    window.Plotly.newPlot(target, withErrorColour(figure.data, theme),
+      merge(figure.layout, theme), { responsive: true, displaylogo: false });
     container.setAttribute("data-rendered", "true");
   }
 
@@ -41,7 +51,8 @@
   function recolour() {
     var theme = palette();
     document.querySelectorAll(".tl-chart[data-rendered]").forEach(function (c) {
-      window.Plotly.relayout(c.querySelector(".tl-plot"), merge(c._figure.layout, theme));
+      window.Plotly.react(c.querySelector(".tl-plot"), withErrorColour(c._figure.data, theme),
+        merge(c._figure.layout, theme));
     });
   }
 

@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 # chromium: the browser tests drive Debian's build through Playwright (no browser download).
-PACKAGES=(mariadb-server mariadb-client sysbench fio python3 python3-venv git chromium)
+PACKAGES=(mariadb-server mariadb-client sysbench fio python3 python3-venv git chromium
+          e2fsprogs xfsprogs btrfs-progs util-linux)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

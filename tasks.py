@@ -67,6 +67,18 @@ def docs_serve(c, address="127.0.0.1:8000"):
     cli.guard(cli.docs_serve, address)
 
 
+@task(name="check", help={"workdir": "the work directory to check (default: ./work)"})
+def lab_check(c, workdir=None):
+    """What this host can do for the OS lab (root, loop devices, filesystems, schedulers...)."""
+    cli.guard(cli.lab_check, workdir)
+
+
+@task(name="clean", help={"workdir": "the work directory to clean (default: ./work)"})
+def lab_clean(c, workdir=None):
+    """Remove servers, mounts, loop devices and files a killed run left (from its state file)."""
+    cli.guard(cli.lab_clean, workdir)
+
+
 @task(help={"only": "site or engine (default: both)"})
 def bench(c, only=None):
     """Benchmarks printed as ratios to their targets: the site (build, JavaScript, first chart)
@@ -78,4 +90,5 @@ ns.add_collection(Collection("recipe", run, list_))
 ns.add_collection(Collection("data", check))
 ns.add_collection(Collection("test", test))
 ns.add_collection(Collection("docs", docs_build, docs_serve))
+ns.add_collection(Collection("lab", lab_check, lab_clean))
 ns.add_task(bench)

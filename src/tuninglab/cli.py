@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from . import plan as planner, recipe as recipes, results, runner, stats, template, workdir
+from . import workdir as workdir_mod
 from .errors import UserError
 from .report import table
 from .units import human_seconds
@@ -108,6 +109,27 @@ def docs_build(site_dir=None, say=print):
 def docs_serve(address):
     from . import site
     site.serve(address)
+
+
+def lab_check(workdir=None, say=print):
+    from .storage import check
+    say(check.report(Path(workdir) if workdir else workdir_mod.default()))
+
+
+def lab_clean(workdir=None, say=print):
+    """Remove what a killed run left: its servers, then its mounts, loop devices and files."""
+    from .storage import sandbox
+    wd = (Path(workdir) if workdir else workdir_mod.default()).resolve()
+    if not wd.exists():
+        say(f"nothing to clean: {wd} does not exist")
+        return
+    with workdir_mod.held(wd):
+        for pid in runner.reap_stale_servers(wd):
+            say(f"stopped server pid {pid}")
+        done = sandbox.clean(wd)
+    for line in done:
+        say(line)
+    say(f"clean: {len(done)} resources removed from {wd}" if done else f"clean: nothing left in {wd}")
 
 
 def bench(only=None, say=print):

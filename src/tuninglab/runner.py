@@ -201,16 +201,20 @@ class Saved:
         self.path.unlink(missing_ok=True)
 
 
-def reap_stale_servers(wd: Path) -> None:
+def reap_stale_servers(wd: Path) -> list[int]:
     """Stop servers a killed run left behind in this work directory (found by pid file)."""
-    for pidfile in list(wd.glob("runs/*/mysqld.pid")) + list(wd.glob("templates/*/mysqld.pid")):
-        try:
-            pid = int(pidfile.read_text().strip())
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
-        except (OSError, ValueError):
-            continue
-        if str(pidfile.parent) in cmdline:
-            os.kill(pid, signal.SIGKILL)
+    reaped = []
+    for pattern in ("runs/*/mysqld.pid", "templates/*/mysqld.pid", "sandboxes/*/*/mysqld.pid"):
+        for pidfile in wd.glob(pattern):
+            try:
+                pid = int(pidfile.read_text().strip())
+                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+            except (OSError, ValueError):
+                continue
+            if str(pidfile.parent) in cmdline:
+                os.kill(pid, signal.SIGKILL)
+                reaped.append(pid)
+    return reaped
 
 
 @contextmanager

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tuninglab import results, runner, workdir
+from tuninglab import recipe, results, runner, workdir
 from tuninglab.errors import UserError
 
 from conftest import TINY_RECIPE, needs_real_server, servers_under, write_recipe
@@ -180,3 +180,35 @@ def test_interrupted_run_keeps_finished_runs_and_resumes(recipes_dir, shared_wor
     assert sum(len(p["runs"]) for p in doc["points"]) == 4
     assert servers_under(wd) == []
     shutil.rmtree(data_dir)
+
+
+STORAGE_RECIPE = TINY_RECIPE.replace('[sweep]\nsetting = "innodb_doublewrite"\nvalues = ["ON", "OFF"]',
+                                     '[sweep]\nsetting = "storage.scheduler"\n'
+                                     'values = ["none", "mq-deadline"]') + """
+[storage]
+filesystem = "xfs"
+size = "1G"
+mount_options = "noatime"
+"""
+
+
+def test_storage_sweep_runs_each_point_on_its_own_sandbox(recipes_dir, shared_workdir, tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("needs root: loop devices, mkfs and mount")
+    from tuninglab.storage.ledger import Ledger
+    write_recipe(recipes_dir, "sched", STORAGE_RECIPE)
+    path = runner.run("sched", options(recipes_dir, shared_workdir, tmp_path / "data",
+                                       repeats=1), say=lambda *_: None)
+    doc = json.loads(path.read_text())
+    assert results.validate(doc) == []
+    for point in doc["points"]:
+        run = point["runs"][0]
+        assert run["storage"]["scheduler"] == point["value"]
+        assert run["storage"]["filesystem"] == "xfs"
+        assert "noatime" in run["storage"]["mount_options"].split(",")
+        assert run["storage"]["device"].startswith("loop")
+        assert run["device_baseline"]["fsync_per_s"] > 0
+        assert run["summary"]["io"]["write_bytes_per_trx"] > 0  # diskstats of the loop device
+    assert Ledger(shared_workdir).entries() == []
+    assert servers_under(shared_workdir) == []
+    assert "root" in recipe.load("sched", recipes_dir).needs

@@ -17,6 +17,7 @@ RUN_OVERHEAD_S = 2.0
 TEMPLATE_BASE_S = 5.0
 TEMPLATE_PER_ROW_S = 6e-6
 BASELINE_S = 8.0
+SANDBOX_S = 2.0   # sparse file, loop device, mkfs, mount, and the datadir copy onto it
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,7 @@ class Point:
     id: str
     value: str
     settings: dict
+    storage: dict | None = None   # the sandbox of this point, if the recipe has [storage]
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,8 @@ class Plan:
         if not template_cached:
             d = self.experiment.dataset
             total += TEMPLATE_BASE_S + TEMPLATE_PER_ROW_S * d.tables * d.table_size
+        if self.experiment.recipe.storage:  # a sandbox per run, fio per storage configuration
+            total += runs * SANDBOX_S + len(self.points) * BASELINE_S
         return total + (0 if baseline_done else BASELINE_S)
 
 
@@ -68,8 +72,8 @@ def point_id(setting: str, value: str) -> str:
 
 def build(experiment, seed: int = 1) -> Plan:
     sweep = experiment.sweep
-    points = tuple(Point(point_id(sweep.setting, v), v, experiment.settings_for(v))
-                   for v in sweep.values)
+    points = tuple(Point(point_id(sweep.setting, v), v, experiment.settings_for(v),
+                         experiment.storage_for(v)) for v in sweep.values)
     order = list(points)
     random.Random(seed).shuffle(order)
     runs = []

@@ -29,6 +29,11 @@ RESERVED_OPTIONS = {
     "datadir", "socket", "pid_file", "port", "skip_networking", "bind_address", "user",
     "log_error", "basedir", "mysqlx", "innodb_buffer_pool_size",
 }
+# The storage under test (needs root): a loop-device sandbox built for every run.
+STORAGE_KEYS = {"filesystem", "size", "mount_options", "mkfs_options", "scheduler",
+                "read_ahead_kb", "drop_caches"}
+STORAGE_SWEEPABLE = {"filesystem", "mount_options", "scheduler", "read_ahead_kb"}
+FILESYSTEMS = ("ext4", "xfs", "btrfs")
 PROFILE_KEYS = {"warmup", "duration", "repeats", "threads", "tables", "table_size",
                 "buffer_pool_size"}
 
@@ -78,6 +83,7 @@ class Recipe:
     sweep: Sweep
     measure: Measure
     profiles: dict
+    storage: tuple = ()   # (key, value) pairs of [storage]; empty: runs on the work directory
 
     def experiment(self, profile="full", repeats=None, duration=None, warmup=None):
         """The recipe with a profile and command-line overrides applied."""
@@ -111,8 +117,19 @@ class Experiment:
         """The server settings of one point: base, the data shape's pool, the swept option."""
         settings = dict(self.recipe.server_settings)
         settings["innodb_buffer_pool_size"] = self.dataset.buffer_pool_size
-        settings[self.sweep.setting] = value
+        if not self.sweep.setting.startswith("storage."):
+            settings[self.sweep.setting] = value
         return settings
+
+    def storage_for(self, value: str) -> dict | None:
+        """The storage sandbox of one point, or None to run in the work directory."""
+        if not self.recipe.storage:
+            return None
+        storage = dict(self.recipe.storage)
+        if self.sweep.setting.startswith("storage."):
+            key = self.sweep.setting.removeprefix("storage.")
+            storage[key] = int(value) if key == "read_ahead_kb" else value
+        return storage
 
 
 def _command_line_value(key, value):
@@ -239,18 +256,25 @@ def option_value(value) -> str:
 def _build(data, path, raw) -> Recipe:
     top = _Reader(path, data)
     top.only("title", "question", "topic", "needs", "dataset", "server", "workload", "sweep",
-             "measure", "profiles")
+             "measure", "profiles", "storage")
     needs = top.get("needs", list, [])
     for need in needs:
         if not isinstance(need, str) or need not in NEEDS:
             top.fail("needs", f"unknown need {need!r} (expected some of: {', '.join(sorted(NEEDS))})")
+    storage = _storage(top.table("storage", required=False))
+    sweep = top.table("sweep")
+    if str(sweep.data.get("setting", "")).startswith("storage.") and not storage:
+        sweep.fail("setting", "a storage sweep needs a [storage] table")
+    if storage and "root" not in needs:
+        needs = list(needs) + ["root"]  # loop devices, mkfs and mount
     return Recipe(
         name=path.parent.name, path=path, sha256=hashlib.sha256(raw).hexdigest(),
         text=raw.decode("utf-8"), title=top.get("title", str), question=top.get("question", str),
         topic=top.get("topic", str, path.parent.name), needs=tuple(needs),
         dataset=_dataset(top.table("dataset")), server_settings=_settings(top.table("server", False)),
         workload=_workload(top.table("workload")), sweep=_sweep(top.table("sweep")),
-        measure=_measure(top.table("measure")), profiles=_profiles(top.table("profiles", False)))
+        measure=_measure(top.table("measure")), profiles=_profiles(top.table("profiles", False)),
+        storage=storage)
 
 
 def _dataset(t: _Reader) -> Dataset:
@@ -292,9 +316,30 @@ def _workload(t: _Reader) -> Workload:
     return Workload(tool, script, t.positive_int("threads", 4))
 
 
+def _storage(t: _Reader) -> tuple:
+    if not t.data:
+        return ()
+    t.only(*sorted(STORAGE_KEYS))
+    out = {"filesystem": t.get("filesystem", str, "ext4"), "size": t.size("size", "2G"),
+           "mount_options": t.get("mount_options", str, ""),
+           "mkfs_options": tuple(t.get("mkfs_options", list, [])),
+           "scheduler": t.get("scheduler", str, None),
+           "read_ahead_kb": t.get("read_ahead_kb", int, None),
+           "drop_caches": t.get("drop_caches", bool, True)}
+    if out["filesystem"] not in FILESYSTEMS:
+        t.fail("filesystem", f"expected one of {', '.join(FILESYSTEMS)}, got {out['filesystem']!r}")
+    if not all(isinstance(o, str) for o in out["mkfs_options"]):
+        t.fail("mkfs_options", "expected an array of strings")
+    return tuple(out.items())
+
+
 def _sweep(t: _Reader) -> Sweep:
     t.only("setting", "values", "baseline")
-    setting = option_name(t.get("setting", str))
+    raw = t.get("setting", str)
+    setting = raw.strip() if raw.strip().startswith("storage.") else option_name(raw)
+    if setting.startswith("storage.") and setting[8:] not in STORAGE_SWEEPABLE:
+        t.fail("setting", f"expected storage.{{{', '.join(sorted(STORAGE_SWEEPABLE))}}}, "
+                          f"got {setting!r}")
     if setting in RESERVED_OPTIONS:
         t.fail("setting", f"'{setting}' is set by the engine itself and cannot be swept")
     values = []

@@ -17,6 +17,7 @@ from . import server as srv, template, workdir
 from .errors import Interrupted, UserError
 from .options import check_known
 from .sampler import Sampler, merge_series
+from .storage.sandbox import Sandbox, Spec
 from .units import human_seconds
 from .workloads import sysbench
 
@@ -61,8 +62,9 @@ def check_options(recipe, experiment, binary) -> None:
     known = binary.variables
     check_known(binary.map(dict(recipe.server_settings)), known, binary.label,
                 f"{recipe.path}: server.settings")
-    check_known(binary.map({experiment.sweep.setting: experiment.sweep.baseline}), known,
-                binary.label, f"{recipe.path}: sweep.setting")
+    if not experiment.sweep.setting.startswith("storage."):
+        check_known(binary.map({experiment.sweep.setting: experiment.sweep.baseline}), known,
+                    binary.label, f"{recipe.path}: sweep.setting")
 
 
 def run(name: str, opts: Options, say=print) -> Path | None:
@@ -106,8 +108,9 @@ def _measure(plan, binary, wd, saved, opts, say):
     clock = Progress(len(plan.runs), len(plan.runs) - len(todo), plan.run_seconds(), say)
     for run_ in todo:
         clock.begin(run_)
+        first_of_point = not results.point(doc, run_.point.id)["runs"]
         record = measure_run(run_, binary, template_data, runs_dir, [disk] if disk else [],
-                             e, clock)
+                             e, clock, opts.baseline_seconds if first_of_point else 0)
         results.point(doc, run_.point.id)["runs"].append(record)
         saved.save(doc)
         clock.end(record)
@@ -132,11 +135,45 @@ def provenance(runs_dir: Path, baseline_seconds: int) -> dict:
     }
 
 
-def measure_run(run_, binary, template_data, runs_dir, disks, experiment, clock) -> dict:
-    """One repeat of one point on a fresh copy of the template; the copy is removed after."""
+@contextmanager
+def run_storage(run_, runs_dir: Path, disks, baseline_seconds: int):
+    """Where a run's datadir lives: the work directory, or a fresh sandbox built for this run
+    (its state read back, and fio on it when baseline_seconds is set)."""
     rundir = runs_dir / f"{run_.point.id}-r{run_.repeat}"
     shutil.rmtree(rundir, ignore_errors=True)
-    template.clone(template_data, rundir / "data")
+    spec = run_.point.storage
+    if spec is None:
+        yield rundir, rundir / "data", disks, {}
+        shutil.rmtree(rundir, ignore_errors=True)
+        return
+    fields = {k: v for k, v in spec.items() if k != "drop_caches" and v is not None}
+    with Sandbox(runs_dir.parent, Spec(**fields), name=f"{run_.point.id}-r{run_.repeat}") as box:
+        extra = {"storage": box.state()}
+        if baseline_seconds:
+            extra["device_baseline"] = baseline.device_baseline(box.mountpoint,
+                                                                seconds=baseline_seconds)
+        yield rundir, box.mountpoint / "data", [Path(box.device).name], extra
+    shutil.rmtree(rundir, ignore_errors=True)
+
+
+def drop_caches() -> None:
+    """Start every sandboxed run with a cold page cache: the copy just filled it."""
+    os.sync()
+    Path("/proc/sys/vm/drop_caches").write_text("3\n")
+
+
+def measure_run(run_, binary, template_data, runs_dir, disks, experiment, clock,
+                baseline_seconds=0) -> dict:
+    """One repeat of one point on a fresh copy of the template; the copy is removed after."""
+    with run_storage(run_, runs_dir, disks, baseline_seconds) as (rundir, datadir, disks, extra):
+        template.clone(template_data, datadir)
+        if run_.point.storage and run_.point.storage.get("drop_caches", True):
+            drop_caches()
+        record = _measure_server(run_, binary, rundir, datadir, disks, experiment, clock)
+    return {**record, **extra}
+
+
+def _measure_server(run_, binary, rundir, datadir, disks, experiment, clock) -> dict:
     started = results.now()
     w, m, d = experiment.workload, experiment.measure, experiment.dataset
 
@@ -144,7 +181,7 @@ def measure_run(run_, binary, template_data, runs_dir, disks, experiment, clock)
         return sysbench.run_command(server.socket, w.script, d.tables, d.table_size, w.threads,
                                     seconds)
 
-    with srv.Server(binary, rundir, rundir / "data", run_.point.settings) as server:
+    with srv.Server(binary, rundir, datadir, run_.point.settings) as server:
         effective = server.variables(server.settings)
         if m.warmup > 0:
             clock.phase("warm-up", m.warmup)
@@ -158,7 +195,6 @@ def measure_run(run_, binary, template_data, runs_dir, disks, experiment, clock)
         finally:
             sampler.close()
         server.stop(discard=True)
-    shutil.rmtree(rundir)
     summary = {k: measured.summary[k] for k in ("transactions", "tps", "latency_p95_ms")}
     summary["latency_avg_ms"] = measured.summary.get("latency_avg_ms")
     summary["errors"] = measured.summary.get("ignored_errors", 0)

@@ -52,9 +52,9 @@ def test_each_filesystem_is_built_read_back_and_removed(wd, fs, mount_options):
         for option in mount_options.split(","):
             assert option in state["mount_options"].split(",")
         assert state["backing_file"] == str(box.image) and state["nr_requests"] > 0
-        assert len(Ledger(wd).entries()) == 3
+        assert len(Ledger(wd).entries()) == 4
     assert leftovers(wd) == NOTHING
-    assert not box.image.exists()
+    assert not box.image.exists() and not box.mountpoint.exists()
 
 
 @pytest.mark.parametrize("scheduler", ["none", "mq-deadline", "kyber", "bfq"])
@@ -98,7 +98,7 @@ def test_lab_clean_removes_what_a_killed_run_left(wd):
                             text=True)
     assert proc.stdout.readline().strip() == "ready"
     left = leftovers(wd)
-    assert left["loops"] and left["mounts"] and len(left["ledger"]) == 4
+    assert left["loops"] and left["mounts"] and len(left["ledger"]) == 5
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert leftovers(wd)["mounts"], "a SIGKILLed run cannot clean up after itself"

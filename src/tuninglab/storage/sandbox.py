@@ -91,6 +91,7 @@ class Sandbox:
         self._push({"kind": "loop", "device": self.device, "backing": str(self.image)})
         _run(mkfs + list(s.mkfs_options) + [self.device], f"mkfs.{s.filesystem}")
         self.mountpoint.mkdir(exist_ok=True)
+        self._push({"kind": "dir", "path": str(self.mountpoint)})
         options = ["-o", s.mount_options] if s.mount_options else []
         _run(["mount", "-t", s.filesystem] + options + [self.device, str(self.mountpoint)],
              f"mounting {s.filesystem} with options {s.mount_options or '(defaults)'}")
@@ -182,6 +183,14 @@ def undo(entry: dict, workdir: Path) -> str:
         if _loop_backing(entry["device"]) == entry["backing"]:
             _run(["losetup", "-d", entry["device"]], f"detaching {entry['device']}")
         return f"detached {entry['device']}"
+    if kind == "dir":
+        if not inside(entry["path"]):
+            raise UserError(f"refusing to remove {entry['path']}: not under {workdir}")
+        try:
+            Path(entry["path"]).rmdir()  # only if empty: a mount point, never data
+        except FileNotFoundError:
+            pass
+        return f"removed the mount point {entry['path']}"
     if kind == "file":
         if not inside(entry["path"]):
             raise UserError(f"refusing to remove {entry['path']}: not under {workdir}")

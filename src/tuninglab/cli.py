@@ -6,7 +6,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import plan as planner, recipe as recipes, results, runner, stats, template, workdir
+from . import plan as planner, recipe as recipes, results, runner, stats, template
 from . import workdir as workdir_mod
 from .errors import UserError
 from .report import table
@@ -59,9 +59,8 @@ def recipe_list(recipes_dir=recipes.RECIPES_DIR, say=print):
         except UserError as exc:
             rows.append([name, f"INVALID: {exc}", "", ""])
             continue
-        times = ", ".join(
-            f"{p} {human_seconds(planner.build(r.experiment(p)).estimate(template_cached=True))}"
-            for p in sorted(r.profiles, key=lambda p: p != "quick"))
+        times = ", ".join(f"{p} {human_seconds(s)}"
+                          for p, s in planner.profile_estimates(r).items())
         rows.append([name, r.question, ", ".join(r.needs) or "-", times])
     say(table(rows))
     say("\nestimates exclude the one-off template build; `invoke recipe NAME --dry-run` shows "
@@ -154,16 +153,22 @@ def bench_sandbox(say=print):
     from .storage.sandbox import Sandbox, Spec, require_root
     require_root("the sandbox benchmark")
     plan, binary = runner.prepare("filesystems", runner.Options(profile="quick"))
-    with workdir.held(workdir.default()) as wd:
-        data = template.ensure(wd, binary, plan.experiment.dataset,
-                               plan.experiment.workload.threads, say)
+    data = _template_for(plan, binary, say)
+    with workdir_mod.held(workdir_mod.default()) as wd:
         for fs in ("ext4", "xfs", "btrfs"):
             started = time.monotonic()
             with Sandbox(wd, Spec(filesystem=fs, size="2G"), name=f"bench-{fs}") as box:
                 template.clone(data, box.mountpoint / "data")
                 seconds = time.monotonic() - started
-            say(f"{fs} sandbox setup with the {workdir.dir_bytes(data) / 2**20:.0f} MiB datadir: "
+            say(f"{fs} sandbox setup with the {workdir_mod.dir_bytes(data) / 2**20:.0f} MiB datadir: "
                 f"{seconds:.2f}s, {seconds / 5:.2f} of the 5 s target")
+
+
+def _template_for(plan, binary, say) -> Path:
+    """Build (or find) the plan's template first, so benchmarks time only what they measure."""
+    with workdir_mod.held(workdir_mod.default()) as wd:
+        return template.ensure(wd, binary, plan.experiment.dataset,
+                               plan.experiment.workload.threads, say)
 
 
 def bench_engine(say=print):
@@ -171,16 +176,15 @@ def bench_engine(say=print):
     baseline's interval)."""
     say("planned time per profile, as a share of its budget (quick 5 min, full 30 min):")
     for name in recipes.list_names():
-        r = recipes.load(name)
+        estimates = planner.profile_estimates(recipes.load(name))
         for profile, budget in (("quick", 300), ("full", 1800)):
-            estimate = planner.build(r.experiment(profile)).estimate(template_cached=True)
+            estimate = estimates[profile]
             say(f"  {name:26} {profile:5} {human_seconds(estimate):>7}  {estimate / budget:.2f}")
     opts = runner.Options(profile="quick", data_dir=Path(tempfile.mkdtemp(prefix="bench-data-")))
     plan, binary = runner.prepare("doublewrite", opts)
     m = plan.experiment.measure
     say("\ndoublewrite --quick for real (the template is built first and not counted):")
-    with workdir.held(workdir.default()) as wd:
-        template.ensure(wd, binary, plan.experiment.dataset, plan.experiment.workload.threads, say)
+    _template_for(plan, binary, say)
     started = time.monotonic()
     path = runner.run("doublewrite", opts, say)
     wall = time.monotonic() - started

@@ -112,7 +112,7 @@ def _verdicts(doc: dict) -> str:
     for p in doc["points"]:
         s, ratio = p["stats"]["tps"], p["stats"]["ratio"]
         interval = "" if s["ci_low"] is None else f"{s['ci_low']:,.0f} to {s['ci_high']:,.0f}"
-        verdict = "baseline" if ratio is None else figures._verdict_text(p)
+        verdict = "baseline" if ratio is None else figures.verdict_text(p)
         rows.append(f"<tr><td>{html.escape(p['value'])}</td><td>{s['median']:,.0f}</td>"
                     f"<td>{interval}</td><td>{html.escape(verdict)}</td></tr>")
     host = figures.series_name(doc)
@@ -123,9 +123,8 @@ def _verdicts(doc: dict) -> str:
 
 
 def _reproduce_box(r) -> str:
-    estimates = ", ".join(
-        f"{p}: about {human_seconds(planner.build(r.experiment(p)).estimate())}"
-        for p in sorted(r.profiles, key=lambda p: p != "quick"))
+    estimates = ", ".join(f"{p}: about {human_seconds(s)}" for p, s in
+                          planner.profile_estimates(r, template_cached=False).items())
     docs = figures.results_for(r.name)
     last = docs[-1]["started"][:10] if docs else "never"
     needs = ", ".join(r.needs) or "nothing beyond the setup (no root)"

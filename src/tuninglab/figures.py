@@ -82,7 +82,7 @@ def results_bars(docs: list[dict], metric: str = "tps") -> dict:
             ys.append(median)
             up.append((s["ci_high"] * scale - median) if s["ci_high"] is not None else 0)
             down.append((median - s["ci_low"] * scale) if s["ci_low"] is not None else 0)
-            hover.append(esc(_verdict_text(point)))
+            hover.append(esc(verdict_text(point)))
         traces.append({"type": "bar", "name": series_name(doc), "x": xs, "y": ys,
                        "error_y": {"type": "data", "array": up, "arrayminus": down,
                                    "visible": True},
@@ -96,7 +96,7 @@ def results_bars(docs: list[dict], metric: str = "tps") -> dict:
         "showlegend": True, "legend": {"orientation": "h", "y": -0.25}}}
 
 
-def _verdict_text(point: dict) -> str:
+def verdict_text(point: dict) -> str:
     ratio = point["stats"].get("ratio")
     if ratio is None:
         return "baseline"

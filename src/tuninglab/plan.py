@@ -84,6 +84,12 @@ def build(experiment, seed: int = 1) -> Plan:
     return Plan(experiment, points, tuple(runs), seed)
 
 
+def profile_estimates(recipe, template_cached: bool = True) -> dict[str, float]:
+    """Estimated seconds of each profile of a recipe, the quick one first."""
+    return {p: build(recipe.experiment(p)).estimate(template_cached=template_cached)
+            for p in sorted(recipe.profiles, key=lambda p: p != "quick")}
+
+
 def describe(plan: Plan, server_label: str, pending=None, template_cached=False,
              baseline_done=False) -> str:
     """The dry-run listing: what will run, in which order, and how long it should take."""

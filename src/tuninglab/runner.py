@@ -104,7 +104,7 @@ def _measure(plan, binary, wd, saved, opts, say):
             f"({2 * opts.baseline_seconds}s)")
         doc = results.new_document(plan, binary, provenance(runs_dir, opts.baseline_seconds))
         saved.save(doc)
-    disk = devices.storage_info(runs_dir)["device"]
+    disk = doc["storage"]["device"]  # the work directory's device, recorded with the provenance
     clock = Progress(len(plan.runs), len(plan.runs) - len(todo), plan.run_seconds(), say)
     for run_ in todo:
         clock.begin(run_)
@@ -147,7 +147,7 @@ def run_storage(run_, runs_dir: Path, disks, baseline_seconds: int):
         shutil.rmtree(rundir, ignore_errors=True)
         return
     fields = {k: v for k, v in spec.items() if k != "drop_caches" and v is not None}
-    with Sandbox(runs_dir.parent, Spec(**fields), name=f"{run_.point.id}-r{run_.repeat}") as box:
+    with Sandbox(runs_dir.parent, Spec(**fields), name=rundir.name) as box:
         extra = {"storage": box.state()}
         if baseline_seconds:
             extra["device_baseline"] = baseline.device_baseline(box.mountpoint,

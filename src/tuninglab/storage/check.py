@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..devices import storage_info
-from .sandbox import MKFS, _which
+from .sandbox import MKFS, have_tool
 
 
 @dataclass(frozen=True)
@@ -32,13 +32,13 @@ def capabilities(workdir: Path) -> list[Capability]:
     root = os.geteuid() == 0
     caps = [Capability("root", root, "yes" if root else
                        "needed for loop devices, mkfs, mount and schedulers: run with sudo")]
-    loop = Path("/dev/loop-control").exists() and _which("losetup")
+    loop = Path("/dev/loop-control").exists() and have_tool("losetup")
     caps.append(Capability("loop devices", loop, "/dev/loop-control and losetup" if loop else
                            "no /dev/loop-control or losetup (`apt-get install util-linux`; "
                            "`modprobe loop`)"))
     kernel = _kernel_filesystems()
     for fs, (mkfs, package) in MKFS.items():
-        tool, in_kernel = _which(mkfs[0]), fs in kernel
+        tool, in_kernel = have_tool(mkfs[0]), fs in kernel
         detail = "mkfs and kernel support" if tool and in_kernel else "; ".join(filter(None, [
             None if tool else f"{mkfs[0]} missing (`apt-get install {package}`)",
             None if in_kernel else f"{fs} not in /proc/filesystems (`modprobe {fs}`)"]))
@@ -54,13 +54,13 @@ def capabilities(workdir: Path) -> list[Capability]:
                            loop_sched.read_text().strip() if loop_sched.exists() else
                            "no loop0 to read"))
     md = Path("/proc/mdstat").exists()
-    caps.append(Capability("md RAID", md and _which("mdadm"), "kernel md and mdadm" if md and
-                           _which("mdadm") else ("kernel has md; `apt-get install mdadm`" if md
+    caps.append(Capability("md RAID", md and have_tool("mdadm"), "kernel md and mdadm" if md and
+                           have_tool("mdadm") else ("kernel has md; `apt-get install mdadm`" if md
                            else "this kernel has no md RAID: the RAID recipes use a lab VM")))
     dm = Path("/dev/mapper/control").exists()
     caps.append(Capability("device-mapper", dm, "/dev/mapper/control" if dm else
                            "this kernel has no device-mapper"))
-    zfs = Path("/sys/module/zfs").exists() and _which("zfs")
+    zfs = Path("/sys/module/zfs").exists() and have_tool("zfs")
     caps.append(Capability("ZFS", zfs, "kernel module and zfs tool" if zfs else
                            "no ZFS in this kernel: the zfs-recordsize recipe uses a lab VM"))
     kvm = Path("/dev/kvm").exists()

@@ -79,7 +79,7 @@ class Sandbox:
             raise UserError(f"filesystem {s.filesystem!r} is not supported "
                             f"(expected one of {', '.join(MKFS)})")
         mkfs, package = MKFS[s.filesystem]
-        if not _which(mkfs[0]):
+        if not have_tool(mkfs[0]):
             raise UserError(f"{mkfs[0]} not found: install it with `apt-get install {package}`")
         size = units.size_bytes(s.size)
         check_free(self.workdir, size, f"a {s.size} sandbox")
@@ -132,7 +132,7 @@ class Sandbox:
         self._made = []
 
 
-def _which(tool: str) -> bool:
+def have_tool(tool: str) -> bool:
     return any(Path(d, tool).exists() for d in os.environ.get("PATH", "").split(":")
                + ["/usr/sbin", "/sbin"])
 

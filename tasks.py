@@ -20,12 +20,17 @@ ns = Collection()
     "workdir": "work directory for templates and runs (default: ./work)",
     "dry_run": "print the plan and the time estimate, run nothing",
     "seed": "seed of the interleaved run order",
-})
+    "variant": "run only this variant of the recipe ('' for its main experiment)",
+    "device": "a real block device to test instead of a loop-device sandbox (erased!)",
+    "destroy_data": "confirm that --device may be erased by every run",
+}, iterable=["device"])
 def run(c, name, quick=False, profile=None, repeats=None, duration=None, warmup=None,
-        mysqld=None, workdir=None, dry_run=False, seed=1):
-    """Run a recipe: build, measure, write data/<recipe>/<file>.json, print the table."""
+        mysqld=None, workdir=None, dry_run=False, seed=1, variant=None, device=None,
+        destroy_data=False):
+    """Run a recipe (its main experiment, then each variant): build, measure, write
+    data/<recipe>/<file>.json, print the table."""
     cli.guard(cli.recipe_run, name, quick, profile, repeats, duration, warmup, mysqld, workdir,
-              dry_run, seed)
+              dry_run, seed, variant, device or [], destroy_data)
 
 
 @task(name="list")

@@ -1,12 +1,19 @@
-"""Shared fixtures: a tiny recipe writer and a session work directory whose template is reused."""
+"""Shared fixtures: a tiny recipe writer, a session work directory whose template is reused, and
+what storage tests leave behind (loop devices, mounts, ledger) with a loop device of their own."""
 
+import json
 import os
 import shutil
+import struct
 import subprocess
 import textwrap
+import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+
+from tuninglab.storage.ledger import Ledger
 
 TINY_RECIPE = """
 title = "Tiny test recipe"
@@ -45,6 +52,60 @@ def needs_real_server():
     for tool, hint in (("mariadbd", "mariadb-server"), ("sysbench", "sysbench"), ("fio", "fio")):
         if not (shutil.which(tool) or os.path.exists(f"/usr/sbin/{tool}")):
             pytest.skip(f"needs {tool} (apt-get install {hint})")
+
+
+def leftovers(wd: Path) -> dict:
+    """Loop devices over files in wd, mounts under wd, and the ledger."""
+    loops = json.loads(subprocess.run(["losetup", "-J", "-l"], capture_output=True,
+                                      text=True).stdout or '{"loopdevices": []}')["loopdevices"]
+    with open("/proc/self/mounts") as f:
+        mounts = [line.split()[1] for line in f if line.split()[1].startswith(str(wd))]
+    return {"loops": [l["name"] for l in loops if str(wd) in (l.get("back-file") or "")],
+            "mounts": mounts, "ledger": Ledger(wd).entries()}
+
+
+NOTHING = {"loops": [], "mounts": [], "ledger": []}
+
+
+@contextmanager
+def attached_loop(backing: Path, size: int = 512 * 2**20, partitioned: bool = False):
+    """A loop device the test attaches itself, standing in for a user's disk; detached after.
+    partitioned: an MBR with one Linux partition from 1 MiB to the end (the kernel shows it
+    as <device>p1)."""
+    with open(backing, "wb") as f:
+        f.truncate(size)
+        if partitioned:
+            f.seek(446)
+            f.write(struct.pack("<B3sB3sII", 0, b"\0" * 3, 0x83, b"\0" * 3, 2048,
+                                size // 512 - 2048))
+            f.seek(510)
+            f.write(b"\x55\xaa")
+    cmd = ["losetup", "--find", "--show"] + (["--partscan"] if partitioned else []) + [str(backing)]
+    device = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.strip()
+    try:
+        if partitioned and not Path(f"{device}p1").exists():
+            # A kernel without the MBR parser (CONFIG_MSDOS_PARTITION) needs partx to add it.
+            subprocess.run(["partx", "--add", device], capture_output=True)
+        for _ in range(50):  # devtmpfs adds the partition's node a moment later
+            if not partitioned or Path(f"{device}p1").exists():
+                break
+            time.sleep(0.1)
+        yield device
+    finally:
+        subprocess.run(["losetup", "-d", device], capture_output=True)
+
+
+@contextmanager
+def mounted(device: str, where: Path, fs: str = "ext4"):
+    """A fresh filesystem on device, mounted at where (made here) until the block ends."""
+    subprocess.run([f"mkfs.{fs}", "-q", "-f" if fs in ("xfs", "btrfs") else "-F", device],
+                   check=True)
+    where.mkdir()
+    subprocess.run(["mount", device, str(where)], check=True)
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", str(where)], check=True)
 
 
 @pytest.fixture(scope="session")

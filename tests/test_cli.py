@@ -22,6 +22,11 @@ def invoke(*args):
     (["recipe", "doublewrite", "--repeats", "0"], "error: --repeats: expected a whole number"),
     (["recipe", "doublewrite", "--duration", "soon"], "error: --duration: expected a duration"),
     (["recipe", "doublewrite", "--profile", "huge"], "error: "),
+    (["recipe", "io-schedulers", "--variant", "ssd"], "error: recipe io-schedulers has no "
+                                                       "variant 'ssd' (variants: scan)"),
+    (["recipe", "doublewrite", "--device", "/dev/null"], "error: recipe doublewrite runs in "
+                                                         "the work directory and takes no "
+                                                         "--device"),
 ])
 def test_user_errors_are_one_line_without_traceback(args, message):
     result = invoke(*args)
@@ -71,3 +76,23 @@ def test_data_check_reports_file_and_json_path(tmp_path):
     assert result.returncode == 1
     assert f"{bad}: schema_version: 1 was expected" in result.stdout
     assert f"{bad}: (top): 'recipe' is a required property" in result.stdout
+
+
+ROOT = pytest.mark.skipif(__import__("os").geteuid() != 0, reason="storage recipes need root")
+
+
+@ROOT
+@pytest.mark.parametrize("args, message", [
+    (["--device", "/dev/vda", "--device", "/dev/vdb"], "tests one device, got 2"),
+    (["--device", "/nonexistent/disk", "--destroy-data"], "/nonexistent/disk"),
+    (["--device", "/dev/null", "--destroy-data"], "not a block device"),
+    (["--device", "ROOT", "--destroy-data"], "holds /"),
+])
+def test_a_device_that_is_not_safe_to_erase_is_refused(args, message):
+    root = subprocess.run(["findmnt", "-no", "SOURCE", "/"], capture_output=True,
+                          text=True).stdout.strip()
+    args = [root if a == "ROOT" else a for a in args]
+    result = invoke("recipe", "io-schedulers", "--quick", "--dry-run", *args)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.startswith("error: ") and message in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr + result.stdout

@@ -21,7 +21,15 @@ def test_result_file_is_valid(path):
     assert results.validate(doc) == []
     assert path.parent.name == doc["recipe"]["name"]
     assert doc["recipe"]["name"] in recipe.list_names()
+    assert doc.get("variant", "") in {r.variant for r in recipe.load_all(doc["recipe"]["name"])}
+    metric = results.metric(doc)
     for point in doc["points"]:
         assert len(point["runs"]) == doc["plan"]["repeats"]
+        assert metric in point["stats"]
         for run in point["runs"]:
-            assert len(run["series"]["tps"]) >= doc["plan"]["duration_s"] - 1
+            assert run["summary"][metric] > 0
+            if metric == "tps":  # a timed run has a sample every second
+                assert len(run["series"]["tps"]) >= doc["plan"]["duration_s"] - 1
+            else:  # a scan read the whole dataset
+                assert run["summary"]["rows"] == \
+                    doc["dataset"]["tables"] * doc["dataset"]["table_size"]

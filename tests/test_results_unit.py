@@ -164,7 +164,7 @@ def test_host_id_not_16_hex(host_id):
 @pytest.mark.parametrize("path,value", [
     (("dataset", "shape"), "memory-bound"),
     (("server", "version"), "10.11"),
-    (("plan", "duration_s"), 0),
+    (("plan", "duration_s"), -1),
     (("recipe", "name"), "Double Write"),
     (("points", 0, "runs", 0, "series", "tps", 1), "fast"),
     (("points", 0, "settings", "innodb_doublewrite"), True),

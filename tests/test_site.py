@@ -79,7 +79,7 @@ def test_unknown_recipe_in_a_fence_is_an_error(caplog):
 
 
 def test_recipe_without_data_says_so_plainly(monkeypatch):
-    monkeypatch.setattr(figures, "results_for", lambda name: [])
+    monkeypatch.setattr(figures, "results_for", lambda name, variant="": [])
     out = fence.plotly_fence(spec(kind="results", recipe="doublewrite"), "plotly", "", {}, None)
     assert "No results yet" in out and "tl-chart" not in out
 
@@ -88,7 +88,7 @@ def test_text_from_data_files_cannot_escape_the_json(monkeypatch):
     doc = json.loads(next((REPO / "data" / "doublewrite").glob("*.json")).read_text())
     doc["host"]["cpu_model"] = "</script><script>alert(1)</script>"
     doc["points"][0]["value"] = "<img src=x onerror=alert(1)>"
-    monkeypatch.setattr(figures, "results_for", lambda name: [doc])
+    monkeypatch.setattr(figures, "results_for", lambda name, variant="": [doc])
     out = fence.plotly_fence(spec(kind="results", recipe="doublewrite"), "plotly", "", {}, None)
     assert "<script>alert" not in out and "<img" not in out
     payload = re.search(r'data-figure="([^"]*)"', out).group(1)

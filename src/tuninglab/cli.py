@@ -39,7 +39,8 @@ def _count_option(name, value):
         raise UserError(f"--{name}: expected a whole number >= 1, got {value!r}") from None
 
 
-def recipe_run(name, quick, profile, repeats, duration, warmup, mysqld, workdir, dry_run, seed):
+def recipe_run(name, quick, profile, repeats, duration, warmup, mysqld, workdir, dry_run, seed,
+               variant=None, devices=(), destroy_data=False):
     if quick and profile and profile != "quick":
         raise UserError("--quick and --profile disagree; give one of them")
     opts = runner.Options(
@@ -47,21 +48,23 @@ def recipe_run(name, quick, profile, repeats, duration, warmup, mysqld, workdir,
         repeats=_count_option("repeats", repeats),
         duration=duration, warmup=warmup,
         mysqld=mysqld, workdir=Path(workdir) if workdir else None, dry_run=dry_run,
-        seed=int(seed))
-    runner.run(name, opts, say)
+        seed=int(seed), devices=tuple(devices), destroy_data=destroy_data)
+    runner.run_all(name, opts, variant, say)
 
 
 def recipe_list(recipes_dir=recipes.RECIPES_DIR, say=print):
     rows = [["recipe", "question", "needs", "estimated time per profile"]]
     for name in recipes.list_names(recipes_dir):
         try:
-            r = recipes.load(name, recipes_dir)
+            variants = recipes.load_all(name, recipes_dir)
         except UserError as exc:
             rows.append([name, f"INVALID: {exc}", "", ""])
             continue
+        r = variants[0]
         times = ", ".join(f"{p} {human_seconds(s)}"
-                          for p, s in planner.profile_estimates(r).items())
-        rows.append([name, r.question, ", ".join(r.needs) or "-", times])
+                          for p, s in planner.profile_estimates(variants).items())
+        also = f" (variants: {', '.join(v.variant for v in variants[1:])})" if variants[1:] else ""
+        rows.append([name + also, r.question, ", ".join(r.needs) or "-", times])
     say(table(rows))
     say("\nestimates exclude the one-off template build; `invoke recipe NAME --dry-run` shows "
         "the full plan")
@@ -176,7 +179,7 @@ def bench_engine(say=print):
     baseline's interval)."""
     say("planned time per profile, as a share of its budget (quick 5 min, full 30 min):")
     for name in recipes.list_names():
-        estimates = planner.profile_estimates(recipes.load(name))
+        estimates = planner.profile_estimates(recipes.load_all(name))
         for profile, budget in (("quick", 300), ("full", 1800)):
             estimate = estimates[profile]
             say(f"  {name:26} {profile:5} {human_seconds(estimate):>7}  {estimate / budget:.2f}")

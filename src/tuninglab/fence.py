@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from . import figures, plan as planner, recipe as recipes
+from . import figures, plan as planner, recipe as recipes, report, results
 from .errors import UserError
 from .units import human_seconds
 
@@ -59,14 +59,14 @@ def _chart(spec: dict) -> str:
             f'{html.escape(source["source"]["software"])}.</p>'
 
     if kind in ("results", "series"):
-        name = spec["recipe"]
-        recipes.recipe_path(name)  # an unknown recipe is an error, not "no data yet"
-        docs = figures.results_for(name)
+        name, variant = spec["recipe"], spec.get("variant", "")
+        recipes.load(name, variant=variant)  # unknown: an error, not "no data yet"
+        docs = figures.results_for(name, variant)
         if not docs:
-            return _no_data(name)
+            return _no_data(name, variant)
         if kind == "results":
-            metric = spec.get("metric", "tps")
-            verdicts = _verdicts(docs[-1]) if metric == "tps" else ""
+            metric = spec.get("metric", results.metric(docs[-1]))
+            verdicts = _verdicts(docs[-1]) if metric == results.metric(docs[-1]) else ""
             return _embed(figures.results_bars(docs, metric)) + verdicts
         return _embed(figures.series_lines(docs[-1], spec["metric"]))
     raise ValueError(f"kind must be results, series, historical or claims, got {kind!r}")
@@ -99,24 +99,28 @@ def _embed(figure: dict) -> str:
             f'<div class="tl-plot"></div></div>')
 
 
-def _no_data(name: str) -> str:
+def _no_data(name: str, variant: str = "") -> str:
+    command = f"invoke recipe {name}" + (f" --variant {variant}" if variant else "")
+    what = f"{name}:{variant}" if variant else name
     return ('<div class="admonition note tl-no-data"><p class="admonition-title">No results yet'
-            f'</p><p>Nobody has run <code>{html.escape(name)}</code> yet. Run '
-            f'<code>invoke recipe {html.escape(name)}</code> to measure it on your machine.'
+            f'</p><p>Nobody has run <code>{html.escape(what)}</code> yet. Run '
+            f'<code>{html.escape(command)}</code> to measure it on your machine.'
             '</p></div>')
 
 
 def _verdicts(doc: dict) -> str:
     """The latest result in words: median, interval, ratio, verdict per point."""
     rows = []
+    name = results.metric(doc)
     for p in doc["points"]:
-        s, ratio = p["stats"]["tps"], p["stats"]["ratio"]
+        s, ratio = p["stats"][name], p["stats"]["ratio"]
         interval = "" if s["ci_low"] is None else f"{s['ci_low']:,.0f} to {s['ci_high']:,.0f}"
         verdict = "baseline" if ratio is None else figures.verdict_text(p)
         rows.append(f"<tr><td>{html.escape(p['value'])}</td><td>{s['median']:,.0f}</td>"
                     f"<td>{interval}</td><td>{html.escape(verdict)}</td></tr>")
     host = figures.series_name(doc)
-    return ('<div class="tl-verdicts"><table><thead><tr><th>setting</th><th>median tps</th>'
+    return ('<div class="tl-verdicts"><table><thead><tr><th>setting</th>'
+            f'<th>median {report.LABELS[name]}</th>'
             '<th>95% CI</th><th>ratio to baseline, 95% CI: verdict</th></tr></thead><tbody>'
             + "".join(rows) + f"</tbody></table></div><p class='tl-caption'>Latest result: "
             f"{host}; {html.escape(doc['methods']['ratio'])}.</p>")
@@ -124,8 +128,9 @@ def _verdicts(doc: dict) -> str:
 
 def _reproduce_box(r) -> str:
     estimates = ", ".join(f"{p}: about {human_seconds(s)}" for p, s in
-                          planner.profile_estimates(r, template_cached=False).items())
-    docs = figures.results_for(r.name)
+                          planner.profile_estimates(recipes.load_all(r.name),
+                                                    template_cached=False).items())
+    docs = figures.results_for(r.name, variant=None)
     last = docs[-1]["started"][:10] if docs else "never"
     needs = ", ".join(r.needs) or "nothing beyond the setup (no root)"
     return ('<div class="admonition example tl-reproduce"><p class="admonition-title">'

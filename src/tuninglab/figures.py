@@ -17,6 +17,9 @@ from .results import DATA_DIR
 HISTORICAL_DIR = DATA_DIR / "historical"
 METRICS = {
     "tps": ("throughput", "transactions/s"),
+    "mib_per_s": ("scan rate (InnoDB reads)", "MiB/s"),
+    "runtime_s": ("scan runtime", "s"),
+    "disk_read_bytes": ("disk reads", "MiB/s"),
     "write_bytes_per_trx": ("bytes written per transaction", "KiB"),
     "latency_p95_ms": ("p95 latency", "ms"),
     "checkpoint_age_bytes": ("checkpoint age", "MiB"),
@@ -24,7 +27,9 @@ METRICS = {
     "dirty_pages": ("dirty pages", "pages"),
     "disk_write_bytes": ("disk writes", "MiB/s"),
 }
-SCALE = {"KiB": 1 / 1024, "MiB": 1 / 2**20, "MiB/s": 1 / 2**20}
+# Metrics stored in bytes, shown in KiB or MiB; the others are stored as shown.
+SCALE = {"write_bytes_per_trx": 1 / 1024, "checkpoint_age_bytes": 1 / 2**20,
+         "disk_write_bytes": 1 / 2**20, "disk_read_bytes": 1 / 2**20}
 
 
 def esc(text) -> str:
@@ -39,13 +44,16 @@ def _load_results(directory: str, _stamp: float) -> tuple:
     return tuple(docs)
 
 
-def results_for(recipe: str, data_dir: Path = DATA_DIR) -> list[dict]:
-    """Result files of a recipe, oldest first."""
+def results_for(recipe: str, variant: str | None = "",
+                data_dir: Path = DATA_DIR) -> list[dict]:
+    """Result files of a recipe's main experiment or of one variant (None: all), oldest
+    first."""
     directory = Path(data_dir) / recipe
     if not directory.is_dir():
         return []
     stamp = max((p.stat().st_mtime for p in directory.glob("*.json")), default=0)
-    return list(_load_results(str(directory), stamp))
+    docs = _load_results(str(directory), stamp)
+    return [d for d in docs if variant is None or d.get("variant", "") == variant]
 
 
 def series_name(doc: dict) -> str:
@@ -57,8 +65,8 @@ def series_name(doc: dict) -> str:
 
 def _stat_for(point: dict, metric: str):
     """The point's summary of a metric, computed from its runs' summaries."""
-    if metric == "tps":
-        return point["stats"]["tps"]
+    if metric in point["stats"]:
+        return point["stats"][metric]
     values = [run["summary"].get(metric, run["summary"]["io"].get(metric))
               for run in point["runs"]]
     if not values or any(v is None for v in values):
@@ -66,10 +74,10 @@ def _stat_for(point: dict, metric: str):
     return stats.summarize(values).to_dict()
 
 
-def results_bars(docs: list[dict], metric: str = "tps") -> dict:
+def results_bars(docs: list[dict], metric: str) -> dict:
     """Median per point with its 95% interval as error bars, one series per result file."""
     label, unit = METRICS[metric]
-    scale = SCALE.get(unit, 1)
+    scale = SCALE.get(metric, 1)
     traces = []
     for doc in docs:
         xs, ys, up, down, hover = [], [], [], [], []
@@ -110,7 +118,7 @@ def verdict_text(point: dict) -> str:
 def series_lines(doc: dict, metric: str) -> dict:
     """A per-second metric over the measured phase: the first repeat of every point."""
     label, unit = METRICS[metric]
-    scale = SCALE.get(unit, 1)
+    scale = SCALE.get(metric, 1)
     traces = []
     for point in doc["points"]:
         run = point["runs"][0]

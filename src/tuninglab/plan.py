@@ -18,6 +18,7 @@ TEMPLATE_BASE_S = 5.0
 TEMPLATE_PER_ROW_S = 6e-6
 BASELINE_S = 8.0
 SANDBOX_S = 2.0   # sparse file, loop device, mkfs, mount, and the datadir copy onto it
+SCAN_ROW_S = 2e-6  # a cold full scan of the disk-bound shape: 1.6M rows in about 3 s
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,9 @@ class Plan:
         return next(p for p in self.points if p.value == self.experiment.sweep.baseline)
 
     def run_seconds(self) -> float:
-        m = self.experiment.measure
+        m, d = self.experiment.measure, self.experiment.dataset
+        if not self.experiment.workload.timed:
+            return SCAN_ROW_S * d.tables * d.table_size + RUN_OVERHEAD_S
         return m.warmup + m.duration + RUN_OVERHEAD_S
 
     def estimate(self, pending=None, template_cached=False, baseline_done=False) -> float:
@@ -84,10 +87,11 @@ def build(experiment, seed: int = 1) -> Plan:
     return Plan(experiment, points, tuple(runs), seed)
 
 
-def profile_estimates(recipe, template_cached: bool = True) -> dict[str, float]:
-    """Estimated seconds of each profile of a recipe, the quick one first."""
-    return {p: build(recipe.experiment(p)).estimate(template_cached=template_cached)
-            for p in sorted(recipe.profiles, key=lambda p: p != "quick")}
+def profile_estimates(variants, template_cached: bool = True) -> dict[str, float]:
+    """Estimated seconds of each profile of a recipe (all its variants), the quick one first."""
+    profiles = sorted(variants[0].profiles, key=lambda p: p != "quick")
+    return {p: sum(build(v.experiment(p)).estimate(template_cached=template_cached)
+                   for v in variants) for p in profiles}
 
 
 def describe(plan: Plan, server_label: str, pending=None, template_cached=False,
@@ -96,13 +100,19 @@ def describe(plan: Plan, server_label: str, pending=None, template_cached=False,
     e = plan.experiment
     m, d, w = e.measure, e.dataset, e.workload
     pending = plan.runs if pending is None else pending
+    if w.timed:
+        workload = f"sysbench {w.script}, {w.threads} threads"
+        each = (f"{human_seconds(m.warmup)} warm-up (discarded) + "
+                f"{human_seconds(m.duration)} measured")
+    else:
+        workload = "a full scan of every table, one query at a time"
+        each = "cold page cache and buffer pool, one scan timed"
     lines = [
-        f"recipe {e.recipe.name} ({e.profile} profile): {e.recipe.question}",
-        f"server {server_label}; sysbench {w.script}, {w.threads} threads",
+        f"recipe {e.recipe.label} ({e.profile} profile): {e.recipe.question}",
+        f"server {server_label}; {workload}",
         f"data shape {d.shape}: {d.tables} tables x {d.table_size} rows, "
         f"buffer pool {d.buffer_pool_size}",
-        f"each run: {human_seconds(m.warmup)} warm-up (discarded) + "
-        f"{human_seconds(m.duration)} measured; {m.repeats} repeats per point; seed {plan.seed}",
+        f"each run: {each}; {m.repeats} repeats per point; seed {plan.seed}",
         "points:",
     ]
     for p in plan.points:

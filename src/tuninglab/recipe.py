@@ -5,6 +5,7 @@ TOML, not YAML: YAML 1.1 reads MySQL's OFF as a boolean.
 
 import dataclasses
 import hashlib
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,9 @@ SHAPES = {
     "disk-bound": {"tables": 8, "table_size": 200_000, "buffer_pool_size": "64M"},
 }
 NEEDS = {"root", "md", "zfs", "kvm"}
+TOOLS = ("sysbench", "scan")
+# The primary metric of each workload tool: the one summarized, compared and charted first.
+METRICS = {"sysbench": "tps", "scan": "mib_per_s"}
 SYSBENCH_SCRIPTS = {
     "oltp_read_only", "oltp_read_write", "oltp_write_only", "oltp_update_index",
     "oltp_update_non_index", "oltp_insert", "oltp_delete", "oltp_point_select",
@@ -34,6 +38,8 @@ STORAGE_KEYS = {"filesystem", "size", "mount_options", "mkfs_options", "schedule
                 "read_ahead_kb", "drop_caches"}
 STORAGE_SWEEPABLE = {"filesystem", "mount_options", "scheduler", "read_ahead_kb"}
 FILESYSTEMS = ("ext4", "xfs", "btrfs")
+VARIANT_KEYS = ("title", "question", "dataset", "server", "workload", "sweep", "measure",
+                "profiles", "storage")
 PROFILE_KEYS = {"warmup", "duration", "repeats", "threads", "tables", "table_size",
                 "buffer_pool_size"}
 
@@ -51,6 +57,15 @@ class Workload:
     tool: str
     script: str
     threads: int
+
+    @property
+    def metric(self) -> str:
+        return METRICS[self.tool]
+
+    @property
+    def timed(self) -> bool:
+        """sysbench runs for a set time; a scan runs until the table is read."""
+        return self.tool == "sysbench"
 
 
 @dataclass(frozen=True)
@@ -84,6 +99,11 @@ class Recipe:
     measure: Measure
     profiles: dict
     storage: tuple = ()   # (key, value) pairs of [storage]; empty: runs on the work directory
+    variant: str = ""     # "" for the recipe's main experiment, else the [variants.<name>] name
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}:{self.variant}" if self.variant else self.name
 
     def experiment(self, profile="full", repeats=None, duration=None, warmup=None):
         """The recipe with a profile and command-line overrides applied."""
@@ -91,8 +111,10 @@ class Recipe:
             known = ", ".join(sorted(self.profiles))
             raise UserError(f"{self.path}: no profile '{profile}' (profiles: {known})")
         over = dict(self.profiles[profile])
+        if not self.workload.timed:  # a variant's scan inherits the timed workload's profile
+            over = {k: v for k, v in over.items() if k not in ("warmup", "duration", "threads")}
         for key, value in (("repeats", repeats), ("duration", duration), ("warmup", warmup)):
-            if value is not None:
+            if value is not None and (key == "repeats" or self.workload.timed):
                 over[key] = _command_line_value(key, value)
         measure = dataclasses.replace(
             self.measure, **{k: over[k] for k in ("warmup", "duration", "repeats") if k in over})
@@ -156,7 +178,19 @@ def list_names(recipes_dir: Path = RECIPES_DIR) -> list[str]:
     return sorted(p.parent.name for p in Path(recipes_dir).glob("*/recipe.toml"))
 
 
-def load(name_or_path, recipes_dir: Path = RECIPES_DIR) -> Recipe:
+def load(name_or_path, recipes_dir: Path = RECIPES_DIR, variant: str = "") -> Recipe:
+    """The recipe's main experiment, or one of its variants."""
+    for recipe in load_all(name_or_path, recipes_dir):
+        if recipe.variant == variant:
+            return recipe
+    known = ", ".join(r.variant for r in load_all(name_or_path, recipes_dir) if r.variant)
+    raise UserError(f"recipe {name_or_path} has no variant {variant!r} "
+                    f"(variants: {known or 'none'})")
+
+
+def load_all(name_or_path, recipes_dir: Path = RECIPES_DIR) -> list[Recipe]:
+    """The main experiment, then each [variants.<name>]: the same question asked with another
+    workload or storage, each run and saved as an experiment of its own."""
     path = Path(name_or_path)
     if not path.suffix == ".toml":
         path = recipe_path(str(name_or_path), recipes_dir)
@@ -165,7 +199,28 @@ def load(name_or_path, recipes_dir: Path = RECIPES_DIR) -> Recipe:
         data = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise UserError(f"{path}: not valid TOML: {exc}") from None
-    return _build(data, path, raw)
+    variants = _Reader(path, data).table("variants", required=False)
+    main = {k: v for k, v in data.items() if k != "variants"}
+    out = [_build(main, path, raw)]
+    for name in variants.data:
+        if not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,30}", name):
+            variants.fail(name, "expected a variant name of lower-case letters, digits and dashes")
+        table = variants.table(name)
+        table.only(*VARIANT_KEYS)
+        out.append(_build(_merged(main, table.data), path, raw, variant=name))
+    return out
+
+
+def _merged(base: dict, over: dict, whole=("workload",)) -> dict:
+    """base with over's keys replaced; tables merge key by key, except a workload (a scan
+    shares no keys with sysbench) and arrays, which are replaced whole."""
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(base.get(key), dict) and key not in whole:
+            out[key] = _merged(base[key], value, whole=())
+        else:
+            out[key] = value
+    return out
 
 
 class _Reader:
@@ -253,8 +308,8 @@ def option_value(value) -> str:
     raise ValueError(f"expected a string, number or boolean, got {_kind(value)}")
 
 
-def _build(data, path, raw) -> Recipe:
-    top = _Reader(path, data)
+def _build(data, path, raw, variant="") -> Recipe:
+    top = _Reader(path, data, f"variants.{variant}" if variant else "")
     top.only("title", "question", "topic", "needs", "dataset", "server", "workload", "sweep",
              "measure", "profiles", "storage")
     needs = top.get("needs", list, [])
@@ -267,14 +322,18 @@ def _build(data, path, raw) -> Recipe:
         sweep.fail("setting", "a storage sweep needs a [storage] table")
     if storage and "root" not in needs:
         needs = list(needs) + ["root"]  # loop devices, mkfs and mount
+    workload = _workload(top.table("workload"))
+    if not workload.timed and not storage:
+        top.fail("workload.tool", "a scan needs a [storage] table: its sandbox lets the page "
+                                  "cache be dropped before each scan")
     return Recipe(
         name=path.parent.name, path=path, sha256=hashlib.sha256(raw).hexdigest(),
         text=raw.decode("utf-8"), title=top.get("title", str), question=top.get("question", str),
         topic=top.get("topic", str, path.parent.name), needs=tuple(needs),
         dataset=_dataset(top.table("dataset")), server_settings=_settings(top.table("server", False)),
-        workload=_workload(top.table("workload")), sweep=_sweep(top.table("sweep")),
-        measure=_measure(top.table("measure")), profiles=_profiles(top.table("profiles", False)),
-        storage=storage)
+        workload=workload, sweep=_sweep(top.table("sweep")),
+        measure=_measure(top.table("measure"), workload.timed),
+        profiles=_profiles(top.table("profiles", False)), storage=storage, variant=variant)
 
 
 def _dataset(t: _Reader) -> Dataset:
@@ -306,10 +365,13 @@ def _settings(t: _Reader):
 
 
 def _workload(t: _Reader) -> Workload:
-    t.only("tool", "script", "threads")
     tool = t.get("tool", str, "sysbench")
-    if tool != "sysbench":
-        t.fail("tool", f"expected 'sysbench', got {tool!r}")
+    if tool not in TOOLS:
+        t.fail("tool", f"expected one of {', '.join(TOOLS)}, got {tool!r}")
+    if tool == "scan":  # one full scan of every table, one query at a time, as in 2008
+        t.only("tool")
+        return Workload(tool, "full-scan", 1)
+    t.only("tool", "script", "threads")
     script = t.get("script", str)
     if script not in SYSBENCH_SCRIPTS:
         t.fail("script", f"expected one of {', '.join(sorted(SYSBENCH_SCRIPTS))}, got {script!r}")
@@ -356,8 +418,10 @@ def _sweep(t: _Reader) -> Sweep:
     return Sweep(setting, tuple(values), baseline)
 
 
-def _measure(t: _Reader) -> Measure:
+def _measure(t: _Reader, timed: bool) -> Measure:
     t.only("warmup", "duration", "repeats")
+    if not timed:  # a scan is timed from its first row to its last: no warm-up, no duration
+        return Measure(0.0, 0.0, t.positive_int("repeats", 5))
     return Measure(t.duration("warmup", 0), t.duration("duration", minimum=1),
                    t.positive_int("repeats", 5))
 

@@ -1,5 +1,7 @@
 """Plain-text tables for the terminal."""
 
+from .results import metric
+
 
 def _fmt(value, digits=1):
     return "-" if value is None else f"{value:,.{digits}f}"
@@ -16,11 +18,16 @@ def table(rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+LABELS = {"tps": "tps", "mib_per_s": "MiB/s"}
+
+
 def results_table(doc: dict) -> str:
-    """Median throughput, its interval, the ratio to the baseline and the verdict per point."""
-    rows = [["point", "median tps", "95% CI", "ratio", "95% CI", "verdict", "KiB written/trx"]]
+    """Median of the primary metric, its interval, the ratio to the baseline and the verdict."""
+    name = metric(doc)
+    rows = [["point", f"median {LABELS[name]}", "95% CI", "ratio", "95% CI", "verdict",
+             "KiB written/trx"]]
     for p in doc["points"]:
-        s, ratio = p["stats"]["tps"], p["stats"]["ratio"]
+        s, ratio = p["stats"][name], p["stats"]["ratio"]
         written = p["stats"].get("write_bytes_per_trx")
         row = [p["id"], _fmt(s["median"]), _interval(s["ci_low"], s["ci_high"])]
         if ratio is None:
@@ -31,3 +38,15 @@ def results_table(doc: dict) -> str:
         row.append(_fmt(written["median"] / 1024 if written else None))
         rows.append(row)
     return table(rows)
+
+
+def run_line(summary: dict) -> str:
+    """One finished run, for the progress output."""
+    if "mib_per_s" in summary:
+        device = summary["io"]["read_bytes"]
+        read = f", {device / 2**20:,.0f} MiB read from the device" if device is not None else ""
+        return (f"scan {summary['runtime_s']:.2f}s, {summary['mib_per_s']:,.1f} MiB/s "
+                f"({summary['scanned_bytes'] / 2**20:,.0f} MiB read by InnoDB{read})")
+    written = summary["io"]["write_bytes_per_trx"]
+    io = f", {written / 1024:.1f} KiB written/trx" if written is not None else ""
+    return f"{summary['tps']:,.1f} tps, p95 {summary['latency_p95_ms']} ms{io}"

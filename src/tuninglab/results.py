@@ -12,7 +12,7 @@ from pathlib import Path
 import jsonschema
 
 from . import stats
-from .workloads import sysbench
+from .workloads import scan, sysbench
 from .workdir import PROJECT_DIR, atomic_write_json
 
 SCHEMA_VERSION = 1
@@ -55,8 +55,8 @@ def host_salt() -> str:
 
 def resume_key(plan, binary) -> str:
     e = plan.experiment
-    ident = [e.recipe.sha256, e.profile, plan.seed, e.measure.repeats, e.measure.warmup,
-             e.measure.duration, e.dataset.tables, e.dataset.table_size,
+    ident = [e.recipe.sha256, e.recipe.variant, e.profile, plan.seed, e.measure.repeats,
+             e.measure.warmup, e.measure.duration, e.dataset.tables, e.dataset.table_size,
              e.dataset.buffer_pool_size, e.workload.threads, binary.version_text, binary.path]
     return hashlib.sha256(json.dumps(ident).encode()).hexdigest()[:16]
 
@@ -68,17 +68,14 @@ def new_document(plan, binary, provenance: dict) -> dict:
         "schema_version": SCHEMA_VERSION,
         "recipe": {"name": r.name, "sha256": r.sha256, "title": r.title, "question": r.question,
                    "topic": r.topic, "text": r.text},
+        **({"variant": r.variant} if r.variant else {}),
         "profile": e.profile,
         "plan": {"seed": plan.seed, "repeats": e.measure.repeats, "warmup_s": e.measure.warmup,
                  "duration_s": e.measure.duration, "order": [run.key for run in plan.runs]},
         "dataset": {"shape": e.dataset.shape, "tables": e.dataset.tables,
                     "table_size": e.dataset.table_size,
                     "buffer_pool_size": e.dataset.buffer_pool_size},
-        "workload": {"tool": e.workload.tool, "script": e.workload.script,
-                     "threads": e.workload.threads,
-                     "command": sysbench.run_command("SOCKET", e.workload.script, e.dataset.tables,
-                                                     e.dataset.table_size, e.workload.threads,
-                                                     e.measure.duration)},
+        "workload": workload_description(e),
         "server": binary.describe(),
         **provenance,
         "started": now(),
@@ -88,6 +85,23 @@ def new_document(plan, binary, provenance: dict) -> dict:
                     "runs": []} for p in plan.points],
         "methods": {"summary": stats.SUMMARY_METHOD, "ratio": stats.RATIO_METHOD},
     }
+
+
+def workload_description(e) -> dict:
+    w, d = e.workload, e.dataset
+    if w.timed:
+        command = sysbench.run_command("SOCKET", w.script, d.tables, d.table_size, w.threads,
+                                       e.measure.duration)
+    else:
+        command = scan.statements(d.tables)
+    return {"tool": w.tool, "script": w.script, "threads": w.threads, "metric": w.metric,
+            "command": command}
+
+
+def metric(doc: dict) -> str:
+    """The primary metric of a result: tps for sysbench (files from before the scan workload
+    name none), MiB/s for a scan."""
+    return doc["workload"].get("metric", "tps")
 
 
 def point(doc: dict, point_id: str) -> dict:
@@ -106,20 +120,27 @@ def io_per_transaction(totals: dict, transactions: int) -> dict:
             for f in IO_FIELDS}
 
 
+def io_totals(totals: dict) -> dict:
+    """Disk IO over the measured phase, summed over the devices (a scan has no transactions)."""
+    return {f: sum(t[f] for t in totals.values()) if totals else None for f in IO_FIELDS}
+
+
 def finish(doc: dict) -> dict:
-    """Add per-point statistics, the ratios to the baseline and the end time."""
+    """Add per-point statistics of the primary metric (and of bytes written per transaction),
+    the ratios to the baseline and the end time."""
+    name = metric(doc)
     base = point(doc, doc["sweep"]["baseline"])
-    base_tps = [run["summary"]["tps"] for run in base["runs"]]
+    base_values = [run["summary"][name] for run in base["runs"]]
     for p in doc["points"]:
-        tps = [run["summary"]["tps"] for run in p["runs"]]
-        p["stats"] = {"tps": stats.summarize(tps).to_dict()}
-        wbytes = [run["summary"]["io"]["write_bytes_per_trx"] for run in p["runs"]]
+        values = [run["summary"][name] for run in p["runs"]]
+        p["stats"] = {name: stats.summarize(values).to_dict()}
+        wbytes = [run["summary"]["io"].get("write_bytes_per_trx") for run in p["runs"]]
         if all(v is not None for v in wbytes):
             p["stats"]["write_bytes_per_trx"] = stats.summarize(wbytes).to_dict()
         if p is base:
             p["stats"]["ratio"] = None
-        elif min(tps + base_tps) > 0:
-            p["stats"]["ratio"] = stats.compare(tps, base_tps).to_dict()
+        elif min(values + base_values) > 0:
+            p["stats"]["ratio"] = stats.compare(values, base_values).to_dict()
         else:
             p["stats"]["ratio"] = {"ratio": None, "ci_low": None, "ci_high": None,
                                    "verdict": "no throughput to compare"}
@@ -129,8 +150,9 @@ def finish(doc: dict) -> dict:
 
 def final_path(doc: dict, data_dir: Path = DATA_DIR) -> Path:
     stamp = doc["started"].replace(":", "").replace("-", "").replace("+0000", "Z")
+    variant = f"-{doc['variant']}" if doc.get("variant") else ""
     return Path(data_dir) / doc["recipe"]["name"] / \
-        f"{stamp[:15]}Z-{doc['host']['id'][:8]}-{doc['profile']}.json"
+        f"{stamp[:15]}Z-{doc['host']['id'][:8]}-{doc['profile']}{variant}.json"
 
 
 def write_final(doc: dict, data_dir: Path = DATA_DIR) -> Path:

@@ -1,6 +1,7 @@
 """`invoke recipe <name>`: plan, build the template, measure every run in the interleaved order,
 save each finished run at once (so a rerun resumes), then write the result and print the table."""
 
+import dataclasses
 import errno
 import json
 import os
@@ -17,9 +18,10 @@ from . import server as srv, template, workdir
 from .errors import Interrupted, UserError
 from .options import check_known
 from .sampler import Sampler, merge_series
+from .storage import guard
 from .storage.sandbox import Sandbox, Spec
 from .units import human_seconds
-from .workloads import sysbench
+from .workloads import scan, sysbench
 
 
 @dataclass
@@ -35,13 +37,17 @@ class Options:
     data_dir: Path = results.DATA_DIR
     recipes_dir: Path = recipes.RECIPES_DIR
     baseline_seconds: int = 3    # per fio test
+    variant: str = ""            # "" is the recipe's main experiment
+    devices: tuple = ()          # real block devices instead of loop-device sandboxes
+    destroy_data: bool = False   # the user's consent to erase them
 
 
 def prepare(name: str, opts: Options):
     """Everything that can fail on bad input, checked before anything runs."""
-    recipe = recipes.load(name, opts.recipes_dir)
+    recipe = recipes.load(name, opts.recipes_dir, opts.variant)
     experiment = recipe.experiment(opts.profile, opts.repeats, opts.duration, opts.warmup)
     check_needs(recipe)
+    opts.devices = check_devices(recipe, opts)
     binary = srv.find(opts.mysqld)
     sysbench.executable()
     check_options(recipe, experiment, binary)
@@ -58,6 +64,19 @@ def check_needs(recipe) -> None:
                         "of the engine cannot provide yet")
 
 
+def check_devices(recipe, opts: Options) -> tuple:
+    """--device: only for recipes with [storage], one device, and never a device in use.
+    Returns the resolved device paths."""
+    if not opts.devices:
+        return ()
+    if not recipe.storage:
+        raise UserError(f"recipe {recipe.label} runs in the work directory and takes no --device")
+    if len(opts.devices) != 1:
+        raise UserError(f"recipe {recipe.label} tests one device, got {len(opts.devices)}: "
+                        f"{', '.join(opts.devices)}")
+    return tuple(guard.check_device(d, opts.destroy_data) for d in opts.devices)
+
+
 def check_options(recipe, experiment, binary) -> None:
     known = binary.variables
     check_known(binary.map(dict(recipe.server_settings)), known, binary.label,
@@ -65,6 +84,17 @@ def check_options(recipe, experiment, binary) -> None:
     if not experiment.sweep.setting.startswith("storage."):
         check_known(binary.map({experiment.sweep.setting: experiment.sweep.baseline}), known,
                     binary.label, f"{recipe.path}: sweep.setting")
+
+
+def run_all(name: str, opts: Options, variant: str | None = None, say=print) -> list:
+    """The recipe's main experiment and then each variant (or only the one named), each saved
+    to its own result file. Every variant is checked before the first one starts."""
+    names = [variant] if variant is not None else \
+        [r.variant for r in recipes.load_all(name, opts.recipes_dir)]
+    chosen = [dataclasses.replace(opts, variant=v) for v in names]
+    for one in chosen:
+        prepare(name, one)
+    return [run(name, one, say) for one in chosen]
 
 
 def run(name: str, opts: Options, say=print) -> Path | None:
@@ -76,6 +106,8 @@ def run(name: str, opts: Options, say=print) -> Path | None:
         say(planner.describe(plan, binary.label, pending(plan, doc),
                              template.is_cached(wd, binary, plan.experiment.dataset),
                              doc is not None))
+        if opts.devices:
+            say(f"storage under test: {opts.devices[0]}, erased by every run")
         say("dry run: nothing was started")
         return None
     with workdir.held(wd), _signals_interrupt(), _disk_errors(wd):
@@ -92,7 +124,7 @@ def _measure(plan, binary, wd, saved, opts, say):
     doc = saved.load(say)
     todo = pending(plan, doc)
     estimate = plan.estimate(todo, template.is_cached(wd, binary, e.dataset), doc is not None)
-    say(f"{e.recipe.name} ({e.profile}): {len(todo)} of {len(plan.runs)} runs to do, "
+    say(f"{e.recipe.label} ({e.profile}): {len(todo)} of {len(plan.runs)} runs to do, "
         f"about {human_seconds(estimate)}")
     reap_stale_servers(wd)
     template_data = template.ensure(wd, binary, e.dataset, e.workload.threads, say)
@@ -110,7 +142,8 @@ def _measure(plan, binary, wd, saved, opts, say):
         clock.begin(run_)
         first_of_point = not results.point(doc, run_.point.id)["runs"]
         record = measure_run(run_, binary, template_data, runs_dir, [disk] if disk else [],
-                             e, clock, opts.baseline_seconds if first_of_point else 0)
+                             e, clock, opts.baseline_seconds if first_of_point else 0,
+                             opts.devices[0] if opts.devices else None)
         results.point(doc, run_.point.id)["runs"].append(record)
         saved.save(doc)
         clock.end(record)
@@ -136,9 +169,10 @@ def provenance(runs_dir: Path, baseline_seconds: int) -> dict:
 
 
 @contextmanager
-def run_storage(run_, runs_dir: Path, disks, baseline_seconds: int):
+def run_storage(run_, runs_dir: Path, disks, baseline_seconds: int, device=None):
     """Where a run's datadir lives: the work directory, or a fresh sandbox built for this run
-    (its state read back, and fio on it when baseline_seconds is set)."""
+    on a loop device or on the user's device (its state read back, and fio on it when
+    baseline_seconds is set)."""
     rundir = runs_dir / f"{run_.point.id}-r{run_.repeat}"
     shutil.rmtree(rundir, ignore_errors=True)
     spec = run_.point.storage
@@ -147,7 +181,7 @@ def run_storage(run_, runs_dir: Path, disks, baseline_seconds: int):
         shutil.rmtree(rundir, ignore_errors=True)
         return
     fields = {k: v for k, v in spec.items() if k != "drop_caches" and v is not None}
-    with Sandbox(runs_dir.parent, Spec(**fields), name=rundir.name) as box:
+    with Sandbox(runs_dir.parent, Spec(**fields), name=rundir.name, device=device) as box:
         extra = {"storage": box.state()}
         if baseline_seconds:
             extra["device_baseline"] = baseline.device_baseline(box.mountpoint,
@@ -163,9 +197,10 @@ def drop_caches() -> None:
 
 
 def measure_run(run_, binary, template_data, runs_dir, disks, experiment, clock,
-                baseline_seconds=0) -> dict:
+                baseline_seconds=0, device=None) -> dict:
     """One repeat of one point on a fresh copy of the template; the copy is removed after."""
-    with run_storage(run_, runs_dir, disks, baseline_seconds) as (rundir, datadir, disks, extra):
+    with run_storage(run_, runs_dir, disks, baseline_seconds, device) as \
+            (rundir, datadir, disks, extra):
         template.clone(template_data, datadir)
         if run_.point.storage and run_.point.storage.get("drop_caches", True):
             drop_caches()
@@ -175,33 +210,53 @@ def measure_run(run_, binary, template_data, runs_dir, disks, experiment, clock,
 
 def _measure_server(run_, binary, rundir, datadir, disks, experiment, clock) -> dict:
     started = results.now()
+    measure = _sysbench if experiment.workload.timed else _scan
+    with srv.Server(binary, rundir, datadir, run_.point.settings) as server:
+        effective = server.variables(server.settings)
+        summary, series = measure(server, disks, experiment, clock)
+        server.stop(discard=True)
+    return {"repeat": run_.repeat, "order": run_.index, "started": started,
+            "finished": results.now(), "effective": effective, "summary": summary,
+            "series": series}
+
+
+def _sysbench(server, disks, experiment, clock):
     w, m, d = experiment.workload, experiment.measure, experiment.dataset
 
     def command(seconds):
         return sysbench.run_command(server.socket, w.script, d.tables, d.table_size, w.threads,
                                     seconds)
 
-    with srv.Server(binary, rundir, datadir, run_.point.settings) as server:
-        effective = server.variables(server.settings)
-        if m.warmup > 0:
-            clock.phase("warm-up", m.warmup)
-            sysbench.run(command(m.warmup), clock.tick)
-        clock.phase("measure", m.duration)
-        sampler = Sampler(server, disks)
-        sampler.start()
-        try:
-            measured = sysbench.run(command(m.duration), clock.tick)
-            sampler.stop()
-        finally:
-            sampler.close()
-        server.stop(discard=True)
+    if m.warmup > 0:
+        clock.phase("warm-up", m.warmup)
+        sysbench.run(command(m.warmup), clock.tick)
+    clock.phase("measure", m.duration)
+    with _sampling(server, disks) as sampler:
+        measured = sysbench.run(command(m.duration), clock.tick)
     summary = {k: measured.summary[k] for k in ("transactions", "tps", "latency_p95_ms")}
     summary["latency_avg_ms"] = measured.summary.get("latency_avg_ms")
     summary["errors"] = measured.summary.get("ignored_errors", 0)
     summary["io"] = results.io_per_transaction(sampler.totals, summary["transactions"])
-    return {"repeat": run_.repeat, "order": run_.index, "started": started,
-            "finished": results.now(), "effective": effective, "summary": summary,
-            "series": merge_series(measured.intervals, sampler.samples)}
+    return summary, merge_series(measured.intervals, sampler.samples)
+
+
+def _scan(server, disks, experiment, clock):
+    with _sampling(server, disks) as sampler:
+        summary = scan.run(server, experiment.dataset.tables, clock.scanned)
+    summary["io"] = results.io_totals(sampler.totals)
+    return summary, merge_series([], sampler.samples)
+
+
+@contextmanager
+def _sampling(server, disks):
+    """Per-second server and disk samples over the measured phase (kept only if it succeeds)."""
+    sampler = Sampler(server, disks)
+    sampler.start()
+    try:
+        yield sampler
+        sampler.stop()
+    finally:
+        sampler.close()
 
 
 class Saved:
@@ -209,7 +264,8 @@ class Saved:
 
     def __init__(self, wd: Path, plan, binary):
         e = plan.experiment
-        self.path = wd / "progress" / f"{e.recipe.name}-{e.profile}.json"
+        variant = f"-{e.recipe.variant}" if e.recipe.variant else ""
+        self.path = wd / "progress" / f"{e.recipe.name}{variant}-{e.profile}.json"
         self.key = results.resume_key(plan, binary)
 
     def load(self, say, move_stale=True):
@@ -309,12 +365,14 @@ class Progress:
                              f"  {interval.tps:,.0f} tps  p95 {interval.latency_p95_ms} ms   ")
             sys.stdout.flush()
 
+    def scanned(self, table, tables, elapsed):
+        if self.live:
+            sys.stdout.write(f"\r    scan: table {table}/{tables} after {elapsed:.1f}s   ")
+            sys.stdout.flush()
+
     def end(self, record):
         if self.live:
             sys.stdout.write("\r" + " " * 60 + "\r")
-        s = record["summary"]
-        written = s["io"]["write_bytes_per_trx"]
-        io = f", {written / 1024:.1f} KiB written/trx" if written is not None else ""
-        self.say(f"    {s['tps']:,.1f} tps, p95 {s['latency_p95_ms']} ms{io}")
+        self.say(f"    {report.run_line(record['summary'])}")
         self.done += 1
         self.finished_here += 1

@@ -158,9 +158,11 @@ def merge_series(intervals, samples) -> dict:
     None so every series has one value per second.
     """
     n = max(len(intervals), len(samples))
-    series = {"t": list(range(1, n + 1)),
-              "tps": [i.tps for i in intervals] + [None] * (n - len(intervals)),
-              "latency_p95_ms": [i.latency_p95_ms for i in intervals] + [None] * (n - len(intervals))}
+    series = {"t": list(range(1, n + 1))}
+    if intervals:  # a scan has no sysbench report, only the sampler's series
+        pad = [None] * (n - len(intervals))
+        series["tps"] = [i.tps for i in intervals] + pad
+        series["latency_p95_ms"] = [i.latency_p95_ms for i in intervals] + pad
     names = list(samples[0]) if samples else []
     for name in names:
         series[name] = [s.get(name) for s in samples] + [None] * (n - len(samples))

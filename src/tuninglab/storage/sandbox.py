@@ -2,12 +2,17 @@
 with the options under test, mounted, with the IO scheduler and read-ahead set. Every step is
 recorded in the ledger before the next, and undone in reverse order on every exit path.
 
+Device mode (device="/dev/sdb"): a disk the user named and agreed to erase takes the place of
+the file and the loop device; the rest is the same, and it is never detached.
+
 Safety: the only block devices touched are loop devices this code attached to files under the
-work directory; clean() checks the backing file again before detaching anything.
+work directory, and a named device that guard.check_device accepts right before mkfs;
+clean() checks the backing file again before detaching anything.
 """
 
 import json
 import os
+import re
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -17,6 +22,7 @@ from .. import units
 from ..devices import storage_info
 from ..errors import UserError
 from ..workdir import check_free
+from . import guard
 from .ledger import Ledger
 
 MKFS = {"ext4": (["mkfs.ext4", "-q", "-F"], "e2fsprogs"),
@@ -52,10 +58,12 @@ def _run(cmd: list[str], what: str) -> str:
 class Sandbox:
     """Use as a context manager; state() reads back what the kernel has in force."""
 
-    def __init__(self, workdir: Path, spec: Spec, name: str = "sandbox"):
+    def __init__(self, workdir: Path, spec: Spec, name: str = "sandbox",
+                 device: str | None = None):
         self.workdir = Path(workdir).resolve()
         self.spec, self.name = spec, name
-        self.image = self.workdir / "sandboxes" / f"{name}.img"
+        self.given = device  # a user's disk instead of a loop device; spec.size is then unused
+        self.image = None if device else self.workdir / "sandboxes" / f"{name}.img"
         self.mountpoint = self.workdir / "sandboxes" / name
         self.ledger = Ledger(self.workdir)
         self.device = None
@@ -81,15 +89,12 @@ class Sandbox:
         mkfs, package = MKFS[s.filesystem]
         if not have_tool(mkfs[0]):
             raise UserError(f"{mkfs[0]} not found: install it with `apt-get install {package}`")
-        size = units.size_bytes(s.size)
-        check_free(self.workdir, size, f"a {s.size} sandbox")
-        self.image.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.image, "wb") as f:
-            f.truncate(size)  # sparse: blocks are allocated as the sandbox fills
-        self._push({"kind": "file", "path": str(self.image)})
-        self.device = _run(["losetup", "--find", "--show", str(self.image)], "attaching a loop device")
-        self._push({"kind": "loop", "device": self.device, "backing": str(self.image)})
+        if self.given:
+            self.device = self._claim_device()
+        else:
+            self._attach_loop()
         _run(mkfs + list(s.mkfs_options) + [self.device], f"mkfs.{s.filesystem}")
+        self.mountpoint.parent.mkdir(parents=True, exist_ok=True)
         self.mountpoint.mkdir(exist_ok=True)
         self._push({"kind": "dir", "path": str(self.mountpoint)})
         options = ["-o", s.mount_options] if s.mount_options else []
@@ -100,6 +105,30 @@ class Sandbox:
             self._set_queue("scheduler", s.scheduler)
         if s.read_ahead_kb is not None:
             self._set_queue("read_ahead_kb", str(s.read_ahead_kb))
+
+    def _attach_loop(self) -> None:
+        size = units.size_bytes(self.spec.size)
+        check_free(self.workdir, size, f"a {self.spec.size} sandbox")
+        self.image.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.image, "wb") as f:
+            f.truncate(size)  # sparse: blocks are allocated as the sandbox fills
+        self._push({"kind": "file", "path": str(self.image)})
+        self.device = _run(["losetup", "--find", "--show", str(self.image)], "attaching a loop device")
+        self._push({"kind": "loop", "device": self.device, "backing": str(self.image)})
+
+    def _claim_device(self) -> str:
+        # Checked again right before mkfs: the disk may have been mounted since the runner
+        # checked --destroy-data. Nothing is recorded for it: there is nothing to detach.
+        device = guard.check_device(self.given, destroy_data=True)
+        s = self.spec
+        # A partition's scheduler and read-ahead are its disk's, shared with the other
+        # partitions: refused rather than changed under them.
+        disk = guard.parent_disk(Path(device).name)
+        if disk and (s.scheduler or s.read_ahead_kb is not None):
+            raise UserError(f"{device} is a partition of /dev/{disk}: its IO scheduler and "
+                            "read-ahead belong to the whole disk, so pass the whole disk or "
+                            "leave storage.scheduler and storage.read_ahead_kb unset")
+        return device
 
     def _push(self, entry: dict) -> None:
         self._made.append(self.ledger.record(entry))
@@ -120,9 +149,10 @@ class Sandbox:
     def state(self) -> dict:
         """The storage as the kernel reports it now, for the result file."""
         info = storage_info(self.mountpoint)
-        queue = Path(f"/sys/block/{Path(self.device).name}/queue")
-        info.update({"sandbox": True, "backing_file": str(self.image), "size": self.spec.size,
-                     "nr_requests": int((queue / "nr_requests").read_text())})
+        queue = Path(f"/sys/block/{info['disk']}/queue")  # a partition's queue is its disk's
+        size = self.spec.size if self.image else f"{_device_bytes(self.device) // 2**20}M"
+        info.update({"sandbox": True, "backing_file": str(self.image) if self.image else None,
+                     "size": size, "nr_requests": int((queue / "nr_requests").read_text())})
         return info
 
     def close(self) -> None:
@@ -135,6 +165,10 @@ class Sandbox:
 def have_tool(tool: str) -> bool:
     return any(Path(d, tool).exists() for d in os.environ.get("PATH", "").split(":")
                + ["/usr/sbin", "/sbin"])
+
+
+def _device_bytes(device: str) -> int:
+    return int(Path(f"/sys/class/block/{Path(device).name}/size").read_text()) * 512  # sectors
 
 
 def _queue_value(path: Path) -> str:
@@ -161,6 +195,8 @@ def undo(entry: dict, workdir: Path) -> str:
     kind = entry["kind"]
     inside = lambda p: Path(p).resolve().is_relative_to(Path(workdir).resolve())
     if kind == "queue":
+        if not re.fullmatch(r"/sys/block/[\w.-]+/queue/(scheduler|read_ahead_kb)", entry["path"]):
+            raise UserError(f"refusing to write {entry['path']}: not a block queue setting")
         if Path(entry["path"]).exists():
             Path(entry["path"]).write_text(entry["previous"])
         return f"restored {entry['path']} to {entry['previous']}"

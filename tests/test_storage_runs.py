@@ -2,6 +2,7 @@
 after a SIGKILL in the middle of a point `invoke lab.clean` leaves no loop device, mount, server
 or ledger entry behind."""
 
+import json
 import os
 import shutil
 import signal
@@ -13,7 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import NOTHING, leftovers, needs_real_server, servers_under, write_recipe
+from conftest import (NOTHING, attached_loop, leftovers, needs_real_server, servers_under,
+                      write_recipe)
+from tuninglab import results, runner
+from tuninglab.errors import UserError
 
 pytestmark = pytest.mark.integration
 REPO = Path(__file__).resolve().parents[1]
@@ -139,3 +143,55 @@ def wait_for_a_sandboxed_server(wd: Path, run, log: Path, timeout: float = 240) 
             return
         time.sleep(0.1)
     pytest.fail(f"no sandboxed server after {timeout:.0f}s:\n{log.read_text()[-2000:]}")
+
+
+SCAN_RECIPE = """
+title = "Tiny scan on a named device"
+question = "Does a scan run on a user's device?"
+
+[dataset]
+shape = "disk-bound"
+tables = 2
+table_size = 5000
+
+[storage]
+filesystem = "ext4"
+
+[server.settings]
+innodb_flush_method = "fsync"
+
+[workload]
+tool = "scan"
+
+[sweep]
+setting = "storage.read_ahead_kb"
+values = [0, 128]
+baseline = "128"
+
+[measure]
+repeats = 2
+"""
+
+
+def test_a_scan_on_a_named_device_gives_a_valid_result_and_leaves_the_device(scratch):
+    """--device end to end: the runner refuses it without consent, then runs the scan on it,
+    records what the kernel had in force, and leaves the device attached and unmounted."""
+    needs_real_server()
+    write_recipe(scratch / "recipes", "tiny-scan", SCAN_RECIPE)
+    wd, data = scratch / "wd", scratch / "data"
+    with attached_loop(scratch / "disk.img", size=1024 * 2**20) as device:
+        opts = runner.Options(recipes_dir=scratch / "recipes", data_dir=data, workdir=wd,
+                              baseline_seconds=1, devices=(device,))
+        with pytest.raises(UserError, match="add --destroy-data"):
+            runner.run("tiny-scan", opts, say=lambda *_: None)
+        opts.destroy_data = True
+        doc = json.loads(runner.run("tiny-scan", opts, say=lambda *_: None).read_text())
+        assert results.validate(doc) == []
+        for point in doc["points"]:
+            for run in point["runs"]:
+                assert run["storage"]["device"] == Path(device).name
+                assert run["storage"]["read_ahead_kb"] == int(point["value"])
+                assert run["summary"]["rows"] == 2 * 5000 and run["summary"]["mib_per_s"] > 0
+        assert device in subprocess.run(["losetup", "-l", "-n", "-O", "NAME"],
+                                        capture_output=True, text=True).stdout
+        assert leftovers(wd)["mounts"] == [] and servers_under(wd) == []

@@ -97,6 +97,7 @@ def test_a_scan_ignores_timed_settings_and_plans_by_size(tmp_path):
     e = r.experiment("quick", repeats=2, duration="30s", warmup="5s")
     assert (e.measure.warmup, e.measure.duration, e.measure.repeats) == (0, 0, 2)
     assert e.workload.threads == 1 and e.workload.metric == "mib_per_s"
+    assert e.settings_for("bfq")["innodb_buffer_pool_load_at_startup"] == "OFF"
     p = plan.build(e)
     rows = e.dataset.tables * e.dataset.table_size
     assert p.run_seconds() == pytest.approx(plan.SCAN_ROW_S * rows + plan.RUN_OVERHEAD_S)

@@ -139,6 +139,8 @@ class Experiment:
         """The server settings of one point: base, the data shape's pool, the swept option."""
         settings = dict(self.recipe.server_settings)
         settings["innodb_buffer_pool_size"] = self.dataset.buffer_pool_size
+        if not self.workload.timed:  # a scan starts cold: no pages reloaded from the last dump
+            settings["innodb_buffer_pool_load_at_startup"] = "OFF"
         if not self.sweep.setting.startswith("storage."):
             settings[self.sweep.setting] = value
         return settings

@@ -182,10 +182,11 @@ def list_names(recipes_dir: Path = RECIPES_DIR) -> list[str]:
 
 def load(name_or_path, recipes_dir: Path = RECIPES_DIR, variant: str = "") -> Recipe:
     """The recipe's main experiment, or one of its variants."""
-    for recipe in load_all(name_or_path, recipes_dir):
+    every = load_all(name_or_path, recipes_dir)
+    for recipe in every:
         if recipe.variant == variant:
             return recipe
-    known = ", ".join(r.variant for r in load_all(name_or_path, recipes_dir) if r.variant)
+    known = ", ".join(r.variant for r in every if r.variant)
     raise UserError(f"recipe {name_or_path} has no variant {variant!r} "
                     f"(variants: {known or 'none'})")
 
@@ -333,7 +334,7 @@ def _build(data, path, raw, variant="") -> Recipe:
         text=raw.decode("utf-8"), title=top.get("title", str), question=top.get("question", str),
         topic=top.get("topic", str, path.parent.name), needs=tuple(needs),
         dataset=_dataset(top.table("dataset")), server_settings=_settings(top.table("server", False)),
-        workload=workload, sweep=_sweep(top.table("sweep")),
+        workload=workload, sweep=_sweep(sweep),
         measure=_measure(top.table("measure"), workload.timed),
         profiles=_profiles(top.table("profiles", False)), storage=storage, variant=variant)
 

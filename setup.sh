@@ -5,8 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 # chromium: the browser tests drive Debian's build through Playwright (no browser download).
+# qemu-system-x86, debootstrap, cpio: the lab VM, for RAID where the kernel has no md.
 PACKAGES=(mariadb-server mariadb-client sysbench fio python3 python3-venv git chromium
-          e2fsprogs xfsprogs btrfs-progs util-linux)
+          e2fsprogs xfsprogs btrfs-progs util-linux qemu-system-x86 debootstrap cpio)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

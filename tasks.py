@@ -84,7 +84,7 @@ def lab_clean(c, workdir=None):
     cli.guard(cli.lab_clean, workdir)
 
 
-@task(help={"only": "site, engine or sandbox (default: all)"})
+@task(help={"only": "site, engine, sandbox or vm (default: all)"})
 def bench(c, only=None):
     """Benchmarks printed as ratios to their targets: the site (build, JavaScript, first chart)
     and the engine (harness overhead and precision of `doublewrite --quick`, about 5 min)."""

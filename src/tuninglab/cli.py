@@ -1,6 +1,7 @@
 """What the invoke tasks do, kept out of tasks.py so it can be tested and imported."""
 
 import json
+import shutil
 import sys
 import tempfile
 import time
@@ -129,6 +130,10 @@ def lab_clean(workdir=None, say=print):
         for pid in runner.reap_stale_servers(wd):
             say(f"stopped server pid {pid}")
         done = sandbox.clean(wd)
+        jobs = wd / "vm" / "jobs"
+        if jobs.is_dir() and any(jobs.iterdir()):
+            shutil.rmtree(jobs)
+            done.append(f"removed the lab VM's job files in {jobs}")
     for line in done:
         say(line)
     say(f"clean: {len(done)} resources removed from {wd}" if done else f"clean: nothing left in {wd}")
@@ -136,11 +141,14 @@ def lab_clean(workdir=None, say=print):
 
 def bench(only=None, say=print):
     """Speed targets as ratios. Run it on a quiet machine: other work measures itself."""
-    if only not in (None, "site", "engine", "sandbox"):
-        raise UserError(f"--only: expected site, engine or sandbox, got {only!r}")
+    if only not in (None, "site", "engine", "sandbox", "vm"):
+        raise UserError(f"--only: expected site, engine, sandbox or vm, got {only!r}")
     if only in (None, "sandbox"):
         say("== sandbox")
         bench_sandbox(say)
+    if only in (None, "vm"):
+        say("== lab VM")
+        bench_vm(say)
     if only in (None, "site"):
         from . import sitebench
         say("== site")
@@ -165,6 +173,42 @@ def bench_sandbox(say=print):
                 seconds = time.monotonic() - started
             say(f"{fs} sandbox setup with the {workdir_mod.dir_bytes(data) / 2**20:.0f} MiB datadir: "
                 f"{seconds:.2f}s, {seconds / 5:.2f} of the 5 s target")
+
+
+def bench_vm(say=print):
+    """The lab VM: image build cold (in a scratch directory) and cached, an empty boot, and
+    one RAID run's overhead over its workload (boot, array, copy, server start)."""
+    from .lab import image, qemu
+    scratch = Path(tempfile.mkdtemp(prefix="bench-vm-", dir=workdir_mod.default()))
+    try:
+        started = time.monotonic()
+        image.ensure(scratch, say=lambda _line: None)
+        cold = time.monotonic() - started
+        started = time.monotonic()
+        built = image.ensure(scratch)
+        cached = time.monotonic() - started
+        say(f"image build: cold {cold:.0f}s ({cold / 180:.2f} of a 3 min target), "
+            f"cached {cached:.3f}s")
+        accel = qemu.accelerator(built, scratch, say)
+        boot = qemu.probe(built, accel, scratch / "vm")
+        if boot:
+            say(f"empty boot under {accel}: kernel to init {boot.boot_seconds:.1f}s, power-on to "
+                f"power-off {boot.seconds:.1f}s ({boot.seconds / 10:.2f} of a 10 s target)")
+        else:
+            say(f"empty boot under {accel}: did not finish")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    opts = runner.Options(profile="quick", repeats=1,
+                          data_dir=Path(tempfile.mkdtemp(prefix="bench-data-")))
+    plan, binary = runner.prepare("raid-chunk", opts)
+    _template_for(plan, binary, say)
+    m = plan.experiment.measure
+    started = time.monotonic()
+    runner.run("raid-chunk", opts, say=lambda _line: None)
+    per_run = (time.monotonic() - started) / len(plan.runs)
+    overhead = per_run - m.warmup - m.duration
+    say(f"raid-chunk --quick, one run in the VM: {per_run:.0f}s for {m.warmup + m.duration:.0f}s "
+        f"of workload; overhead {overhead:.0f}s per run ({overhead / 30:.2f} of a 30 s target)")
 
 
 def _template_for(plan, binary, say) -> Path:

@@ -1,6 +1,6 @@
 """pymdownx.superfences custom fences that put data on the page at build time.
 
-```plotly            a chart: kind = "results" | "series" | "historical" (TOML spec)
+```plotly            a chart: kind = "results" | "series" | "io" | "historical" (TOML spec)
 ```reproduce         the "Reproduce" box of a recipe
 
 No MkDocs hooks or plugins: a Markdown extension survives a move to MkDocs' successors. A bad
@@ -58,18 +58,31 @@ def _chart(spec: dict) -> str:
             f'{html.escape(source["source"]["hardware"])}. Software: ' \
             f'{html.escape(source["source"]["software"])}.</p>'
 
-    if kind in ("results", "series"):
+    if kind in ("results", "series", "io"):
         name, variant = spec["recipe"], spec.get("variant", "")
         recipes.load(name, variant=variant)  # unknown: an error, not "no data yet"
         docs = figures.results_for(name, variant)
         if not docs:
             return _no_data(name, variant)
+        if kind == "io":
+            return _embed(figures.io_bars(docs[-1]))
         if kind == "results":
             metric = spec.get("metric", results.metric(docs[-1]))
             verdicts = _verdicts(docs[-1]) if metric == results.metric(docs[-1]) else ""
-            return _embed(figures.results_bars(docs, metric)) + verdicts
+            return _embed(figures.results_bars(docs, metric)) + verdicts + _functional(docs[-1])
         return _embed(figures.series_lines(docs[-1], spec["metric"]))
-    raise ValueError(f"kind must be results, series, historical or claims, got {kind!r}")
+    raise ValueError(f"kind must be results, series, io, historical or claims, got {kind!r}")
+
+
+def _functional(doc: dict) -> str:
+    """The label of a result that shows how something works, not how fast hardware is."""
+    why = figures.functional_only(doc)
+    if not why:
+        return ""
+    return ('<div class="admonition warning tl-functional"><p class="admonition-title">'
+            'Functional: shows the mechanism, not the hardware\'s speed</p>'
+            f'<p>In the latest result {html.escape(why)}. Compare the IO per transaction at the '
+            'member devices, which holds on any storage; not the throughput.</p></div>')
 
 
 def _claims(slug: str, table: str) -> str:

@@ -185,3 +185,47 @@ def historical_bars(slug: str, table: str, columns=None, base: Path = HISTORICAL
         "title": {"text": f"{esc(meta['caption'])}<br><sup>{esc(s['author'] or s['venue'] or s['title'])}, "
                           f"{esc(s['year'])}: {esc(meta['metric'])}</sup>", "font": {"size": 15}},
         "legend": {"orientation": "h", "y": -0.25}}}
+
+
+# What a RAID run's IO-per-transaction chart shows: (trace name, summary key, io field).
+IO_TRACES = (
+    ("writes to the array", "array_io", "writes_per_trx"),
+    ("writes at the members (sum)", "io", "writes_per_trx"),
+    ("reads from the array", "array_io", "reads_per_trx"),
+    ("reads at the members (sum)", "io", "reads_per_trx"),
+)
+
+
+def io_bars(doc: dict) -> dict:
+    """IO requests per transaction at the array and at its members, median over repeats: how
+    the level and chunk size turn one page write into member IOs, on any storage."""
+    traces = []
+    for name, where, field in IO_TRACES:
+        xs, ys = [], []
+        for point in doc["points"]:
+            values = [run["summary"].get(where, {}).get(field) for run in point["runs"]]
+            if values and all(v is not None for v in values):
+                xs.append(esc(point["value"]))
+                ys.append(stats.summarize(values).median)
+        if xs:
+            traces.append({"type": "bar", "name": esc(name), "x": xs, "y": ys,
+                           "hovertemplate": "%{x}: %{y:.1f} IOs per transaction<extra>"
+                                            + esc(name) + "</extra>"})
+    return {"data": traces, "layout": {
+        "barmode": "group",
+        "xaxis": {"title": {"text": esc(doc["sweep"]["setting"])}, "type": "category"},
+        "yaxis": {"title": {"text": "IO requests per transaction"}},
+        "legend": {"orientation": "h", "y": -0.25}}}
+
+
+def functional_only(doc: dict) -> str | None:
+    """Why a result shows a mechanism but not the hardware's speed, or None if it does."""
+    labs = [run["lab"] for p in doc["points"] for run in p["runs"] if "lab" in run]
+    if not labs:
+        return None
+    reasons = []
+    if any(lab["accelerator"] == "tcg" for lab in labs):
+        reasons.append("the lab VM ran under TCG, an emulated CPU")
+    if any(lab["shared_physical_device"] for lab in labs):
+        reasons.append("its member disks were files on one physical device")
+    return "; ".join(reasons) or None

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from . import units
 from .errors import UserError
+from .lab.raid import ArraySpec, problems
 
 RECIPES_DIR = Path(__file__).resolve().parents[2] / "recipes"
 
@@ -38,8 +39,11 @@ STORAGE_KEYS = {"filesystem", "size", "mount_options", "mkfs_options", "schedule
                 "read_ahead_kb", "drop_caches"}
 STORAGE_SWEEPABLE = {"filesystem", "mount_options", "scheduler", "read_ahead_kb"}
 FILESYSTEMS = ("ext4", "xfs", "btrfs")
+# An md RAID array under the filesystem: built natively or in the lab VM (lab/raid.py).
+RAID_KEYS = {"level", "chunk", "disks", "member_size"}
+RAID_SWEEPABLE = {"level", "chunk", "disks"}
 VARIANT_KEYS = ("title", "question", "dataset", "server", "workload", "sweep", "measure",
-                "profiles", "storage")
+                "profiles", "storage", "raid")
 PROFILE_KEYS = {"warmup", "duration", "repeats", "threads", "tables", "table_size",
                 "buffer_pool_size"}
 
@@ -74,6 +78,11 @@ class Sweep:
     values: tuple[str, ...]
     baseline: str
 
+    @property
+    def server_option(self) -> bool:
+        """A server option, not a storage.* or raid.* setting of the lab."""
+        return not self.setting.startswith(("storage.", "raid."))
+
 
 @dataclass(frozen=True)
 class Measure:
@@ -99,6 +108,7 @@ class Recipe:
     measure: Measure
     profiles: dict
     storage: tuple = ()   # (key, value) pairs of [storage]; empty: runs on the work directory
+    raid: tuple = ()      # (key, value) pairs of [raid]; empty: no array
     variant: str = ""     # "" for the recipe's main experiment, else the [variants.<name>] name
 
     @property
@@ -141,7 +151,7 @@ class Experiment:
         settings["innodb_buffer_pool_size"] = self.dataset.buffer_pool_size
         if not self.workload.timed:  # a scan starts cold: no pages reloaded from the last dump
             settings["innodb_buffer_pool_load_at_startup"] = "OFF"
-        if not self.sweep.setting.startswith("storage."):
+        if self.sweep.server_option:
             settings[self.sweep.setting] = value
         return settings
 
@@ -154,6 +164,22 @@ class Experiment:
             key = self.sweep.setting.removeprefix("storage.")
             storage[key] = int(value) if key == "read_ahead_kb" else value
         return storage
+
+    def raid_for(self, value: str) -> dict | None:
+        """The md array of one point (lab/raid.ArraySpec fields), or None."""
+        if not self.recipe.raid:
+            return None
+        return _array_spec(dict(self.recipe.raid), self.sweep, value)
+
+
+def _array_spec(raid: dict, sweep, value: str) -> dict:
+    if sweep.setting.startswith("raid."):
+        raid[sweep.setting.removeprefix("raid.")] = value
+    chunk = units.size_bytes(raid["chunk"])
+    if chunk % 1024:
+        raise ValueError(f"chunk {raid['chunk']!r} is not a whole number of KiB")
+    return {"level": str(raid["level"]), "chunk_kib": chunk // 1024,
+            "disks": int(raid["disks"]), "member_size": str(raid["member_size"])}
 
 
 def _command_line_value(key, value):
@@ -314,18 +340,29 @@ def option_value(value) -> str:
 def _build(data, path, raw, variant="") -> Recipe:
     top = _Reader(path, data, f"variants.{variant}" if variant else "")
     top.only("title", "question", "topic", "needs", "dataset", "server", "workload", "sweep",
-             "measure", "profiles", "storage")
+             "measure", "profiles", "storage", "raid")
     needs = top.get("needs", list, [])
     for need in needs:
         if not isinstance(need, str) or need not in NEEDS:
             top.fail("needs", f"unknown need {need!r} (expected some of: {', '.join(sorted(NEEDS))})")
     storage = _storage(top.table("storage", required=False))
+    raid_table = top.table("raid", required=False)
+    raid = _raid(raid_table)
+    if raid and not storage:
+        storage = _storage(_Reader(path, {"filesystem": "ext4"}, "storage"))
     sweep = top.table("sweep")
     if str(sweep.data.get("setting", "")).startswith("storage.") and not storage:
         sweep.fail("setting", "a storage sweep needs a [storage] table")
+    if str(sweep.data.get("setting", "")).startswith("raid.") and not raid:
+        sweep.fail("setting", "a RAID sweep needs a [raid] table")
     if storage and "root" not in needs:
         needs = list(needs) + ["root"]  # loop devices, mkfs and mount
     workload = _workload(top.table("workload"))
+    parsed_sweep = _sweep(sweep)
+    if raid:
+        _check_arrays(raid, parsed_sweep, raid_table, sweep)
+        if not workload.timed:
+            top.fail("workload.tool", "the RAID recipes measure sysbench workloads")
     if not workload.timed and not storage:
         top.fail("workload.tool", "a scan needs a [storage] table: its sandbox lets the page "
                                   "cache be dropped before each scan")
@@ -334,9 +371,10 @@ def _build(data, path, raw, variant="") -> Recipe:
         text=raw.decode("utf-8"), title=top.get("title", str), question=top.get("question", str),
         topic=top.get("topic", str, path.parent.name), needs=tuple(needs),
         dataset=_dataset(top.table("dataset")), server_settings=_settings(top.table("server", False)),
-        workload=workload, sweep=_sweep(sweep),
+        workload=workload, sweep=parsed_sweep,
         measure=_measure(top.table("measure"), workload.timed),
-        profiles=_profiles(top.table("profiles", False)), storage=storage, variant=variant)
+        profiles=_profiles(top.table("profiles", False)), storage=storage, raid=raid,
+        variant=variant)
 
 
 def _dataset(t: _Reader) -> Dataset:
@@ -398,12 +436,39 @@ def _storage(t: _Reader) -> tuple:
     return tuple(out.items())
 
 
+def _raid(t: _Reader) -> tuple:
+    if not t.data:
+        return ()
+    t.only(*sorted(RAID_KEYS))
+    level = t.get("level", (str, int))
+    return (("level", str(level)), ("chunk", t.size("chunk", "64K")),
+            ("disks", t.positive_int("disks", 4)), ("member_size", t.size("member_size", "1G")))
+
+
+def _check_arrays(raid: tuple, sweep: Sweep, raid_table: _Reader, sweep_table: _Reader) -> None:
+    """Every point's array must be one md can build: the error names the key to fix."""
+    swept = sweep.setting.removeprefix("raid.") if sweep.setting.startswith("raid.") else None
+    for value in sweep.values:
+        try:
+            spec = _array_spec(dict(raid), sweep, value)
+        except ValueError as exc:
+            sweep_table.fail("values", f"{value!r}: {exc}")
+        for key, problem in problems(ArraySpec(**spec)):
+            if key == swept:
+                sweep_table.fail("values", f"{value!r}: {problem}")
+            raid_table.fail(key, problem + (f" (at {sweep.setting} = {value})" if swept else ""))
+
+
 def _sweep(t: _Reader) -> Sweep:
     t.only("setting", "values", "baseline")
     raw = t.get("setting", str)
-    setting = raw.strip() if raw.strip().startswith("storage.") else option_name(raw)
+    prefixed = raw.strip().startswith(("storage.", "raid."))
+    setting = raw.strip() if prefixed else option_name(raw)
     if setting.startswith("storage.") and setting[8:] not in STORAGE_SWEEPABLE:
         t.fail("setting", f"expected storage.{{{', '.join(sorted(STORAGE_SWEEPABLE))}}}, "
+                          f"got {setting!r}")
+    if setting.startswith("raid.") and setting[5:] not in RAID_SWEEPABLE:
+        t.fail("setting", f"expected raid.{{{', '.join(sorted(RAID_SWEEPABLE))}}}, "
                           f"got {setting!r}")
     if setting in RESERVED_OPTIONS:
         t.fail("setting", f"'{setting}' is set by the engine itself and cannot be swept")

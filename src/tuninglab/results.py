@@ -12,13 +12,13 @@ from pathlib import Path
 import jsonschema
 
 from . import stats
+from .measure import IO_FIELDS, io_per_transaction, io_totals  # noqa: F401 (re-exported)
 from .workloads import scan, sysbench
 from .workdir import PROJECT_DIR, atomic_write_json
 
 SCHEMA_VERSION = 1
 SCHEMA_PATH = Path(__file__).with_name("result.schema.json")
 DATA_DIR = PROJECT_DIR / "data"
-IO_FIELDS = ("reads", "writes", "read_bytes", "write_bytes")
 
 
 def now() -> str:
@@ -110,19 +110,6 @@ def point(doc: dict, point_id: str) -> dict:
 
 def done_keys(doc: dict) -> set[str]:
     return {f"{p['id']}#{run['repeat']}" for p in doc["points"] for run in p["runs"]}
-
-
-def io_per_transaction(totals: dict, transactions: int) -> dict:
-    """Disk IO over the measured phase divided by the transactions in it."""
-    if not totals or not transactions:
-        return {f"{f}_per_trx": None for f in IO_FIELDS}
-    return {f"{f}_per_trx": round(sum(t[f] for t in totals.values()) / transactions, 3)
-            for f in IO_FIELDS}
-
-
-def io_totals(totals: dict) -> dict:
-    """Disk IO over the measured phase, summed over the devices (a scan has no transactions)."""
-    return {f: sum(t[f] for t in totals.values()) if totals else None for f in IO_FIELDS}
 
 
 def finish(doc: dict) -> dict:

@@ -13,15 +13,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import baseline, devices, hostinfo, plan as planner, recipe as recipes, report, results
+from . import baseline, devices, hostinfo, measure, plan as planner, recipe as recipes, report
+from . import results
 from . import server as srv, template, workdir
 from .errors import Interrupted, UserError
 from .options import check_known
-from .sampler import Sampler, merge_series
 from .storage import guard
 from .storage.sandbox import Sandbox, Spec
 from .units import human_seconds
-from .workloads import scan, sysbench
+from .workloads import sysbench
 
 
 @dataclass
@@ -71,6 +71,9 @@ def check_devices(recipe, opts: Options) -> tuple:
         return ()
     if not recipe.storage:
         raise UserError(f"recipe {recipe.label} runs in the work directory and takes no --device")
+    if recipe.raid:
+        raise UserError(f"recipe {recipe.label} builds its arrays in the lab VM, over sparse "
+                        "files; naming member devices is not supported yet")
     if len(opts.devices) != 1:
         raise UserError(f"recipe {recipe.label} tests one device, got {len(opts.devices)}: "
                         f"{', '.join(opts.devices)}")
@@ -81,7 +84,7 @@ def check_options(recipe, experiment, binary) -> None:
     known = binary.variables
     check_known(binary.map(dict(recipe.server_settings)), known, binary.label,
                 f"{recipe.path}: server.settings")
-    if not experiment.sweep.setting.startswith("storage."):
+    if experiment.sweep.server_option:
         check_known(binary.map({experiment.sweep.setting: experiment.sweep.baseline}), known,
                     binary.label, f"{recipe.path}: sweep.setting")
 
@@ -127,6 +130,7 @@ def _measure(plan, binary, wd, saved, opts, say):
     say(f"{e.recipe.label} ({e.profile}): {len(todo)} of {len(plan.runs)} runs to do, "
         f"about {human_seconds(estimate)}")
     reap_stale_servers(wd)
+    lab = _lab_vm(e.recipe, binary, wd, say)
     template_data = template.ensure(wd, binary, e.dataset, e.workload.threads, say)
     runs_dir = wd / "runs"
     runs_dir.mkdir(exist_ok=True)
@@ -141,9 +145,12 @@ def _measure(plan, binary, wd, saved, opts, say):
     for run_ in todo:
         clock.begin(run_)
         first_of_point = not results.point(doc, run_.point.id)["runs"]
-        record = measure_run(run_, binary, template_data, runs_dir, [disk] if disk else [],
-                             e, clock, opts.baseline_seconds if first_of_point else 0,
-                             opts.devices[0] if opts.devices else None)
+        if lab:
+            record = lab.measure(run_, e, template_data, say)
+        else:
+            record = measure_run(run_, binary, template_data, runs_dir, [disk] if disk else [],
+                                 e, clock, opts.baseline_seconds if first_of_point else 0,
+                                 opts.devices[0] if opts.devices else None)
         results.point(doc, run_.point.id)["runs"].append(record)
         saved.save(doc)
         clock.end(record)
@@ -154,6 +161,16 @@ def _measure(plan, binary, wd, saved, opts, say):
     say(report.results_table(doc))
     say(f"\nwrote {path}")
     return path
+
+
+def _lab_vm(recipe, binary, wd: Path, say):
+    """RAID recipes run in the lab VM (this engine does not drive the host's md yet)."""
+    if not recipe.raid:
+        return None
+    from .lab.vm import LabVM  # noqa: PLC0415 (only RAID recipes need qemu)
+    lab = LabVM.start(wd, say)
+    lab.check_server(binary)
+    return lab
 
 
 def provenance(runs_dir: Path, baseline_seconds: int) -> dict:
@@ -210,53 +227,18 @@ def measure_run(run_, binary, template_data, runs_dir, disks, experiment, clock,
 
 def _measure_server(run_, binary, rundir, datadir, disks, experiment, clock) -> dict:
     started = results.now()
-    measure = _sysbench if experiment.workload.timed else _scan
+    e = experiment
     with srv.Server(binary, rundir, datadir, run_.point.settings) as server:
         effective = server.variables(server.settings)
-        summary, series = measure(server, disks, experiment, clock)
+        if e.workload.timed:
+            summary, series, _ = measure.oltp(server, disks, e.workload, e.measure, e.dataset,
+                                              clock)
+        else:
+            summary, series, _ = measure.full_scan(server, disks, e.dataset, clock)
         server.stop(discard=True)
     return {"repeat": run_.repeat, "order": run_.index, "started": started,
             "finished": results.now(), "effective": effective, "summary": summary,
             "series": series}
-
-
-def _sysbench(server, disks, experiment, clock):
-    w, m, d = experiment.workload, experiment.measure, experiment.dataset
-
-    def command(seconds):
-        return sysbench.run_command(server.socket, w.script, d.tables, d.table_size, w.threads,
-                                    seconds)
-
-    if m.warmup > 0:
-        clock.phase("warm-up", m.warmup)
-        sysbench.run(command(m.warmup), clock.tick)
-    clock.phase("measure", m.duration)
-    with _sampling(server, disks) as sampler:
-        measured = sysbench.run(command(m.duration), clock.tick)
-    summary = {k: measured.summary[k] for k in ("transactions", "tps", "latency_p95_ms")}
-    summary["latency_avg_ms"] = measured.summary.get("latency_avg_ms")
-    summary["errors"] = measured.summary.get("ignored_errors", 0)
-    summary["io"] = results.io_per_transaction(sampler.totals, summary["transactions"])
-    return summary, merge_series(measured.intervals, sampler.samples)
-
-
-def _scan(server, disks, experiment, clock):
-    with _sampling(server, disks) as sampler:
-        summary = scan.run(server, experiment.dataset.tables, clock.scanned)
-    summary["io"] = results.io_totals(sampler.totals)
-    return summary, merge_series([], sampler.samples)
-
-
-@contextmanager
-def _sampling(server, disks):
-    """Per-second server and disk samples over the measured phase (kept only if it succeeds)."""
-    sampler = Sampler(server, disks)
-    sampler.start()
-    try:
-        yield sampler
-        sampler.stop()
-    finally:
-        sampler.close()
 
 
 class Saved:
@@ -294,9 +276,11 @@ class Saved:
 
 
 def reap_stale_servers(wd: Path) -> list[int]:
-    """Stop servers a killed run left behind in this work directory (found by pid file)."""
+    """Stop servers (and lab VMs) a killed run left behind in this work directory (found by
+    pid file)."""
     reaped = []
-    for pattern in ("runs/*/mysqld.pid", "templates/*/mysqld.pid", "sandboxes/*/*/mysqld.pid"):
+    for pattern in ("runs/*/mysqld.pid", "templates/*/mysqld.pid", "sandboxes/*/*/mysqld.pid",
+                    "vm/jobs/*/qemu.pid"):
         for pidfile in wd.glob(pattern):
             try:
                 pid = int(pidfile.read_text().strip())

@@ -63,8 +63,11 @@ def cpu_times(text: str | None = None) -> tuple[int, int]:
 class Sampler:
     """Samples in a background thread between start() and stop(); series() gives the result."""
 
-    def __init__(self, server, devices: list[str], interval: float = 1.0):
+    def __init__(self, server, devices: list[str], interval: float = 1.0, aside=()):
+        """devices: summed into the disk series; aside: only their totals are kept (e.g. an
+        md array above the member devices, which would count every IO twice)."""
         self.server, self.devices, self.interval = server, list(devices), interval
+        self.aside = list(aside)
         self.samples = []
         self.totals = {}
         self._stop = threading.Event()
@@ -85,7 +88,7 @@ class Sampler:
         self._halt()
         end = self._read()
         self.totals = {d: _delta_dict(end["disk"][d], self._begin["disk"][d])
-                       for d in self.devices}
+                       for d in self.devices + self.aside}
         self.close()
 
     def close(self) -> None:
@@ -126,7 +129,8 @@ class Sampler:
                                        " WHERE status = 'enabled'"))
         return {"time": time.monotonic(), "cpu": cpu_times(),
                 "innodb": innodb_metrics(status, metrics, self.server.binary.flavor),
-                "disk": read_diskstats(self.devices) if self.devices else {}}
+                "disk": read_diskstats(self.devices + self.aside) if self.devices else {},
+                "summed": self.devices}
 
 
 def _delta_dict(after, before) -> dict:
@@ -146,7 +150,7 @@ def _sample(prev: dict, cur: dict) -> dict:
         sample[name] = value
     for field in DISK_FIELDS:
         sample[f"disk_{field}"] = round(sum(
-            getattr(cur["disk"][d] - prev["disk"][d], field) for d in cur["disk"]) / seconds) \
+            getattr(cur["disk"][d] - prev["disk"][d], field) for d in cur.get("summed", cur["disk"])) / seconds) \
             if cur["disk"] else None
     return sample
 

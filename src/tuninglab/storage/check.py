@@ -63,13 +63,32 @@ def capabilities(workdir: Path) -> list[Capability]:
     zfs = Path("/sys/module/zfs").exists() and have_tool("zfs")
     caps.append(Capability("ZFS", zfs, "kernel module and zfs tool" if zfs else
                            "no ZFS in this kernel: the zfs-recordsize recipe uses a lab VM"))
-    kvm = Path("/dev/kvm").exists()
-    caps.append(Capability("/dev/kvm", kvm, "present (the lab VM tries KVM, then TCG)" if kvm
-                           else "absent: a lab VM would run under TCG emulation"))
+    caps += lab_vm(wd)
     free = shutil.disk_usage(probe).free
     caps.append(Capability("free space in the work directory", free > 4 * 2**30,
                            f"{free / 2**30:.1f} GiB free at {probe} (a 2G sandbox and a "
                            "template need about 4 GiB)"))
+    return caps
+
+
+def lab_vm(wd: Path) -> list[Capability]:
+    """The lab VM, where the kernel lacks md (or ZFS): qemu, the cached image, the accelerator."""
+    from ..lab import image, qemu  # noqa: PLC0415
+    qemu_ok = have_tool("qemu-system-x86_64")
+    caps = [Capability("lab VM: qemu", qemu_ok, "qemu-system-x86_64" if qemu_ok else
+                       "missing (`apt-get install qemu-system-x86`)")]
+    cached = image.cached(wd)
+    builder = have_tool("debootstrap")
+    caps.append(Capability("lab VM: image", bool(cached or builder), str(cached.dir) if cached else
+                           "not built yet; the first RAID recipe builds it (about a minute, as "
+                           "root)" if builder else "not built, and no debootstrap to build it "
+                           "(`apt-get install debootstrap`)"))
+    known = qemu.known_accelerator(wd)
+    kvm = qemu.kvm_usable()
+    detail = (f"{known} (chosen by a probe boot)" if known else
+              "/dev/kvm usable; the first boot tries KVM, then TCG" if kvm else
+              "no usable /dev/kvm: TCG (software emulation)")
+    caps.append(Capability("lab VM: accelerator", True, detail))
     return caps
 
 

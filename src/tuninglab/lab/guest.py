@@ -1,0 +1,136 @@
+"""Runs inside the lab VM (`python3 -m tuninglab.lab.guest /job`): build the array from the
+member disks, make the filesystem, copy the template datadir onto it, start the server and
+measure, then write out/record.json (or out/error.json) on the job disk for the host.
+
+Lines starting with "lab:" on the console are the host's progress output.
+"""
+
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from .. import measure, server as srv, template
+from ..recipe import Dataset, Measure, Workload
+from . import raid
+
+ARRAY = "/dev/md0"
+MOUNT = Path("/mnt/lab")
+MKFS = {"ext4": ["mkfs.ext4", "-q", "-F"], "xfs": ["mkfs.xfs", "-q", "-f"]}
+
+
+def say(text: str) -> None:
+    print(f"lab: {text}", flush=True)
+
+
+def main(job_dir: Path) -> int:
+    out = job_dir / "out"
+    out.mkdir(exist_ok=True)
+    try:
+        record = run(json.loads((job_dir / "job.json").read_text()), job_dir)
+    except Exception as exc:  # everything goes back to the host, which explains it
+        say(f"error: {exc}")
+        (out / "error.json").write_text(json.dumps({
+            "error": str(exc), "kind": type(exc).__name__,
+            "traceback": traceback.format_exc()[-4000:]}))
+        return 1
+    (out / "record.json").write_text(json.dumps(record))
+    return 0
+
+
+def run(job: dict, job_dir: Path) -> dict:
+    for module in ("md_mod", "raid0", "raid1", "raid10", "raid456", "xfs"):
+        subprocess.run(["modprobe", module], check=False)
+    members = devices_by_serial(job["members"])
+    spec = raid.ArraySpec(**job["raid"])
+    say(f"RAID{spec.level} over {len(members)} members, chunk {spec.chunk_kib}K")
+    state = raid.create(spec, ARRAY, [f"/dev/{m}" for m in members])
+    diffs = raid.matches(spec, state)
+    if diffs:
+        raise RuntimeError("the array is not what was asked: " + "; ".join(diffs))
+    storage = make_filesystem(job["storage"])
+    say(f"{storage['filesystem']} made; copying the datadir")
+    datadir = MOUNT / "data"
+    template.clone(job_dir / "template", datadir)
+    os.sync()
+    Path("/proc/sys/vm/drop_caches").write_text("3\n")
+    binary = srv.find(job["mysqld"])
+    say(f"starting {binary.label}")
+    w, m, d = Workload(**job["workload"]), Measure(**job["measure"]), Dataset(**job["dataset"])
+    with srv.Server(binary, Path("/run/lab"), datadir, job["settings"]) as server:
+        effective = server.variables(server.settings)
+        say(f"{binary.label} started; measuring")
+        summary, series, totals = measure.oltp(server, members, w, m, d, Clock(),
+                                               aside=[Path(ARRAY).name])
+        server.stop(discard=True)
+    summary.update(device_io(totals, members, summary["transactions"]))
+    return {"effective": effective, "summary": summary, "series": series,
+            "raid": state, "storage": storage, "guest": guest_info(binary)}
+
+
+def devices_by_serial(serials: list[str], sys_block: Path = Path("/sys/block")) -> list[str]:
+    """Device names (vdb, vdc, ...) of the member disks, in the order the host gave them."""
+    found = {}
+    for serial_file in sys_block.glob("vd*/serial"):
+        found[serial_file.read_text().strip()] = serial_file.parent.name
+    missing = [s for s in serials if s not in found]
+    if missing:
+        raise RuntimeError(f"member disks {', '.join(missing)} not found in the VM")
+    return [found[s] for s in serials]
+
+
+def make_filesystem(storage: dict) -> dict:
+    fs = storage["filesystem"]
+    if fs not in MKFS:
+        raise RuntimeError(f"the lab VM makes ext4 or xfs, not {fs}")
+    subprocess.run(MKFS[fs] + list(storage.get("mkfs_options", [])) + [ARRAY], check=True,
+                   capture_output=True)
+    MOUNT.mkdir(parents=True, exist_ok=True)
+    options = storage.get("mount_options") or "defaults"
+    subprocess.run(["mount", "-t", fs, "-o", options, ARRAY, str(MOUNT)], check=True,
+                   capture_output=True)
+    mounted = next(line.split() for line in Path("/proc/mounts").read_text().splitlines()
+                   if line.split()[1] == str(MOUNT))
+    return {"filesystem": mounted[2], "mount_options": mounted[3], "device": ARRAY}
+
+
+def device_io(totals: dict, members: list[str], transactions: int) -> dict:
+    """IO per transaction at the array and at each member: what RAID does to each page write."""
+    array = Path(ARRAY).name
+    return {"array_io": measure.io_per_transaction({array: totals[array]}, transactions),
+            "member_io": {m: measure.io_per_transaction({m: totals[m]}, transactions)
+                          for m in members}}
+
+
+def guest_info(binary) -> dict:
+    sysbench = subprocess.run(["sysbench", "--version"], capture_output=True, text=True)
+    return {"kernel": platform.release(), "cpus": os.cpu_count(),
+            "memory_bytes": os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"),
+            "server": binary.describe(), "sysbench": sysbench.stdout.strip()}
+
+
+class Clock:
+    """Progress for the host: a line per phase and one every few seconds."""
+
+    def __init__(self, every: float = 5.0):
+        self.every, self.last = every, 0.0
+
+    def phase(self, name, seconds):
+        self.name = name
+        say(f"{name} {seconds:.0f}s")
+
+    def tick(self, interval):
+        if time.monotonic() - self.last >= self.every:
+            self.last = time.monotonic()
+            say(f"{self.name} {interval.t:.0f}s: {interval.tps:,.0f} tps")
+
+    def scanned(self, table, tables, elapsed):
+        say(f"scan: table {table}/{tables} after {elapsed:.1f}s")
+
+
+if __name__ == "__main__":
+    sys.exit(main(Path(sys.argv[1])))

@@ -1,0 +1,102 @@
+"""md RAID arrays: the spec a recipe gives, its checks, the mdadm command, and the state read
+back from the kernel. Stdlib only: the lab VM's guest imports it."""
+
+import re
+import subprocess
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+# Members each md level needs at least (RAID10 "near 2" works from 2 members).
+MIN_MEMBERS = {"0": 2, "1": 2, "10": 2, "5": 3, "6": 4}
+PAGE_BYTES = 4096   # md's smallest chunk is the kernel page
+KIB = 1024
+
+
+@dataclass(frozen=True)
+class ArraySpec:
+    level: str        # "0", "1", "10", "5", "6"
+    chunk_kib: int    # ignored by RAID1, which has no chunks
+    disks: int
+    member_size: str  # each member device, e.g. "1G"
+
+
+def problems(spec: ArraySpec) -> list[tuple[str, str]]:
+    """(key, what is wrong) for each problem of the spec; empty when md can build it."""
+    out = []
+    if spec.level not in MIN_MEMBERS:
+        out.append(("level", f"expected one of {', '.join(MIN_MEMBERS)}, got {spec.level!r}"))
+        return out
+    chunk = spec.chunk_kib * KIB
+    if spec.level != "1" and (chunk < PAGE_BYTES or chunk & (chunk - 1)):
+        out.append(("chunk", f"expected a power of two of at least {PAGE_BYTES // KIB}K "
+                             f"(the page size), got {spec.chunk_kib}K"))
+    need = MIN_MEMBERS[spec.level]
+    if spec.disks < need:
+        out.append(("disks", f"RAID{spec.level} needs at least {need} members, got {spec.disks}"))
+    return out
+
+
+def create_command(spec: ArraySpec, array: str, members: list[str]) -> list[str]:
+    """Fresh members read as zeros, so every level's parity or mirror already matches:
+    --assume-clean skips an initial resync that would run under the measurement."""
+    cmd = ["mdadm", "--create", array, "--run", "--quiet", "--metadata=1.2",
+           f"--level={spec.level}", f"--raid-devices={len(members)}", "--assume-clean"]
+    if spec.level != "1":
+        cmd.append(f"--chunk={spec.chunk_kib}K")
+    return cmd + members
+
+
+def create(spec: ArraySpec, array: str, members: list[str]) -> dict:
+    if len(members) != spec.disks:
+        raise ValueError(f"RAID{spec.level} over {spec.disks} members, but {len(members)} "
+                         "devices were given")
+    out = subprocess.run(create_command(spec, array, members), capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"mdadm --create failed: {out.stderr.strip()}")
+    return read_back(array)
+
+
+def read_back(array: str, sys_block: Path = Path("/sys/block")) -> dict:
+    """What the kernel built: level, chunk, members, state, and mdadm's own report."""
+    md = sys_block / Path(array).name / "md"
+
+    def attr(name):
+        path = md / name
+        return path.read_text().strip() if path.exists() else None
+
+    chunk = attr("chunk_size")
+    try:
+        detail = subprocess.run(["mdadm", "--detail", array], capture_output=True,
+                                text=True).stdout
+    except FileNotFoundError:  # no mdadm: the kernel's own report above still stands
+        detail = ""
+    return {"device": array, "level": attr("level"), "chunk_bytes": int(chunk) if chunk else None,
+            "raid_disks": int(attr("raid_disks") or 0), "layout": attr("layout"),
+            "array_state": attr("array_state"), "degraded": int(attr("degraded") or 0),
+            "detail": parse_detail(detail)}
+
+
+def parse_detail(text: str) -> dict:
+    """`mdadm --detail` 'Key : value' lines, e.g. {'Raid Level': 'raid10', ...}."""
+    out = {}
+    for line in text.splitlines():
+        match = re.match(r"\s*([A-Z][A-Za-z ]+?)\s+:\s+(.*\S)\s*$", line)
+        if match:
+            out[match.group(1)] = match.group(2)
+    return out
+
+
+def matches(spec: ArraySpec, state: dict) -> list[str]:
+    """Differences between what was asked and what the kernel reports (empty if none)."""
+    diffs = []
+    if state["level"] != f"raid{spec.level}":
+        diffs.append(f"level {state['level']}, asked raid{spec.level}")
+    if state["raid_disks"] != spec.disks:
+        diffs.append(f"{state['raid_disks']} members, asked {spec.disks}")
+    if spec.level != "1" and state["chunk_bytes"] != spec.chunk_kib * KIB:
+        diffs.append(f"chunk {state['chunk_bytes']} bytes, asked {spec.chunk_kib * KIB}")
+    return diffs
+
+
+def as_dict(spec: ArraySpec) -> dict:
+    return asdict(spec)

@@ -1,0 +1,235 @@
+"""Unit tests for the lab VM and md RAID pieces that need no VM: array specs and their
+errors in recipes, the mdadm command, read-back checks, the initramfs module order, the qemu
+command line, the guest's member lookup, and the RAID figures."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tuninglab import fence, figures, plan, recipe
+from tuninglab.errors import UserError
+from tuninglab.lab import guest, image, qemu, raid
+
+from test_recipe import recipe_text
+
+
+def spec(level="10", chunk_kib=64, disks=4):
+    return raid.ArraySpec(level, chunk_kib, disks, "1G")
+
+
+# --- array specs -----------------------------------------------------------------------------
+
+def test_a_good_spec_has_no_problems():
+    assert raid.problems(spec()) == []
+    assert raid.problems(spec("5", 1024, 3)) == []
+    assert raid.problems(spec("1", 3, 2)) == []   # RAID1 has no chunks to check
+
+
+@pytest.mark.parametrize("bad, key, words", [
+    (spec(chunk_kib=48), "chunk", "power of two"),
+    (spec(chunk_kib=2), "chunk", "page size"),
+    (spec("5", disks=2), "disks", "RAID5 needs at least 3 members, got 2"),
+    (spec("6", disks=3), "disks", "RAID6 needs at least 4"),
+    (spec("7"), "level", "expected one of 0, 1, 10, 5, 6"),
+])
+def test_problems_name_the_key(bad, key, words):
+    problems = raid.problems(bad)
+    assert problems and problems[0][0] == key and words in problems[0][1]
+
+
+def test_create_command_skips_resync_and_sets_the_chunk():
+    cmd = raid.create_command(spec(), "/dev/md0", ["/dev/vdb", "/dev/vdc", "/dev/vdd", "/dev/vde"])
+    assert cmd[:3] == ["mdadm", "--create", "/dev/md0"]
+    assert "--level=10" in cmd and "--raid-devices=4" in cmd and "--chunk=64K" in cmd
+    assert "--assume-clean" in cmd and cmd[-4:] == ["/dev/vdb", "/dev/vdc", "/dev/vdd", "/dev/vde"]
+    assert not any(a.startswith("--chunk") for a in raid.create_command(spec("1"), "/dev/md0",
+                                                                       ["/dev/a", "/dev/b"]))
+
+
+def test_create_refuses_a_member_count_that_does_not_match():
+    with pytest.raises(ValueError, match="4 members, but 3 devices"):
+        raid.create(spec(), "/dev/md0", ["/dev/a", "/dev/b", "/dev/c"])
+
+
+def fake_md(tmp_path, level="raid10", chunk=65536, disks=4):
+    md = tmp_path / "md0" / "md"
+    md.mkdir(parents=True)
+    for name, value in (("level", level), ("chunk_size", chunk), ("raid_disks", disks),
+                        ("layout", 258), ("array_state", "clean"), ("degraded", 0)):
+        (md / name).write_text(f"{value}\n")
+    return tmp_path
+
+
+def test_read_back_and_matches(tmp_path):
+    state = raid.read_back("/dev/md0", sys_block=fake_md(tmp_path))
+    assert (state["level"], state["chunk_bytes"], state["raid_disks"]) == ("raid10", 65536, 4)
+    assert raid.matches(spec(), state) == []
+    assert raid.matches(spec("5", 256, 3), state) == [
+        "level raid10, asked raid5", "4 members, asked 3", "chunk 65536 bytes, asked 262144"]
+
+
+def test_parse_detail_reads_key_value_lines():
+    text = ("/dev/md0:\n           Version : 1.2\n        Raid Level : raid10\n"
+            "        Array Size : 2093056 (2044.00 MiB 2143.29 MB)\n"
+            "     Raid Devices : 4\n        Chunk Size : 64K\n\n"
+            "    Number   Major   Minor   RaidDevice State\n"
+            "       0     254       16        0      active sync set-A   /dev/vdb\n")
+    detail = raid.parse_detail(text)
+    assert detail["Raid Level"] == "raid10" and detail["Chunk Size"] == "64K"
+    assert detail["Raid Devices"] == "4" and "Number" not in " ".join(detail)
+
+
+# --- recipes with [raid] ---------------------------------------------------------------------
+
+RAID = '[raid]\nlevel = "10"\nchunk = "64K"\ndisks = 4\n'
+
+
+def load(tmp_path, **tables):
+    path = tmp_path / "r" / "recipe.toml"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(recipe_text(**tables))
+    return recipe.load(path)
+
+
+def test_a_raid_sweep_gives_each_point_its_array(tmp_path):
+    r = load(tmp_path, raid=RAID, sweep='[sweep]\nsetting = "raid.chunk"\n'
+                                         'values = ["16K", "1M"]\nbaseline = "16K"\n')
+    p = plan.build(r.experiment())
+    assert [pt.raid["chunk_kib"] for pt in p.points] == [16, 1024]
+    assert p.points[0].raid == {"level": "10", "chunk_kib": 16, "disks": 4, "member_size": "1G"}
+    assert "raid.chunk" not in p.points[0].settings      # not a server option
+    assert dict(r.storage)["filesystem"] == "ext4" and "root" in r.needs
+
+
+@pytest.mark.parametrize("tables, words", [
+    ({"raid": RAID, "sweep": '[sweep]\nsetting = "raid.chunk"\nvalues = ["64K", "48K"]\n'},
+     "sweep.values: '48K': expected a power of two"),
+    ({"raid": RAID, "sweep": '[sweep]\nsetting = "raid.disks"\nvalues = ["4", "four"]\n'},
+     "sweep.values: 'four'"),
+    ({"raid": RAID.replace('"10"', '"5"').replace("disks = 4", "disks = 2")},
+     "raid.disks: RAID5 needs at least 3 members, got 2"),
+    ({"raid": RAID.replace("disks = 4", "disks = 2"),
+      "sweep": '[sweep]\nsetting = "raid.level"\nvalues = ["10", "5"]\nbaseline = "10"\n'},
+     "raid.disks: RAID5 needs at least 3 members, got 2 (at raid.level = 5)"),
+    ({"raid": RAID + 'stripes = 2\n'}, "raid.stripes: unknown key"),
+    ({"raid": RAID.replace('"64K"', '"1500"')}, "not a whole number of KiB"),
+    ({"sweep": '[sweep]\nsetting = "raid.chunk"\nvalues = ["64K"]\n'}, "needs a [raid] table"),
+    ({"raid": RAID, "sweep": '[sweep]\nsetting = "raid.layout"\nvalues = ["n2"]\n'},
+     "expected raid.{chunk, disks, level}"),
+])
+def test_bad_raid_recipes_name_the_key(tmp_path, tables, words):
+    with pytest.raises(UserError) as err:
+        load(tmp_path, **tables)
+    assert "recipe.toml" in str(err.value) and words in str(err.value)
+
+
+def test_the_shipped_raid_recipes_load():
+    for name in ("raid-chunk", "raid-level"):
+        r = recipe.load(name)
+        assert r.raid and plan.build(r.experiment("quick")).points
+
+
+# --- the image and qemu ----------------------------------------------------------------------
+
+# Captured from the Debian 6.1.0-56-cloud-amd64 package's modules.dep (depmod output).
+MODULES_DEP = """\
+kernel/drivers/virtio/virtio.ko: kernel/drivers/virtio/virtio_ring.ko
+kernel/drivers/virtio/virtio_ring.ko:
+kernel/drivers/virtio/virtio_pci_modern_dev.ko:
+kernel/drivers/virtio/virtio_pci_legacy_dev.ko:
+kernel/drivers/virtio/virtio_pci.ko: kernel/drivers/virtio/virtio_pci_legacy_dev.ko \
+kernel/drivers/virtio/virtio_pci_modern_dev.ko kernel/drivers/virtio/virtio.ko \
+kernel/drivers/virtio/virtio_ring.ko
+kernel/drivers/block/virtio_blk.ko: kernel/drivers/virtio/virtio.ko \
+kernel/drivers/virtio/virtio_ring.ko
+""".replace("\\\n", "")
+
+
+def test_module_order_loads_dependencies_first():
+    order = [Path(p).stem for p in image.module_order(MODULES_DEP, ["virtio_pci", "virtio_blk"])]
+    assert order.index("virtio_ring") < order.index("virtio") < order.index("virtio_pci")
+    assert order[-1] == "virtio_blk" and len(order) == len(set(order)) == 6
+
+
+def test_module_order_names_a_missing_module():
+    with pytest.raises(UserError, match="no module raid10"):
+        image.module_order(MODULES_DEP, ["raid10"])
+
+
+def test_image_key_changes_with_the_flavour():
+    assert image.key("cloud-amd64") != image.key("rt-amd64")
+    with pytest.raises(UserError, match="no kernel flavour 'arm64'"):
+        image.ensure(Path("/nonexistent"), "arm64")
+
+
+class FakeImage:
+    dir = Path("/img")
+    root, kernel, initrd = Path("/img/root.img"), Path("/img/vmlinuz"), Path("/img/initrd.img")
+
+
+def test_qemu_command(monkeypatch):
+    monkeypatch.setattr(qemu, "executable", lambda: "qemu-system-x86_64")
+    cmd = qemu.command(FakeImage(), [qemu.Disk(Path("/j/m0.img"), "lab-m0")], "tcg")
+    text = " ".join(cmd)
+    assert "-accel tcg -cpu max" in text and "-nic none" in text
+    assert "file=/img/root.img,if=none,id=d0,format=raw,snapshot=on" in text
+    assert "file=/j/m0.img,if=none,id=d1,format=raw,cache=none" in text
+    assert "virtio-blk-pci,drive=d1,serial=lab-m0" in text
+    assert "-cpu host" in " ".join(qemu.command(FakeImage(), [], "kvm"))
+
+
+def test_boot_reads_the_guest_boot_time():
+    boot = qemu.Boot("tcg", 0, 3.3, Path("c"), ["[0.1] x", "lab-init: up 2.46s kernel 6.1",
+                                                 "lab-init: down 2.57s"])
+    assert boot.boot_seconds == 2.46 and boot.finished
+    assert not qemu.Boot("tcg", 0, 1, Path("c"), ["lab-init: up 2s"]).finished
+
+
+def test_forced_accelerator(monkeypatch, tmp_path):
+    monkeypatch.setenv("TUNINGLAB_VM_ACCEL", "tcg")
+    assert qemu.accelerator(FakeImage(), tmp_path) == "tcg"
+    monkeypatch.setenv("TUNINGLAB_VM_ACCEL", "fast")
+    with pytest.raises(UserError, match="expected kvm or tcg"):
+        qemu.accelerator(FakeImage(), tmp_path)
+
+
+def test_guest_finds_members_by_serial(tmp_path):
+    for name, serial in (("vda", "lab-root"), ("vdb", "lab-job"), ("vdc", "lab-m1"),
+                         ("vdd", "lab-m0")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "serial").write_text(serial + "\n")
+    assert guest.devices_by_serial(["lab-m0", "lab-m1"], tmp_path) == ["vdd", "vdc"]
+    with pytest.raises(RuntimeError, match="lab-m2 not found"):
+        guest.devices_by_serial(["lab-m2"], tmp_path)
+
+
+# --- figures ---------------------------------------------------------------------------------
+
+def raid_doc(accelerator="tcg", shared=True):
+    def run(array_w, member_w):
+        io = {"reads_per_trx": 1.0, "writes_per_trx": member_w, "read_bytes_per_trx": 1.0,
+              "write_bytes_per_trx": 1.0}
+        return {"summary": {"io": io, "array_io": {**io, "writes_per_trx": array_w}},
+                "lab": {"where": "vm", "accelerator": accelerator,
+                        "shared_physical_device": shared}}
+    return {"sweep": {"setting": "raid.level"}, "points": [
+        {"value": "10", "runs": [run(10, 20), run(12, 24)]},
+        {"value": "0", "runs": [run(10, 10), run(10, 10)]}]}
+
+
+def test_io_bars_show_array_and_member_medians():
+    fig = figures.io_bars(raid_doc())
+    by_name = {t["name"]: t for t in fig["data"]}
+    assert by_name["writes to the array"]["y"] == [11, 10]
+    assert by_name["writes at the members (sum)"]["y"] == [22, 10]
+    assert by_name["writes to the array"]["x"] == ["10", "0"]
+
+
+def test_lab_results_are_labelled_functional():
+    assert "TCG" in figures.functional_only(raid_doc())
+    assert "one physical device" in figures.functional_only(raid_doc("kvm"))
+    assert figures.functional_only(raid_doc("native", shared=False)) is None
+    assert figures.functional_only({"points": [{"runs": [{"summary": {}}]}]}) is None
+    assert "not the hardware" in fence._functional(raid_doc())
+    assert fence._functional(raid_doc("native", shared=False)) == ""

@@ -69,6 +69,31 @@ def test_read_back_and_matches(tmp_path):
         "level raid10, asked raid5", "4 members, asked 3", "chunk 65536 bytes, asked 262144"]
 
 
+def test_health_allows_only_the_planned_failure():
+    state = {"degraded": 1, "array_state": "clean"}
+    assert raid.health(spec(), {"degraded": 0, "array_state": "clean"}) == []
+    assert raid.health(raid.ArraySpec("5", 64, 4, "1G", "degraded"), state) == []
+    assert raid.health(raid.ArraySpec("5", 64, 4, "1G", "rebuilding"), state) == []
+    [problem] = raid.health(spec(), state)
+    assert "1 member(s) failed during the run, 0 planned" in problem
+
+
+def test_sync_progress_reads_the_rebuild(tmp_path):
+    md = fake_md(tmp_path) / "md0" / "md"
+    (md / "sync_completed").write_text("524288 / 2097152\n")
+    (md / "sync_speed").write_text("20480\n")
+    assert raid.sync_progress("/dev/md0", tmp_path) == {"resync_pct": 25.0, "resync_kib_s": 20480}
+    (md / "sync_completed").write_text("none\n")
+    (md / "sync_speed").write_text("none\n")
+    assert raid.sync_progress("/dev/md0", tmp_path) == {"resync_pct": None, "resync_kib_s": None}
+
+
+def test_a_rebuild_outlasts_the_measurement():
+    rate = guest.rebuild_rate_kib_s(2**30, 13)
+    assert 2**30 / 1024 / rate > 13 + 60     # seconds to rebuild one member
+    assert guest.rebuild_rate_kib_s(2**20, 600) == 1000   # never below md's own minimum
+
+
 def test_parse_detail_reads_key_value_lines():
     text = ("/dev/md0:\n           Version : 1.2\n        Raid Level : raid10\n"
             "        Array Size : 2093056 (2044.00 MiB 2143.29 MB)\n"
@@ -97,7 +122,8 @@ def test_a_raid_sweep_gives_each_point_its_array(tmp_path):
                                          'values = ["16K", "1M"]\nbaseline = "16K"\n')
     p = plan.build(r.experiment())
     assert [pt.raid["chunk_kib"] for pt in p.points] == [16, 1024]
-    assert p.points[0].raid == {"level": "10", "chunk_kib": 16, "disks": 4, "member_size": "1G"}
+    assert p.points[0].raid == {"level": "10", "chunk_kib": 16, "disks": 4, "member_size": "1G",
+                                "state": "normal"}
     assert "raid.chunk" not in p.points[0].settings      # not a server option
     assert dict(r.storage)["filesystem"] == "ext4" and "root" in r.needs
 
@@ -116,7 +142,11 @@ def test_a_raid_sweep_gives_each_point_its_array(tmp_path):
     ({"raid": RAID.replace('"64K"', '"1500"')}, "not a whole number of KiB"),
     ({"sweep": '[sweep]\nsetting = "raid.chunk"\nvalues = ["64K"]\n'}, "needs a [raid] table"),
     ({"raid": RAID, "sweep": '[sweep]\nsetting = "raid.layout"\nvalues = ["n2"]\n'},
-     "expected raid.{chunk, disks, level}"),
+     "expected raid.{chunk, disks, level, state}"),
+    ({"raid": RAID, "sweep": '[sweep]\nsetting = "raid.state"\nvalues = ["normal", "failed"]\n'},
+     "sweep.values: 'failed': expected one of normal, degraded, rebuilding"),
+    ({"raid": RAID.replace('"10"', '"0"') + 'state = "degraded"\n'},
+     "raid.state: RAID0 has no redundancy"),
 ])
 def test_bad_raid_recipes_name_the_key(tmp_path, tables, words):
     with pytest.raises(UserError) as err:
@@ -150,6 +180,15 @@ def test_module_order_loads_dependencies_first():
     order = [Path(p).stem for p in image.module_order(MODULES_DEP, ["virtio_pci", "virtio_blk"])]
     assert order.index("virtio_ring") < order.index("virtio") < order.index("virtio_pci")
     assert order[-1] == "virtio_blk" and len(order) == len(set(order)) == 6
+
+
+def test_module_order_skips_built_in_modules():
+    dep = MODULES_DEP + "kernel/fs/ext4/ext4.ko: kernel/fs/jbd2/jbd2.ko kernel/fs/mbcache.ko\n" \
+        "kernel/fs/jbd2/jbd2.ko:\nkernel/fs/mbcache.ko:\n"
+    with_ext4 = [Path(p).stem for p in image.module_order(dep, ["virtio_blk", "ext4"])]
+    assert with_ext4[-3:] == ["mbcache", "jbd2", "ext4"] or with_ext4[-1] == "ext4"
+    assert "ext4" not in [Path(p).stem for p in image.module_order(
+        dep, ["virtio_blk", "ext4"], builtin="kernel/fs/ext4/ext4.ko\n")]
 
 
 def test_module_order_names_a_missing_module():
@@ -229,7 +268,63 @@ def test_io_bars_show_array_and_member_medians():
 def test_lab_results_are_labelled_functional():
     assert "TCG" in figures.functional_only(raid_doc())
     assert "one physical device" in figures.functional_only(raid_doc("kvm"))
+    assert "TCG" not in figures.functional_only(raid_doc("kvm"))
     assert figures.functional_only(raid_doc("native", shared=False)) is None
     assert figures.functional_only({"points": [{"runs": [{"summary": {}}]}]}) is None
     assert "not the hardware" in fence._functional(raid_doc())
     assert fence._functional(raid_doc("native", shared=False)) == ""
+
+
+# --- the lab VM's kernel ---------------------------------------------------------------------
+
+def test_a_kernel_sweep_gives_each_point_its_kernel(tmp_path):
+    r = load(tmp_path, lab='[lab]\nmitigations = "off"\n',
+             sweep='[sweep]\nsetting = "lab.kernel"\nvalues = ["cloud-amd64", "rt-amd64"]\n')
+    points = plan.build(r.experiment()).points
+    assert [p.lab for p in points] == [{"kernel": "cloud-amd64", "mitigations": "off"},
+                                       {"kernel": "rt-amd64", "mitigations": "off"}]
+    assert points[0].raid is None and r.in_lab_vm and "lab.kernel" not in points[0].settings
+
+
+def test_raid_points_boot_the_default_kernel(tmp_path):
+    r = load(tmp_path, raid=RAID)
+    assert plan.build(r.experiment()).points[0].lab == {"kernel": "cloud-amd64",
+                                                        "mitigations": "auto"}
+
+
+@pytest.mark.parametrize("tables, words", [
+    ({"lab": '[lab]\nkernel = "arm64"\n'}, "lab.kernel: expected one of cloud-amd64, amd64"),
+    ({"lab": '[lab]\nmitigations = "none"\n'}, "lab.mitigations: expected one of auto, off"),
+    ({"lab": '[lab]\ncpus = 4\n'}, "lab.cpus: unknown key"),
+    ({"lab": '[lab]\n', "sweep": '[sweep]\nsetting = "lab.kernel"\nvalues = ["5.10"]\n'},
+     "sweep.values: '5.10': expected one of cloud-amd64"),
+    ({"sweep": '[sweep]\nsetting = "lab.kernel"\nvalues = ["amd64"]\n'}, "needs a [lab] table"),
+    ({"lab": '[lab]\n', "sweep": '[sweep]\nsetting = "lab.memory"\nvalues = ["1G"]\n'},
+     "expected lab.{kernel, mitigations}"),
+])
+def test_bad_lab_tables_name_the_key(tmp_path, tables, words):
+    with pytest.raises(UserError) as err:
+        load(tmp_path, **tables)
+    assert words in str(err.value)
+
+
+def result_file(directory, name, kernel, lab=None):
+    run = {"summary": {}}
+    if lab:
+        run["lab"] = {"kernel": lab, "accelerator": "tcg"}
+    doc = {"recipe": {"name": name}, "software": {"kernel": kernel}, "started": "2026-11-20T10:00",
+           "points": [{"runs": [run]}]}
+    (directory / name).mkdir(exist_ok=True)
+    (directory / name / f"{len(list((directory / name).iterdir()))}.json").write_text(
+        json.dumps(doc))
+
+
+def test_results_are_grouped_by_the_kernel_they_ran_on(tmp_path):
+    (tmp_path / "historical").mkdir()
+    result_file(tmp_path, "doublewrite", "6.18.1")
+    result_file(tmp_path, "doublewrite", "6.18.1")
+    result_file(tmp_path, "raid-level", "6.18.1", lab="6.1.0-56-cloud-amd64")
+    groups = figures.by_kernel(tmp_path)
+    assert [(g["kernel"], g["where"], g["recipes"], g["results"]) for g in groups] == [
+        ("6.1.0-56-cloud-amd64", "lab VM (tcg)", ["raid-level"], 1),
+        ("6.18.1", "host", ["doublewrite"], 2)]

@@ -98,6 +98,21 @@ def test_raid_level_builds_each_level_and_shows_its_writes(lab_wd, tmp_path):
     assert reads["5"] > 1.1   # a partial-stripe write reads old data and parity first
 
 
+def test_raid_degraded_fails_a_member_and_rebuilds_onto_a_spare(lab_wd, tmp_path):
+    by_state = runs(run_recipe("raid-degraded", lab_wd, tmp_path))
+    normal, degraded, rebuilding = (by_state[s] for s in ("normal", "degraded", "rebuilding"))
+    assert normal["raid"]["after"]["degraded"] == 0 and len(normal["summary"]["member_io"]) == 4
+    assert degraded["raid"]["after"]["degraded"] == 1
+    assert degraded["raid"]["failed_member"] not in degraded["summary"]["member_io"]
+    assert len(degraded["summary"]["member_io"]) == 3
+    spare = rebuilding["raid"]["spare"]
+    assert spare in rebuilding["summary"]["member_io"]
+    assert rebuilding["summary"]["member_io"][spare]["writes_per_trx"] > 0   # the rebuild
+    progress = [p for p in rebuilding["series"]["resync_pct"] if p is not None]
+    assert progress and progress == sorted(progress) and progress[-1] < 100
+    assert all(p is None for p in normal["series"].get("resync_pct", [None]))
+
+
 DRIVER = """
 import sys
 from pathlib import Path

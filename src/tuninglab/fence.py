@@ -1,6 +1,7 @@
 """pymdownx.superfences custom fences that put data on the page at build time.
 
-```plotly            a chart: kind = "results" | "series" | "io" | "historical" (TOML spec)
+```plotly            a chart: kind = "results" | "series" | "io" | "historical" | "claims"
+                     | "kernels" (TOML spec)
 ```reproduce         the "Reproduce" box of a recipe
 
 No MkDocs hooks or plugins: a Markdown extension survives a move to MkDocs' successors. A bad
@@ -50,6 +51,8 @@ def _chart(spec: dict) -> str:
     kind = spec.get("kind")
     if kind == "claims":
         return _claims(spec["source"], spec["table"])
+    if kind == "kernels":
+        return _kernels_table()
     if kind == "historical":
         source, meta, _ = figures.historical_table(spec["source"], spec["table"])
         figure = figures.historical_bars(spec["source"], spec["table"], spec.get("columns"))
@@ -71,7 +74,8 @@ def _chart(spec: dict) -> str:
             verdicts = _verdicts(docs[-1]) if metric == results.metric(docs[-1]) else ""
             return _embed(figures.results_bars(docs, metric)) + verdicts + _functional(docs[-1])
         return _embed(figures.series_lines(docs[-1], spec["metric"]))
-    raise ValueError(f"kind must be results, series, io, historical or claims, got {kind!r}")
+    raise ValueError("kind must be results, series, io, historical, claims or kernels, "
+                     f"got {kind!r}")
 
 
 def _functional(doc: dict) -> str:
@@ -83,6 +87,17 @@ def _functional(doc: dict) -> str:
             'Functional: shows the mechanism, not the hardware\'s speed</p>'
             f'<p>In the latest result {html.escape(why)}. Compare the IO per transaction at the '
             'member devices, which holds on any storage; not the throughput.</p></div>')
+
+
+def _kernels_table() -> str:
+    """Every result in data/ by the kernel it ran on."""
+    rows = "".join(
+        f"<tr><td><code>{html.escape(g['kernel'])}</code></td><td>{html.escape(g['where'])}</td>"
+        f"<td>{html.escape(', '.join(g['recipes']))}</td><td>{g['results']}</td>"
+        f"<td>{html.escape(g['latest'])}</td></tr>" for g in figures.by_kernel())
+    return ('<div class="tl-kernels"><table><thead><tr><th>kernel</th><th>where</th>'
+            '<th>recipes</th><th>result files</th><th>latest</th></tr></thead><tbody>'
+            + rows + "</tbody></table></div>")
 
 
 def _claims(slug: str, table: str) -> str:

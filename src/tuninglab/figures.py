@@ -26,6 +26,7 @@ METRICS = {
     "history_list_length": ("history list length", "undo log records"),
     "dirty_pages": ("dirty pages", "pages"),
     "disk_write_bytes": ("disk writes", "MiB/s"),
+    "resync_pct": ("RAID rebuild progress", "%"),
 }
 # Metrics stored in bytes, shown in KiB or MiB; the others are stored as shown.
 SCALE = {"write_bytes_per_trx": 1 / 1024, "checkpoint_age_bytes": 1 / 2**20,
@@ -227,5 +228,26 @@ def functional_only(doc: dict) -> str | None:
     if any(lab["accelerator"] == "tcg" for lab in labs):
         reasons.append("the lab VM ran under TCG, an emulated CPU")
     if any(lab["shared_physical_device"] for lab in labs):
-        reasons.append("its member disks were files on one physical device")
+        reasons.append("its disks were sparse files on one physical device of the host")
     return "; ".join(reasons) or None
+
+
+def by_kernel(data_dir: Path = DATA_DIR) -> list[dict]:
+    """Every result file grouped by the kernel its runs measured on: the host's, or the lab
+    VM's guest kernel (with its accelerator). Newest first within a kernel."""
+    groups = {}
+    for directory in sorted(p for p in Path(data_dir).iterdir()
+                            if p.is_dir() and p.name != "historical"):
+        for doc in results_for(directory.name, variant=None, data_dir=data_dir):
+            labs = [r["lab"] for p in doc["points"] for r in p["runs"] if "lab" in r]
+            kernels = {(lab.get("kernel", "?"), f"lab VM ({lab['accelerator']})")
+                       for lab in labs} or {(doc["software"]["kernel"], "host")}
+            for kernel, where in kernels:
+                group = groups.setdefault((kernel, where), {"kernel": kernel, "where": where,
+                                                            "recipes": set(), "results": 0,
+                                                            "latest": ""})
+                group["recipes"].add(doc["recipe"]["name"])
+                group["results"] += 1
+                group["latest"] = max(group["latest"], doc["started"][:10])
+    return [{**g, "recipes": sorted(g["recipes"])}
+            for _, g in sorted(groups.items(), key=lambda kv: kv[0])]

@@ -22,7 +22,7 @@ def io_totals(totals: dict) -> dict:
     return {f: sum(t[f] for t in totals.values()) if totals else None for f in IO_FIELDS}
 
 
-def oltp(server, disks, workload, measure, dataset, clock, aside=()):
+def oltp(server, disks, workload, measure, dataset, clock, aside=(), extra=None):
     """Warm-up (discarded), then the measured sysbench run with the sampler. Returns the
     summary, the per-second series and the IO totals of each disk (and of those aside, which
     are left out of the summary and series)."""
@@ -34,7 +34,7 @@ def oltp(server, disks, workload, measure, dataset, clock, aside=()):
         clock.phase("warm-up", measure.warmup)
         sysbench.run(command(measure.warmup), clock.tick)
     clock.phase("measure", measure.duration)
-    with sampling(server, disks, aside) as sampler:
+    with sampling(server, disks, aside, extra) as sampler:
         measured = sysbench.run(command(measure.duration), clock.tick)
     summary = {k: measured.summary[k] for k in ("transactions", "tps", "latency_p95_ms")}
     summary["latency_avg_ms"] = measured.summary.get("latency_avg_ms")
@@ -52,9 +52,9 @@ def full_scan(server, disks, dataset, clock):
 
 
 @contextmanager
-def sampling(server, disks, aside=()):
+def sampling(server, disks, aside=(), extra=None):
     """Per-second server and disk samples over the measured phase (kept only if it succeeds)."""
-    sampler = Sampler(server, disks, aside=aside)
+    sampler = Sampler(server, disks, aside=aside, extra=extra)
     sampler.start()
     try:
         yield sampler

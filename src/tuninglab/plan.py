@@ -31,6 +31,7 @@ class Point:
     settings: dict
     storage: dict | None = None   # the sandbox of this point, if the recipe has [storage]
     raid: dict | None = None      # the md array under it, if the recipe has [raid]
+    lab: dict | None = None       # the lab VM's kernel and mitigations, for runs in the VM
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ class Plan:
         if not template_cached:
             d = self.experiment.dataset
             total += TEMPLATE_BASE_S + TEMPLATE_PER_ROW_S * d.tables * d.table_size
-        if self.experiment.recipe.raid:  # a VM boot per run
+        if self.experiment.recipe.in_lab_vm:  # a VM boot per run
             total += runs * LAB_VM_S
         elif self.experiment.recipe.storage:  # a sandbox per run, fio per storage configuration
             total += runs * SANDBOX_S + len(self.points) * BASELINE_S
@@ -82,7 +83,8 @@ def point_id(setting: str, value: str) -> str:
 def build(experiment, seed: int = 1) -> Plan:
     sweep = experiment.sweep
     points = tuple(Point(point_id(sweep.setting, v), v, experiment.settings_for(v),
-                         experiment.storage_for(v), experiment.raid_for(v))
+                         experiment.storage_for(v), experiment.raid_for(v),
+                         experiment.lab_for(v))
                    for v in sweep.values)
     order = list(points)
     random.Random(seed).shuffle(order)

@@ -40,10 +40,14 @@ STORAGE_KEYS = {"filesystem", "size", "mount_options", "mkfs_options", "schedule
 STORAGE_SWEEPABLE = {"filesystem", "mount_options", "scheduler", "read_ahead_kb"}
 FILESYSTEMS = ("ext4", "xfs", "btrfs")
 # An md RAID array under the filesystem: built natively or in the lab VM (lab/raid.py).
-RAID_KEYS = {"level", "chunk", "disks", "member_size"}
-RAID_SWEEPABLE = {"level", "chunk", "disks"}
+RAID_KEYS = {"level", "chunk", "disks", "member_size", "state"}
+RAID_SWEEPABLE = {"level", "chunk", "disks", "state"}
+# The lab VM's kernel: a Debian flavour, and CPU vulnerability mitigations as booted.
+LAB_KEYS = {"kernel", "mitigations"}
+KERNEL_FLAVOURS = ("cloud-amd64", "amd64", "rt-amd64")
+MITIGATIONS = ("auto", "off")
 VARIANT_KEYS = ("title", "question", "dataset", "server", "workload", "sweep", "measure",
-                "profiles", "storage", "raid")
+                "profiles", "storage", "raid", "lab")
 PROFILE_KEYS = {"warmup", "duration", "repeats", "threads", "tables", "table_size",
                 "buffer_pool_size"}
 
@@ -81,7 +85,7 @@ class Sweep:
     @property
     def server_option(self) -> bool:
         """A server option, not a storage.* or raid.* setting of the lab."""
-        return not self.setting.startswith(("storage.", "raid."))
+        return not self.setting.startswith(("storage.", "raid.", "lab."))
 
 
 @dataclass(frozen=True)
@@ -109,6 +113,11 @@ class Recipe:
     profiles: dict
     storage: tuple = ()   # (key, value) pairs of [storage]; empty: runs on the work directory
     raid: tuple = ()      # (key, value) pairs of [raid]; empty: no array
+    lab: tuple = ()       # (key, value) pairs of [lab]; empty: the default lab VM, if any
+
+    @property
+    def in_lab_vm(self) -> bool:
+        return bool(self.raid or self.lab)
     variant: str = ""     # "" for the recipe's main experiment, else the [variants.<name>] name
 
     @property
@@ -165,6 +174,15 @@ class Experiment:
             storage[key] = int(value) if key == "read_ahead_kb" else value
         return storage
 
+    def lab_for(self, value: str) -> dict | None:
+        """The lab VM of one point (kernel flavour, mitigations), or None outside the VM."""
+        if not self.recipe.in_lab_vm:
+            return None
+        lab = {"kernel": "cloud-amd64", "mitigations": "auto", **dict(self.recipe.lab)}
+        if self.sweep.setting.startswith("lab."):
+            lab[self.sweep.setting.removeprefix("lab.")] = value
+        return lab
+
     def raid_for(self, value: str) -> dict | None:
         """The md array of one point (lab/raid.ArraySpec fields), or None."""
         if not self.recipe.raid:
@@ -179,7 +197,8 @@ def _array_spec(raid: dict, sweep, value: str) -> dict:
     if chunk % 1024:
         raise ValueError(f"chunk {raid['chunk']!r} is not a whole number of KiB")
     return {"level": str(raid["level"]), "chunk_kib": chunk // 1024,
-            "disks": int(raid["disks"]), "member_size": str(raid["member_size"])}
+            "disks": int(raid["disks"]), "member_size": str(raid["member_size"]),
+            "state": str(raid["state"])}
 
 
 def _command_line_value(key, value):
@@ -340,7 +359,7 @@ def option_value(value) -> str:
 def _build(data, path, raw, variant="") -> Recipe:
     top = _Reader(path, data, f"variants.{variant}" if variant else "")
     top.only("title", "question", "topic", "needs", "dataset", "server", "workload", "sweep",
-             "measure", "profiles", "storage", "raid")
+             "measure", "profiles", "storage", "raid", "lab")
     needs = top.get("needs", list, [])
     for need in needs:
         if not isinstance(need, str) or need not in NEEDS:
@@ -348,21 +367,26 @@ def _build(data, path, raw, variant="") -> Recipe:
     storage = _storage(top.table("storage", required=False))
     raid_table = top.table("raid", required=False)
     raid = _raid(raid_table)
-    if raid and not storage:
+    lab = _lab(top.table("lab")) if "lab" in top.data else ()
+    if (raid or lab) and not storage:
         storage = _storage(_Reader(path, {"filesystem": "ext4"}, "storage"))
     sweep = top.table("sweep")
     if str(sweep.data.get("setting", "")).startswith("storage.") and not storage:
         sweep.fail("setting", "a storage sweep needs a [storage] table")
     if str(sweep.data.get("setting", "")).startswith("raid.") and not raid:
         sweep.fail("setting", "a RAID sweep needs a [raid] table")
+    if str(sweep.data.get("setting", "")).startswith("lab.") and not lab:
+        sweep.fail("setting", "a lab VM sweep needs a [lab] table")
     if storage and "root" not in needs:
         needs = list(needs) + ["root"]  # loop devices, mkfs and mount
     workload = _workload(top.table("workload"))
     parsed_sweep = _sweep(sweep)
     if raid:
         _check_arrays(raid, parsed_sweep, raid_table, sweep)
-        if not workload.timed:
-            top.fail("workload.tool", "the RAID recipes measure sysbench workloads")
+    if parsed_sweep.setting.startswith("lab."):
+        _check_lab_values(parsed_sweep, sweep)
+    if (raid or lab) and not workload.timed:
+        top.fail("workload.tool", "recipes in the lab VM measure sysbench workloads")
     if not workload.timed and not storage:
         top.fail("workload.tool", "a scan needs a [storage] table: its sandbox lets the page "
                                   "cache be dropped before each scan")
@@ -373,7 +397,7 @@ def _build(data, path, raw, variant="") -> Recipe:
         dataset=_dataset(top.table("dataset")), server_settings=_settings(top.table("server", False)),
         workload=workload, sweep=parsed_sweep,
         measure=_measure(top.table("measure"), workload.timed),
-        profiles=_profiles(top.table("profiles", False)), storage=storage, raid=raid,
+        profiles=_profiles(top.table("profiles", False)), storage=storage, raid=raid, lab=lab,
         variant=variant)
 
 
@@ -442,7 +466,25 @@ def _raid(t: _Reader) -> tuple:
     t.only(*sorted(RAID_KEYS))
     level = t.get("level", (str, int))
     return (("level", str(level)), ("chunk", t.size("chunk", "64K")),
-            ("disks", t.positive_int("disks", 4)), ("member_size", t.size("member_size", "1G")))
+            ("disks", t.positive_int("disks", 4)), ("member_size", t.size("member_size", "1G")),
+            ("state", t.get("state", str, "normal")))
+
+
+def _lab(t: _Reader) -> tuple:
+    t.only(*sorted(LAB_KEYS))
+    out = (("kernel", t.get("kernel", str, "cloud-amd64")),
+           ("mitigations", t.get("mitigations", str, "auto")))
+    for (key, value), allowed in zip(out, (KERNEL_FLAVOURS, MITIGATIONS)):
+        if value not in allowed:
+            t.fail(key, f"expected one of {', '.join(allowed)}, got {value!r}")
+    return out
+
+
+def _check_lab_values(sweep: Sweep, sweep_table: _Reader) -> None:
+    allowed = {"lab.kernel": KERNEL_FLAVOURS, "lab.mitigations": MITIGATIONS}[sweep.setting]
+    for value in sweep.values:
+        if value not in allowed:
+            sweep_table.fail("values", f"{value!r}: expected one of {', '.join(allowed)}")
 
 
 def _check_arrays(raid: tuple, sweep: Sweep, raid_table: _Reader, sweep_table: _Reader) -> None:
@@ -462,11 +504,13 @@ def _check_arrays(raid: tuple, sweep: Sweep, raid_table: _Reader, sweep_table: _
 def _sweep(t: _Reader) -> Sweep:
     t.only("setting", "values", "baseline")
     raw = t.get("setting", str)
-    prefixed = raw.strip().startswith(("storage.", "raid."))
+    prefixed = raw.strip().startswith(("storage.", "raid.", "lab."))
     setting = raw.strip() if prefixed else option_name(raw)
     if setting.startswith("storage.") and setting[8:] not in STORAGE_SWEEPABLE:
         t.fail("setting", f"expected storage.{{{', '.join(sorted(STORAGE_SWEEPABLE))}}}, "
                           f"got {setting!r}")
+    if setting.startswith("lab.") and setting[4:] not in LAB_KEYS:
+        t.fail("setting", f"expected lab.{{{', '.join(sorted(LAB_KEYS))}}}, got {setting!r}")
     if setting.startswith("raid.") and setting[5:] not in RAID_SWEEPABLE:
         t.fail("setting", f"expected raid.{{{', '.join(sorted(RAID_SWEEPABLE))}}}, "
                           f"got {setting!r}")

@@ -71,9 +71,9 @@ def check_devices(recipe, opts: Options) -> tuple:
         return ()
     if not recipe.storage:
         raise UserError(f"recipe {recipe.label} runs in the work directory and takes no --device")
-    if recipe.raid:
-        raise UserError(f"recipe {recipe.label} builds its arrays in the lab VM, over sparse "
-                        "files; naming member devices is not supported yet")
+    if recipe.in_lab_vm:
+        raise UserError(f"recipe {recipe.label} runs in the lab VM, over sparse files; naming "
+                        "devices for it is not supported yet")
     if len(opts.devices) != 1:
         raise UserError(f"recipe {recipe.label} tests one device, got {len(opts.devices)}: "
                         f"{', '.join(opts.devices)}")
@@ -111,6 +111,8 @@ def run(name: str, opts: Options, say=print) -> Path | None:
                              doc is not None))
         if opts.devices:
             say(f"storage under test: {opts.devices[0]}, erased by every run")
+        if plan.experiment.recipe.in_lab_vm:
+            say(_lab_vm_plan(plan, wd))
         say("dry run: nothing was started")
         return None
     with workdir.held(wd), _signals_interrupt(), _disk_errors(wd):
@@ -130,7 +132,7 @@ def _measure(plan, binary, wd, saved, opts, say):
     say(f"{e.recipe.label} ({e.profile}): {len(todo)} of {len(plan.runs)} runs to do, "
         f"about {human_seconds(estimate)}")
     reap_stale_servers(wd)
-    lab = _lab_vm(e.recipe, binary, wd, say)
+    lab = _lab_vm(plan, binary, wd, say)
     template_data = template.ensure(wd, binary, e.dataset, e.workload.threads, say)
     runs_dir = wd / "runs"
     runs_dir.mkdir(exist_ok=True)
@@ -163,12 +165,25 @@ def _measure(plan, binary, wd, saved, opts, say):
     return path
 
 
-def _lab_vm(recipe, binary, wd: Path, say):
-    """RAID recipes run in the lab VM (this engine does not drive the host's md yet)."""
-    if not recipe.raid:
+def _lab_vm_plan(plan, wd: Path) -> str:
+    """The dry run's word on the lab VM: which images exist, and how each run boots."""
+    from .lab import image, qemu  # noqa: PLC0415
+    flavours = sorted({p.lab["kernel"] for p in plan.points})
+    missing = [f for f in flavours if not image.cached(wd, f)]
+    accel = qemu.known_accelerator(wd) or ("KVM if a probe boot works, else TCG"
+                                          if qemu.kvm_usable() else "TCG")
+    return (f"each run boots the lab VM ({', '.join(flavours)} kernel; accelerator: {accel}); "
+            + (f"images to build first (about 90 s each, needs root): {', '.join(missing)}"
+               if missing else "images cached"))
+
+
+def _lab_vm(plan, binary, wd: Path, say):
+    """RAID and kernel recipes run in the lab VM (this engine does not drive the host's md
+    yet)."""
+    if not plan.experiment.recipe.in_lab_vm:
         return None
-    from .lab.vm import LabVM  # noqa: PLC0415 (only RAID recipes need qemu)
-    lab = LabVM.start(wd, say)
+    from .lab.vm import LabVM  # noqa: PLC0415 (only recipes in the lab VM need qemu)
+    lab = LabVM.start(wd, {p.lab["kernel"] for p in plan.points}, say)
     lab.check_server(binary)
     return lab
 

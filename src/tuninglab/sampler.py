@@ -63,11 +63,12 @@ def cpu_times(text: str | None = None) -> tuple[int, int]:
 class Sampler:
     """Samples in a background thread between start() and stop(); series() gives the result."""
 
-    def __init__(self, server, devices: list[str], interval: float = 1.0, aside=()):
+    def __init__(self, server, devices: list[str], interval: float = 1.0, aside=(), extra=None):
         """devices: summed into the disk series; aside: only their totals are kept (e.g. an
-        md array above the member devices, which would count every IO twice)."""
+        md array above the member devices, which would count every IO twice); extra: a
+        callable whose dict of gauges joins every sample (e.g. a RAID rebuild's progress)."""
         self.server, self.devices, self.interval = server, list(devices), interval
-        self.aside = list(aside)
+        self.aside, self.extra = list(aside), extra
         self.samples = []
         self.totals = {}
         self._stop = threading.Event()
@@ -130,7 +131,7 @@ class Sampler:
         return {"time": time.monotonic(), "cpu": cpu_times(),
                 "innodb": innodb_metrics(status, metrics, self.server.binary.flavor),
                 "disk": read_diskstats(self.devices + self.aside) if self.devices else {},
-                "summed": self.devices}
+                "summed": self.devices, "extra": self.extra() if self.extra else {}}
 
 
 def _delta_dict(after, before) -> dict:
@@ -148,6 +149,7 @@ def _sample(prev: dict, cur: dict) -> dict:
             before = prev["innodb"][name]
             value = None if value is None or before is None else round((value - before) / seconds)
         sample[name] = value
+    sample.update(cur.get("extra", {}))
     for field in DISK_FIELDS:
         sample[f"disk_{field}"] = round(sum(
             getattr(cur["disk"][d] - prev["disk"][d], field) for d in cur.get("summed", cur["disk"])) / seconds) \

@@ -14,7 +14,7 @@ import time
 import traceback
 from pathlib import Path
 
-from .. import measure, server as srv, template
+from .. import measure, server as srv, template, units
 from ..recipe import Dataset, Measure, Workload
 from . import raid
 
@@ -46,30 +46,73 @@ def run(job: dict, job_dir: Path) -> dict:
     for module in ("md_mod", "raid0", "raid1", "raid10", "raid456", "xfs"):
         subprocess.run(["modprobe", module], check=False)
     members = devices_by_serial(job["members"])
-    spec = raid.ArraySpec(**job["raid"])
-    say(f"RAID{spec.level} over {len(members)} members, chunk {spec.chunk_kib}K")
-    state = raid.create(spec, ARRAY, [f"/dev/{m}" for m in members])
-    diffs = raid.matches(spec, state)
-    if diffs:
-        raise RuntimeError("the array is not what was asked: " + "; ".join(diffs))
-    storage = make_filesystem(job["storage"])
+    spec = raid.ArraySpec(**job["raid"]) if job.get("raid") else None
+    state, device = (build_array(spec, members), ARRAY) if spec else (None, f"/dev/{members[0]}")
+    storage = make_filesystem(job["storage"], device)
     say(f"{storage['filesystem']} made; copying the datadir")
     datadir = MOUNT / "data"
     template.clone(job_dir / "template", datadir)
     os.sync()
     Path("/proc/sys/vm/drop_caches").write_text("3\n")
+    w, m, d = Workload(**job["workload"]), Measure(**job["measure"]), Dataset(**job["dataset"])
+    members, planned, extra = plan_failure(spec, members, m) if spec else (members, {}, None)
     binary = srv.find(job["mysqld"])
     say(f"starting {binary.label}")
-    w, m, d = Workload(**job["workload"]), Measure(**job["measure"]), Dataset(**job["dataset"])
     with srv.Server(binary, Path("/run/lab"), datadir, job["settings"]) as server:
         effective = server.variables(server.settings)
         say(f"{binary.label} started; measuring")
         summary, series, totals = measure.oltp(server, members, w, m, d, Clock(),
-                                               aside=[Path(ARRAY).name])
+                                               aside=[Path(ARRAY).name] if spec else [],
+                                               extra=extra)
         server.stop(discard=True)
-    summary.update(device_io(totals, members, summary["transactions"]))
-    return {"effective": effective, "summary": summary, "series": series,
-            "raid": state, "storage": storage, "guest": guest_info(binary)}
+    record = {"effective": effective, "summary": summary, "series": series,
+              "storage": storage, "guest": guest_info(binary)}
+    if spec:
+        after = raid.read_back(ARRAY)
+        problems = raid.health(spec, after)
+        if problems:
+            raise RuntimeError("; ".join(problems))
+        state.update(planned, after={k: after[k] for k in ("degraded", "array_state")})
+        summary.update(device_io(totals, members, summary["transactions"]))
+        record["raid"] = state
+    return record
+
+
+def build_array(spec, members: list[str]) -> dict:
+    say(f"RAID{spec.level} over {len(members)} members, chunk {spec.chunk_kib}K")
+    state = raid.create(spec, ARRAY, [f"/dev/{m}" for m in members])
+    diffs = raid.matches(spec, state)
+    if diffs:
+        raise RuntimeError("the array is not what was asked: " + "; ".join(diffs))
+    return state
+
+
+def plan_failure(spec, members: list[str], m) -> tuple[list[str], dict, object]:
+    """A degraded array loses its last member; a rebuilding one also gets a spare, onto which
+    md rebuilds at a fixed rate that lasts beyond the measurement. Returns the members that
+    carry the array during the measurement, what was done, and the rebuild's progress gauge."""
+    if spec.state == "normal":
+        return members, {"state": "normal"}, None
+    failed = members[-1]
+    raid.fail_and_remove(ARRAY, f"/dev/{failed}")
+    say(f"member {failed} failed and removed")
+    done = {"state": spec.state, "failed_member": failed}
+    if spec.state == "degraded":
+        return members[:-1], done, None
+    [spare] = devices_by_serial(["lab-spare"])
+    rate = rebuild_rate_kib_s(units.size_bytes(spec.member_size), m.warmup + m.duration)
+    for limit in ("speed_limit_min", "speed_limit_max"):  # a fixed rate, whatever the load
+        Path(f"/proc/sys/dev/raid/{limit}").write_text(f"{rate}\n")
+    raid.add_spare(ARRAY, f"/dev/{spare}")
+    say(f"rebuilding onto {spare} at {rate} KiB/s")
+    done.update(spare=spare, rebuild_rate_kib_s=rate)
+    return members[:-1] + [spare], done, lambda: raid.sync_progress(ARRAY)
+
+
+def rebuild_rate_kib_s(member_bytes: int, workload_s: float) -> int:
+    """A rate at which rebuilding one member takes about twice the workload plus a minute of
+    server start and copy, so the measurement never sees it finish."""
+    return max(1000, int(member_bytes / 1024 / (2 * workload_s + 60)))
 
 
 def devices_by_serial(serials: list[str], sys_block: Path = Path("/sys/block")) -> list[str]:
@@ -83,19 +126,19 @@ def devices_by_serial(serials: list[str], sys_block: Path = Path("/sys/block")) 
     return [found[s] for s in serials]
 
 
-def make_filesystem(storage: dict) -> dict:
+def make_filesystem(storage: dict, device: str) -> dict:
     fs = storage["filesystem"]
     if fs not in MKFS:
         raise RuntimeError(f"the lab VM makes ext4 or xfs, not {fs}")
-    subprocess.run(MKFS[fs] + list(storage.get("mkfs_options", [])) + [ARRAY], check=True,
+    subprocess.run(MKFS[fs] + list(storage.get("mkfs_options") or []) + [device], check=True,
                    capture_output=True)
     MOUNT.mkdir(parents=True, exist_ok=True)
     options = storage.get("mount_options") or "defaults"
-    subprocess.run(["mount", "-t", fs, "-o", options, ARRAY, str(MOUNT)], check=True,
+    subprocess.run(["mount", "-t", fs, "-o", options, device, str(MOUNT)], check=True,
                    capture_output=True)
     mounted = next(line.split() for line in Path("/proc/mounts").read_text().splitlines()
                    if line.split()[1] == str(MOUNT))
-    return {"filesystem": mounted[2], "mount_options": mounted[3], "device": ARRAY}
+    return {"filesystem": mounted[2], "mount_options": mounted[3], "device": device}
 
 
 def device_io(totals: dict, members: list[str], transactions: int) -> dict:
@@ -108,7 +151,11 @@ def device_io(totals: dict, members: list[str], transactions: int) -> dict:
 
 def guest_info(binary) -> dict:
     sysbench = subprocess.run(["sysbench", "--version"], capture_output=True, text=True)
+    vulnerabilities = Path("/sys/devices/system/cpu/vulnerabilities")
     return {"kernel": platform.release(), "cpus": os.cpu_count(),
+            "cmdline": Path("/proc/cmdline").read_text().strip(),
+            "vulnerabilities": {p.name: p.read_text().strip()
+                                for p in sorted(vulnerabilities.glob("*"))},
             "memory_bytes": os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"),
             "server": binary.describe(), "sysbench": sysbench.stdout.strip()}
 

@@ -23,9 +23,9 @@ SECURITY = "http://deb.debian.org/debian-security"
 FLAVOURS = ("cloud-amd64", "amd64", "rt-amd64")
 BASE_PACKAGES = ("mariadb-server-core", "sysbench", "fio", "mdadm", "python3", "python3-pymysql",
                  "e2fsprogs", "xfsprogs", "kmod", "procps", "busybox-static")
-# The modules the initramfs loads before the root image can be mounted, in load order.
-BOOT_MODULES = ("virtio_ring", "virtio", "virtio_pci_legacy_dev", "virtio_pci_modern_dev",
-                "virtio_pci", "virtio_blk")
+# What the initramfs needs to mount the root image; those a flavour builds in are skipped (the
+# cloud kernel has ext4 built in, the generic one as a module; ext4 wants crc32c first).
+BOOT_MODULES = ("virtio_pci", "virtio_blk", "crc32c_generic", "ext4")
 HERE = Path(__file__).resolve().parent
 LAB_INIT = HERE / "lab-init.sh"
 INITRD_INIT = HERE / "initrd-init.sh"
@@ -88,6 +88,9 @@ def ensure(workdir: Path, flavour: str = "cloud-amd64", say=print) -> Image:
     finally:
         _unmount_all(build / "root")
         shutil.rmtree(build, ignore_errors=True)
+    for stale in final.parent.glob(f"{SUITE}-{flavour}-*"):  # older versions of this image
+        if stale != final and ".build-" not in stale.name:
+            shutil.rmtree(stale, ignore_errors=True)
     say(f"lab VM image ready in {time.monotonic() - started:.0f}s: {final}")
     return Image(final)
 
@@ -133,8 +136,11 @@ def _build(build: Path, flavour: str, say) -> None:
     (build / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
 
 
-def module_order(modules_dep: str, wanted) -> list[str]:
-    """Module paths in load order (dependencies first) for the wanted module names."""
+def module_order(modules_dep: str, wanted, builtin: str = "") -> list[str]:
+    """Module paths in load order (dependencies first) for the wanted module names, leaving
+    out those built into the kernel (modules.builtin)."""
+    built_in = {Path(line.strip()).name.split(".ko")[0].replace("-", "_")
+                for line in builtin.splitlines() if line.strip()}
     deps = {}
     for line in modules_dep.splitlines():
         if ":" in line:
@@ -150,6 +156,8 @@ def module_order(modules_dep: str, wanted) -> list[str]:
             order.append(path)
 
     for name in wanted:
+        if name in built_in:
+            continue
         if name not in by_name:
             raise UserError(f"the lab VM kernel has no module {name}")
         visit(by_name[name])
@@ -163,7 +171,8 @@ def _make_initrd(root: Path, release: str, build: Path) -> None:
         (tree / d).mkdir(parents=True)
     shutil.copy(root / "bin/busybox", tree / "bin/busybox")
     names = []
-    for path in module_order((mods / "modules.dep").read_text(), BOOT_MODULES):
+    for path in module_order((mods / "modules.dep").read_text(), BOOT_MODULES,
+                             (mods / "modules.builtin").read_text()):
         shutil.copy(mods / path, tree / "mods" / Path(path).name)
         names.append(Path(path).name)
     (tree / "mods/order").write_text("\n".join(names) + "\n")

@@ -57,13 +57,14 @@ def executable() -> str:
     return found
 
 
-def command(image, disks, accelerator: str, memory_mib: int = 2048, cpus: int = 2) -> list:
+def command(image, disks, accelerator: str, memory_mib: int = 2048, cpus: int = 2,
+            kernel_args: str = "") -> list:
     cpu = "host" if accelerator == "kvm" else "max"
     cmd = [executable(), "-accel", accelerator, "-cpu", cpu, "-smp", str(cpus),
            "-m", str(memory_mib), "-nodefaults", "-display", "none", "-no-reboot",
            "-serial", "stdio", "-nic", "none", "-kernel", str(image.kernel),
            "-initrd", str(image.initrd),
-           "-append", "console=ttyS0 quiet panic=-1 root=/dev/vda"]
+           "-append", f"console=ttyS0 quiet panic=-1 root=/dev/vda {kernel_args}".strip()]
     for n, disk in enumerate([Disk(image.root, "lab-root", snapshot=True)] + list(disks)):
         # cache=none: member IO reaches the host's disk, not the host's page cache.
         opts = [f"file={disk.path}", "if=none", f"id=d{n}", "format=raw",
@@ -74,9 +75,9 @@ def command(image, disks, accelerator: str, memory_mib: int = 2048, cpus: int = 
 
 
 def boot(image, disks, accelerator: str, console: Path, timeout: float, on_line=None,
-         pidfile: Path | None = None, memory_mib: int = 2048) -> Boot:
+         pidfile: Path | None = None, memory_mib: int = 2048, kernel_args: str = "") -> Boot:
     """Run the VM to its power-off; raise if it takes longer than timeout seconds."""
-    cmd = command(image, disks, accelerator, memory_mib)
+    cmd = command(image, disks, accelerator, memory_mib, kernel_args=kernel_args)
     started = time.monotonic()
     lines = []
     with open(console, "w") as log:

@@ -8,6 +8,8 @@ from pathlib import Path
 
 # Members each md level needs at least (RAID10 "near 2" works from 2 members).
 MIN_MEMBERS = {"0": 2, "1": 2, "10": 2, "5": 3, "6": 4}
+# The array during the measurement: whole, one member failed, or rebuilding onto a spare.
+STATES = ("normal", "degraded", "rebuilding")
 PAGE_BYTES = 4096   # md's smallest chunk is the kernel page
 KIB = 1024
 
@@ -18,6 +20,7 @@ class ArraySpec:
     chunk_kib: int    # ignored by RAID1, which has no chunks
     disks: int
     member_size: str  # each member device, e.g. "1G"
+    state: str = "normal"
 
 
 def problems(spec: ArraySpec) -> list[tuple[str, str]]:
@@ -33,6 +36,10 @@ def problems(spec: ArraySpec) -> list[tuple[str, str]]:
     need = MIN_MEMBERS[spec.level]
     if spec.disks < need:
         out.append(("disks", f"RAID{spec.level} needs at least {need} members, got {spec.disks}"))
+    if spec.state not in STATES:
+        out.append(("state", f"expected one of {', '.join(STATES)}, got {spec.state!r}"))
+    elif spec.state != "normal" and spec.level == "0":
+        out.append(("state", "RAID0 has no redundancy: it cannot run with a member failed"))
     return out
 
 
@@ -98,5 +105,43 @@ def matches(spec: ArraySpec, state: dict) -> list[str]:
     return diffs
 
 
+def health(spec: ArraySpec, state: dict) -> list[str]:
+    """What went wrong with the array during the run that the recipe did not plan."""
+    planned = 0 if spec.state == "normal" else 1
+    if state["degraded"] > planned:
+        return [f"{state['degraded']} member(s) failed during the run, {planned} planned "
+                f"(array state {state['array_state']})"]
+    return []
+
+
 def as_dict(spec: ArraySpec) -> dict:
     return asdict(spec)
+
+# --- planned failures ------------------------------------------------------------------------
+
+
+def fail_and_remove(array: str, member: str) -> None:
+    """Take one member out as a failed disk would be (mdadm --fail, then --remove)."""
+    for action in ("--fail", "--remove"):
+        out = subprocess.run(["mdadm", array, action, member], capture_output=True, text=True)
+        if out.returncode != 0:
+            raise RuntimeError(f"mdadm {action} {member} failed: {out.stderr.strip()}")
+
+
+def add_spare(array: str, spare: str) -> None:
+    """Add a fresh disk: md starts rebuilding the missing member onto it at once."""
+    out = subprocess.run(["mdadm", array, "--add", spare], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"mdadm --add {spare} failed: {out.stderr.strip()}")
+
+
+def sync_progress(array: str, sys_block: Path = Path("/sys/block")) -> dict:
+    """Rebuild progress: the share done (0 to 100, None when no resync runs) and its speed."""
+    md = sys_block / Path(array).name / "md"
+    done = (md / "sync_completed").read_text().strip()
+    speed = (md / "sync_speed").read_text().strip()
+    if "/" not in done:   # "none" when idle
+        return {"resync_pct": None, "resync_kib_s": None}
+    current, total = (int(x) for x in done.split("/"))
+    return {"resync_pct": round(100.0 * current / total, 2) if total else None,
+            "resync_kib_s": int(speed) if speed.isdigit() else None}

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .. import results, units
 from ..errors import UserError
-from . import image as images, qemu
+from . import image as images_mod, qemu
 
 SRC = Path(__file__).resolve().parents[1]   # the tuninglab package, copied onto the job disk
 GUEST_MYSQLD = "/usr/sbin/mariadbd"
@@ -23,31 +23,34 @@ BOOT_TIMEOUT_S = 600   # besides the workload's own time, under TCG
 
 
 class LabVM:
-    """A cached image and the accelerator chosen for it; each measure() is one fresh boot."""
+    """The cached image of each kernel flavour a plan boots, and the accelerator chosen for
+    each; every measure() is one fresh boot."""
 
-    def __init__(self, wd: Path, image, accelerator: str):
-        self.wd, self.image, self.accelerator = Path(wd), image, accelerator
+    def __init__(self, wd: Path, images: dict, accelerators: dict):
+        self.wd, self.images, self.accelerators = Path(wd), images, accelerators
 
     @classmethod
-    def start(cls, wd: Path, say=print) -> "LabVM":
+    def start(cls, wd: Path, flavours=("cloud-amd64",), say=print) -> "LabVM":
+        """Build (or find) every image first, so no measurement waits for a build."""
         qemu.executable()
-        image = images.ensure(wd, say=say)
-        return cls(wd, image, qemu.accelerator(image, wd, say))
+        images = {f: images_mod.ensure(wd, f, say=say) for f in sorted(set(flavours))}
+        return cls(wd, images, {f: qemu.accelerator(i, wd, say) for f, i in images.items()})
 
-    @property
-    def server_version(self) -> str:
+    def server_version(self, flavour: str) -> str:
         """The guest's MariaDB, e.g. 10.11.19 (from 1:10.11.19-0+deb12u1)."""
-        raw = self.image.manifest["packages"].get("mariadb-server-core", "")
+        raw = self.images[flavour].manifest["packages"].get("mariadb-server-core", "")
         return raw.split(":", 1)[-1].split("-", 1)[0]
 
     def check_server(self, binary) -> None:
         """The template datadir is made on the host: its server must be the guest's version."""
         host = ".".join(map(str, binary.version))
-        if binary.flavor != "mariadb" or host != self.server_version:
-            raise UserError(f"the lab VM runs MariaDB {self.server_version}, but the template "
-                            f"datadir would be made by {binary.label} ({binary.path}); RAID "
-                            "recipes in the lab VM use the host's MariaDB of the same version "
-                            "(no --mysqld)")
+        for flavour in self.images:
+            guest = self.server_version(flavour)
+            if binary.flavor != "mariadb" or host != guest:
+                raise UserError(f"the lab VM runs MariaDB {guest}, but the template datadir "
+                                f"would be made by {binary.label} ({binary.path}); recipes in "
+                                "the lab VM use the host's MariaDB of the same version "
+                                "(no --mysqld)")
 
     def measure(self, run_, experiment, template_data: Path, say=print) -> dict:
         job = self.wd / "vm" / "jobs" / f"{run_.point.id}-r{run_.repeat}"
@@ -57,10 +60,13 @@ class LabVM:
         try:
             disks = self._disks(job, run_, experiment, template_data)
             timeout = BOOT_TIMEOUT_S + 4 * (experiment.measure.warmup + experiment.measure.duration)
+            lab = run_.point.lab
+            image, accel = self.images[lab["kernel"]], self.accelerators[lab["kernel"]]
+            args = "mitigations=off" if lab["mitigations"] == "off" else ""
             try:
-                boot = qemu.boot(self.image, disks, self.accelerator, job / "console.log", timeout,
+                boot = qemu.boot(image, disks, accel, job / "console.log", timeout,
                                  on_line=lambda text: say(f"    vm: {text}"),
-                                 pidfile=job / "qemu.pid")
+                                 pidfile=job / "qemu.pid", kernel_args=args)
             except TimeoutError:
                 raise UserError(self._failure(job, f"the lab VM did not finish within "
                                                    f"{timeout:.0f}s")) from None
@@ -69,25 +75,40 @@ class LabVM:
             shutil.rmtree(job, ignore_errors=True)
         record.update({"repeat": run_.repeat, "order": run_.index, "started": started,
                        "finished": results.now()})
-        record["lab"] = {"where": "vm", "accelerator": self.accelerator,
-                         "shared_physical_device": True, "boot_s": boot.boot_seconds,
-                         "vm_s": round(boot.seconds, 1),
-                         "image": self.image.manifest["key"], **record.pop("guest")}
+        record["lab"] = {"where": "vm", "accelerator": accel, "kernel_flavour": lab["kernel"],
+                         "mitigations": lab["mitigations"], "shared_physical_device": True,
+                         "boot_s": boot.boot_seconds, "vm_s": round(boot.seconds, 1),
+                         "image": image.manifest["key"], **record.pop("guest")}
         return record
 
     def _disks(self, job: Path, run_, experiment, template_data: Path) -> list:
+        """The job disk, then one sparse file per member (and the spare of a rebuild)."""
         spec = run_.point.raid
-        stage = job / "stage"
-        stage.mkdir()
-        e = experiment
-        storage = run_.point.storage or {"filesystem": "ext4"}
-        (stage / "job.json").write_text(json.dumps({
-            "raid": spec, "members": [f"lab-m{i}" for i in range(spec["disks"])],
+        storage = run_.point.storage or {"filesystem": "ext4", "size": "2G"}
+        members = [f"lab-m{i}" for i in range(spec["disks"] if spec else 1)]
+        spare = ["lab-spare"] if spec and spec.get("state") == "rebuilding" else []
+        job_img = self._job_disk(job, {
+            "raid": spec, "members": members, "settings": run_.point.settings,
             "storage": {k: storage.get(k) for k in ("filesystem", "mkfs_options",
                                                     "mount_options")},
-            "settings": run_.point.settings, "mysqld": GUEST_MYSQLD,
-            "workload": asdict(e.workload), "measure": asdict(e.measure),
-            "dataset": asdict(e.dataset)}, default=list))
+            "mysqld": GUEST_MYSQLD, "workload": asdict(experiment.workload),
+            "measure": asdict(experiment.measure), "dataset": asdict(experiment.dataset)},
+            template_data)
+        disks = [qemu.Disk(job_img, "lab-job")]
+        member_bytes = units.size_bytes(spec["member_size"] if spec else storage["size"])
+        for serial in members + spare:
+            member = job / f"{serial}.img"
+            with open(member, "wb") as f:
+                f.truncate(member_bytes)   # sparse: reads as zeros, takes no space until written
+            disks.append(qemu.Disk(member, serial))
+        return disks
+
+    def _job_disk(self, job: Path, spec: dict, template_data: Path) -> Path:
+        """An ext4 image (made without mounting) of the job, the engine's code and the
+        template datadir (hard links until mkfs copies them)."""
+        stage = job / "stage"
+        stage.mkdir()
+        (stage / "job.json").write_text(json.dumps(spec, default=list))
         shutil.copytree(SRC, stage / "src" / "tuninglab",
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         shutil.copytree(template_data, stage / "template", copy_function=os.link)
@@ -98,14 +119,7 @@ class LabVM:
         if out.returncode != 0:
             raise UserError(f"making the lab VM's job disk {job_img} failed: {out.stderr.strip()}")
         shutil.rmtree(stage)
-        disks = [qemu.Disk(job_img, "lab-job")]
-        member_bytes = units.size_bytes(spec["member_size"])
-        for i in range(spec["disks"]):
-            member = job / f"m{i}.img"
-            with open(member, "wb") as f:
-                f.truncate(member_bytes)   # sparse: reads as zeros, takes no space until written
-            disks.append(qemu.Disk(member, f"lab-m{i}"))
-        return disks
+        return job_img
 
     def _collect(self, job: Path, boot) -> dict:
         for name in ("record", "error"):
@@ -137,9 +151,10 @@ def _dir_bytes(path: Path) -> int:
 
 def boot_time(wd: Path, say=print) -> dict:
     """For `invoke bench`: one empty boot of the cached image."""
-    vm = LabVM.start(wd, say)
+    vm = LabVM.start(wd, say=say)
+    [(flavour, image)] = vm.images.items()
     started = time.monotonic()
-    result = qemu.probe(vm.image, vm.accelerator, Path(wd) / "vm")
+    result = qemu.probe(image, vm.accelerators[flavour], Path(wd) / "vm")
     if not result:
-        raise UserError(f"the lab VM did not boot under {vm.accelerator}")
-    return {"accelerator": vm.accelerator, "boot_s": time.monotonic() - started}
+        raise UserError(f"the lab VM did not boot under {vm.accelerators[flavour]}")
+    return {"accelerator": vm.accelerators[flavour], "boot_s": time.monotonic() - started}

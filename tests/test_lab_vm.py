@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import needs_real_server
+from conftest import needs_real_server, write_recipe
 from tuninglab import results, runner, workdir
 
 pytestmark = pytest.mark.integration
@@ -45,9 +45,9 @@ def qemus_under(path: Path) -> list[str]:
     return [line for line in out.stdout.splitlines() if str(path) in line]
 
 
-def run_recipe(name, wd, data_dir):
-    [path] = runner.run_all(name, runner.Options(workdir=wd, data_dir=data_dir, **SHORT),
-                            variant="", say=lambda _line: None)
+def run_recipe(name, wd, data_dir, **options):
+    [path] = runner.run_all(name, runner.Options(workdir=wd, data_dir=data_dir, **SHORT,
+                                                 **options), variant="", say=lambda _line: None)
     doc = json.loads(Path(path).read_text())
     assert results.validate(doc) == []
     assert qemus_under(wd) == [] and no_jobs(wd)
@@ -111,6 +111,48 @@ def test_raid_degraded_fails_a_member_and_rebuilds_onto_a_spare(lab_wd, tmp_path
     progress = [p for p in rebuilding["series"]["resync_pct"] if p is not None]
     assert progress and progress == sorted(progress) and progress[-1] < 100
     assert all(p is None for p in normal["series"].get("resync_pct", [None]))
+
+
+MITIGATIONS_RECIPE = """
+title = "Tiny lab VM recipe"
+question = "Does the lab VM boot with the point's kernel arguments, on one disk?"
+
+[dataset]
+shape = "cpu-bound"
+tables = 1
+table_size = 2000
+buffer_pool_size = "32M"
+
+[lab]
+kernel = "cloud-amd64"
+
+[workload]
+script = "oltp_point_select"
+threads = 1
+
+[sweep]
+setting = "lab.mitigations"
+values = ["auto", "off"]
+
+[measure]
+duration = "4s"
+repeats = 1
+
+[profiles.quick]
+repeats = 1
+"""
+
+
+def test_a_lab_recipe_without_raid_boots_the_kernel_arguments_of_each_point(lab_wd, tmp_path):
+    write_recipe(tmp_path / "recipes", "tiny-lab", MITIGATIONS_RECIPE)
+    doc = run_recipe("tiny-lab", lab_wd, tmp_path, recipes_dir=tmp_path / "recipes")
+    by_value = runs(doc)
+    assert "mitigations=off" in by_value["off"]["lab"]["cmdline"]
+    assert "mitigations" not in by_value["auto"]["lab"]["cmdline"]
+    for run in by_value.values():
+        assert "raid" not in run and run["storage"]["device"] == "/dev/vdc"
+        assert run["lab"]["kernel"].endswith("-cloud-amd64") and run["lab"]["vulnerabilities"]
+        assert run["summary"]["io"]["reads_per_trx"] is not None
 
 
 DRIVER = """

@@ -147,6 +147,8 @@ def test_a_raid_sweep_gives_each_point_its_array(tmp_path):
      "sweep.values: 'failed': expected one of normal, degraded, rebuilding"),
     ({"raid": RAID.replace('"10"', '"0"') + 'state = "degraded"\n'},
      "raid.state: RAID0 has no redundancy"),
+    ({"raid": RAID, "storage": '[storage]\nfilesystem = "btrfs"\n'},
+     "storage.filesystem: the lab VM's image makes ext4 or xfs"),
 ])
 def test_bad_raid_recipes_name_the_key(tmp_path, tables, words):
     with pytest.raises(UserError) as err:

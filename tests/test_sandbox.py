@@ -121,7 +121,8 @@ def test_clean_refuses_a_ledger_entry_outside_the_workdir(wd, tmp_path_factory):
 def test_lab_check_names_every_capability(tmp_path):
     names = [c.name for c in check.capabilities(tmp_path)]
     for expected in ("root", "loop devices", "filesystem ext4", "filesystem xfs",
-                     "filesystem btrfs", "md RAID", "device-mapper", "ZFS", "/dev/kvm",
+                     "filesystem btrfs", "md RAID", "device-mapper", "ZFS", "lab VM: qemu",
+                     "lab VM: image", "lab VM: accelerator",
                      "free space in the work directory"):
         assert expected in names
     assert any(n.startswith("IO schedulers of") for n in names)

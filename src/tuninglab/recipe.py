@@ -46,6 +46,7 @@ RAID_SWEEPABLE = {"level", "chunk", "disks", "state"}
 LAB_KEYS = {"kernel", "mitigations"}
 KERNEL_FLAVOURS = ("cloud-amd64", "amd64", "rt-amd64")
 MITIGATIONS = ("auto", "off")
+LAB_FILESYSTEMS = ("ext4", "xfs")   # the mkfs tools in the lab VM's image
 VARIANT_KEYS = ("title", "question", "dataset", "server", "workload", "sweep", "measure",
                 "profiles", "storage", "raid", "lab")
 PROFILE_KEYS = {"warmup", "duration", "repeats", "threads", "tables", "table_size",
@@ -387,6 +388,8 @@ def _build(data, path, raw, variant="") -> Recipe:
         _check_lab_values(parsed_sweep, sweep)
     if (raid or lab) and not workload.timed:
         top.fail("workload.tool", "recipes in the lab VM measure sysbench workloads")
+    if (raid or lab) and dict(storage)["filesystem"] not in LAB_FILESYSTEMS:
+        top.fail("storage.filesystem", f"the lab VM's image makes {' or '.join(LAB_FILESYSTEMS)}")
     if not workload.timed and not storage:
         top.fail("workload.tool", "a scan needs a [storage] table: its sandbox lets the page "
                                   "cache be dropped before each scan")

@@ -3,13 +3,15 @@ errors in recipes, the mdadm command, read-back checks, the initramfs module ord
 command line, the guest's member lookup, and the RAID figures."""
 
 import json
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
 
 from tuninglab import fence, figures, plan, recipe
 from tuninglab.errors import UserError
-from tuninglab.lab import guest, image, qemu, raid
+from tuninglab.lab import guest, image, qemu, raid, zfs
 
 from test_recipe import recipe_text
 
@@ -283,15 +285,16 @@ def test_a_kernel_sweep_gives_each_point_its_kernel(tmp_path):
     r = load(tmp_path, lab='[lab]\nmitigations = "off"\n',
              sweep='[sweep]\nsetting = "lab.kernel"\nvalues = ["cloud-amd64", "rt-amd64"]\n')
     points = plan.build(r.experiment()).points
-    assert [p.lab for p in points] == [{"kernel": "cloud-amd64", "mitigations": "off"},
-                                       {"kernel": "rt-amd64", "mitigations": "off"}]
+    assert [p.lab for p in points] == [
+        {"kernel": "cloud-amd64", "mitigations": "off", "image": "cloud-amd64"},
+        {"kernel": "rt-amd64", "mitigations": "off", "image": "rt-amd64"}]
     assert points[0].raid is None and r.in_lab_vm and "lab.kernel" not in points[0].settings
 
 
 def test_raid_points_boot_the_default_kernel(tmp_path):
     r = load(tmp_path, raid=RAID)
-    assert plan.build(r.experiment()).points[0].lab == {"kernel": "cloud-amd64",
-                                                        "mitigations": "auto"}
+    assert plan.build(r.experiment()).points[0].lab == {
+        "kernel": "cloud-amd64", "mitigations": "auto", "image": "cloud-amd64"}
 
 
 @pytest.mark.parametrize("tables, words", [
@@ -330,3 +333,77 @@ def test_results_are_grouped_by_the_kernel_they_ran_on(tmp_path):
     assert [(g["kernel"], g["where"], g["recipes"], g["results"]) for g in groups] == [
         ("6.1.0-56-cloud-amd64", "lab VM (tcg)", ["raid-level"], 1),
         ("6.18.1", "host", ["doublewrite"], 2)]
+
+
+# --- ZFS -------------------------------------------------------------------------------------
+
+ZFS = '[zfs]\nrecordsize = "16K"\natime = "off"\n'
+
+
+def test_a_zfs_sweep_gives_each_point_its_pool_on_the_zfs_image(tmp_path):
+    r = load(tmp_path, zfs=ZFS, sweep='[sweep]\nsetting = "zfs.recordsize"\n'
+                                       'values = ["16K", "128K"]\n')
+    points = plan.build(r.experiment()).points
+    assert [p.zfs["recordsize"] for p in points] == ["16K", "128K"]
+    assert points[0].zfs["atime"] == "off" and points[0].zfs["compression"] == "off"
+    assert points[0].lab["image"] == "cloud-amd64-zfs" and points[0].storage["filesystem"] == "zfs"
+
+
+@pytest.mark.parametrize("tables, words", [
+    ({"zfs": ZFS.replace("16K", "12K")}, "zfs.recordsize: expected a power of two from 4K to 1M"),
+    ({"zfs": ZFS, "sweep": '[sweep]\nsetting = "zfs.recordsize"\nvalues = ["16K", "2M"]\n'},
+     "sweep.values: '2M': expected a power of two"),
+    ({"zfs": ZFS, "sweep": '[sweep]\nsetting = "zfs.dedup"\nvalues = ["on"]\n'},
+     "expected zfs.{compression, logbias, primarycache, recordsize}"),
+    ({"zfs": ZFS + 'dedup = "on"\n'}, "zfs.dedup: unknown key"),
+    ({"zfs": ZFS, "raid": RAID}, "zfs: a ZFS pool is the storage itself"),
+    ({"sweep": '[sweep]\nsetting = "zfs.recordsize"\nvalues = ["16K"]\n'}, "needs a [zfs] table"),
+])
+def test_bad_zfs_tables_name_the_key(tmp_path, tables, words):
+    with pytest.raises(UserError) as err:
+        load(tmp_path, **tables)
+    assert words in str(err.value)
+
+
+def test_zpool_create_command_and_read_back():
+    spec = {"recordsize": "16K", "compression": "off", "atime": "off", "logbias": "latency",
+            "primarycache": "all"}
+    cmd = zfs.create_command(spec, "/dev/vdc", Path("/mnt/lab"))
+    assert cmd[:5] == ["zpool", "create", "-f", "-o", "ashift=12"]
+    assert "recordsize=16K" in cmd and "mountpoint=/mnt/lab" in cmd and cmd[-2:] == ["lab", "/dev/vdc"]
+    # `zfs get -Hp -o property,value` as OpenZFS 2.1 prints it: tabs, sizes in bytes.
+    state = zfs.parse_get("recordsize\t16384\ncompression\toff\natime\toff\n"
+                          "logbias\tlatency\nprimarycache\tall\n")
+    assert state["recordsize"] == "16384" and zfs.differences(spec, state) == []
+    assert zfs.differences({**spec, "recordsize": "128K"}, state) == [
+        "recordsize is 16384, asked 131072"]
+
+
+def test_the_shipped_zfs_recipe_loads():
+    r = recipe.load("zfs-recordsize")
+    assert [p.zfs["recordsize"] for p in plan.build(r.experiment("quick")).points] == [
+        "4K", "8K", "16K", "32K", "128K"]
+
+
+def test_a_silent_guest_is_reported_as_stalled(tmp_path):
+    proc = subprocess.Popen(["sleep", "5"], stdout=subprocess.PIPE)
+    try:
+        now = time.monotonic()
+        with open(tmp_path / "console.log", "w") as log, \
+                pytest.raises(qemu.Stalled, match="did not reach its init"):
+            qemu._stream(proc, log, [], None, now + 30, now + 0.3)
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_console_lines_reach_the_log_and_the_caller(tmp_path):
+    proc = subprocess.Popen(["printf", "lab-init: up 2.5s\\nlab: measuring\\nnoise\\n"],
+                            stdout=subprocess.PIPE)
+    seen, lines = [], []
+    now = time.monotonic()
+    with open(tmp_path / "console.log", "w") as log:
+        qemu._stream(proc, log, lines, seen.append, now + 30, now + 30)
+    proc.wait()
+    assert seen == ["measuring"] and lines[0] == "lab-init: up 2.5s"
+    assert "lab: measuring" in (tmp_path / "console.log").read_text()

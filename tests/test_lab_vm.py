@@ -155,6 +155,54 @@ def test_a_lab_recipe_without_raid_boots_the_kernel_arguments_of_each_point(lab_
         assert run["summary"]["io"]["reads_per_trx"] is not None
 
 
+ZFS_RECIPE = """
+title = "Tiny ZFS recipe"
+question = "Does the pool get the record size asked, and read whole records?"
+
+[dataset]
+shape = "disk-bound"
+tables = 8
+table_size = 50000
+buffer_pool_size = "16M"
+
+[zfs]
+recordsize = "16K"
+atime = "off"
+arc_max = "64M"
+
+[server.settings]
+innodb_flush_method = "fsync"
+
+[workload]
+script = "oltp_read_only"
+threads = 2
+
+[sweep]
+setting = "zfs.recordsize"
+values = ["16K", "128K"]
+
+[measure]
+duration = "4s"
+repeats = 1
+
+[profiles.quick]
+repeats = 1
+"""
+
+
+def test_zfs_pools_get_their_record_size_and_read_whole_records(lab_wd, tmp_path):
+    write_recipe(tmp_path / "recipes", "tiny-zfs", ZFS_RECIPE)
+    by_size = runs(run_recipe("tiny-zfs", lab_wd, tmp_path, recipes_dir=tmp_path / "recipes"))
+    for value, run in by_size.items():
+        assert run["storage"]["filesystem"] == "zfs"
+        assert run["storage"]["zfs"]["recordsize"] == str(int(value.rstrip("K")) * 1024)
+        assert run["storage"]["zfs"]["atime"] == "off" and run["storage"]["zfs_version"]
+    # With the ARC empty and capped, a 16K page read from a 128K record reads the record.
+    per_read = {v: r["summary"]["io"]["read_bytes_per_trx"] / r["summary"]["io"]["reads_per_trx"]
+                for v, r in by_size.items()}
+    assert per_read["128K"] > 3 * per_read["16K"]
+
+
 DRIVER = """
 import sys
 from pathlib import Path

@@ -21,6 +21,7 @@ METRICS = {
     "runtime_s": ("scan runtime", "s"),
     "disk_read_bytes": ("disk reads", "MiB/s"),
     "write_bytes_per_trx": ("bytes written per transaction", "KiB"),
+    "read_bytes_per_trx": ("bytes read per transaction", "KiB"),
     "latency_p95_ms": ("p95 latency", "ms"),
     "checkpoint_age_bytes": ("checkpoint age", "MiB"),
     "history_list_length": ("history list length", "undo log records"),
@@ -29,8 +30,9 @@ METRICS = {
     "resync_pct": ("RAID rebuild progress", "%"),
 }
 # Metrics stored in bytes, shown in KiB or MiB; the others are stored as shown.
-SCALE = {"write_bytes_per_trx": 1 / 1024, "checkpoint_age_bytes": 1 / 2**20,
-         "disk_write_bytes": 1 / 2**20, "disk_read_bytes": 1 / 2**20}
+SCALE = {"write_bytes_per_trx": 1 / 1024, "read_bytes_per_trx": 1 / 1024,
+         "checkpoint_age_bytes": 1 / 2**20, "disk_write_bytes": 1 / 2**20,
+         "disk_read_bytes": 1 / 2**20}
 
 
 def esc(text) -> str:

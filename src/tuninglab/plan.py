@@ -32,6 +32,7 @@ class Point:
     storage: dict | None = None   # the sandbox of this point, if the recipe has [storage]
     raid: dict | None = None      # the md array under it, if the recipe has [raid]
     lab: dict | None = None       # the lab VM's kernel and mitigations, for runs in the VM
+    zfs: dict | None = None       # the ZFS pool of this point, if the recipe has [zfs]
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,7 @@ def build(experiment, seed: int = 1) -> Plan:
     sweep = experiment.sweep
     points = tuple(Point(point_id(sweep.setting, v), v, experiment.settings_for(v),
                          experiment.storage_for(v), experiment.raid_for(v),
-                         experiment.lab_for(v))
+                         experiment.lab_for(v), experiment.zfs_for(v))
                    for v in sweep.values)
     order = list(points)
     random.Random(seed).shuffle(order)

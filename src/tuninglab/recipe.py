@@ -47,8 +47,12 @@ LAB_KEYS = {"kernel", "mitigations"}
 KERNEL_FLAVOURS = ("cloud-amd64", "amd64", "rt-amd64")
 MITIGATIONS = ("auto", "off")
 LAB_FILESYSTEMS = ("ext4", "xfs")   # the mkfs tools in the lab VM's image
+# A ZFS pool on one disk in the lab VM (its image gains OpenZFS): the dataset's properties, the
+# ARC's size limit and the disk's size.
+ZFS_KEYS = {"recordsize", "compression", "atime", "logbias", "primarycache", "arc_max", "size"}
+ZFS_SWEEPABLE = {"recordsize", "compression", "logbias", "primarycache"}
 VARIANT_KEYS = ("title", "question", "dataset", "server", "workload", "sweep", "measure",
-                "profiles", "storage", "raid", "lab")
+                "profiles", "storage", "raid", "lab", "zfs")
 PROFILE_KEYS = {"warmup", "duration", "repeats", "threads", "tables", "table_size",
                 "buffer_pool_size"}
 
@@ -86,7 +90,7 @@ class Sweep:
     @property
     def server_option(self) -> bool:
         """A server option, not a storage.* or raid.* setting of the lab."""
-        return not self.setting.startswith(("storage.", "raid.", "lab."))
+        return not self.setting.startswith(("storage.", "raid.", "lab.", "zfs."))
 
 
 @dataclass(frozen=True)
@@ -115,10 +119,11 @@ class Recipe:
     storage: tuple = ()   # (key, value) pairs of [storage]; empty: runs on the work directory
     raid: tuple = ()      # (key, value) pairs of [raid]; empty: no array
     lab: tuple = ()       # (key, value) pairs of [lab]; empty: the default lab VM, if any
+    zfs: tuple = ()       # (key, value) pairs of [zfs]; empty: no pool
 
     @property
     def in_lab_vm(self) -> bool:
-        return bool(self.raid or self.lab)
+        return bool(self.raid or self.lab or self.zfs)
     variant: str = ""     # "" for the recipe's main experiment, else the [variants.<name>] name
 
     @property
@@ -182,7 +187,17 @@ class Experiment:
         lab = {"kernel": "cloud-amd64", "mitigations": "auto", **dict(self.recipe.lab)}
         if self.sweep.setting.startswith("lab."):
             lab[self.sweep.setting.removeprefix("lab.")] = value
+        lab["image"] = lab["kernel"] + ("-zfs" if self.recipe.zfs else "")
         return lab
+
+    def zfs_for(self, value: str) -> dict | None:
+        """The ZFS pool of one point (dataset properties as zfs spells them), or None."""
+        if not self.recipe.zfs:
+            return None
+        zfs = dict(self.recipe.zfs)
+        if self.sweep.setting.startswith("zfs."):
+            zfs[self.sweep.setting.removeprefix("zfs.")] = value
+        return zfs
 
     def raid_for(self, value: str) -> dict | None:
         """The md array of one point (lab/raid.ArraySpec fields), or None."""
@@ -360,7 +375,7 @@ def option_value(value) -> str:
 def _build(data, path, raw, variant="") -> Recipe:
     top = _Reader(path, data, f"variants.{variant}" if variant else "")
     top.only("title", "question", "topic", "needs", "dataset", "server", "workload", "sweep",
-             "measure", "profiles", "storage", "raid", "lab")
+             "measure", "profiles", "storage", "raid", "lab", "zfs")
     needs = top.get("needs", list, [])
     for need in needs:
         if not isinstance(need, str) or need not in NEEDS:
@@ -369,7 +384,12 @@ def _build(data, path, raw, variant="") -> Recipe:
     raid_table = top.table("raid", required=False)
     raid = _raid(raid_table)
     lab = _lab(top.table("lab")) if "lab" in top.data else ()
-    if (raid or lab) and not storage:
+    zfs = _zfs(top.table("zfs")) if "zfs" in top.data else ()
+    if zfs and (storage or raid):
+        top.fail("zfs", "a ZFS pool is the storage itself: drop [storage] and [raid]")
+    if zfs:
+        storage = (("filesystem", "zfs"), ("size", dict(zfs)["size"]))
+    elif (raid or lab) and not storage:
         storage = _storage(_Reader(path, {"filesystem": "ext4"}, "storage"))
     sweep = top.table("sweep")
     if str(sweep.data.get("setting", "")).startswith("storage.") and not storage:
@@ -378,6 +398,8 @@ def _build(data, path, raw, variant="") -> Recipe:
         sweep.fail("setting", "a RAID sweep needs a [raid] table")
     if str(sweep.data.get("setting", "")).startswith("lab.") and not lab:
         sweep.fail("setting", "a lab VM sweep needs a [lab] table")
+    if str(sweep.data.get("setting", "")).startswith("zfs.") and not zfs:
+        sweep.fail("setting", "a ZFS sweep needs a [zfs] table")
     if storage and "root" not in needs:
         needs = list(needs) + ["root"]  # loop devices, mkfs and mount
     workload = _workload(top.table("workload"))
@@ -386,9 +408,11 @@ def _build(data, path, raw, variant="") -> Recipe:
         _check_arrays(raid, parsed_sweep, raid_table, sweep)
     if parsed_sweep.setting.startswith("lab."):
         _check_lab_values(parsed_sweep, sweep)
-    if (raid or lab) and not workload.timed:
+    if parsed_sweep.setting.startswith("zfs."):
+        _check_zfs_values(zfs, parsed_sweep, sweep)
+    if (raid or lab or zfs) and not workload.timed:
         top.fail("workload.tool", "recipes in the lab VM measure sysbench workloads")
-    if (raid or lab) and dict(storage)["filesystem"] not in LAB_FILESYSTEMS:
+    if (raid or lab) and not zfs and dict(storage)["filesystem"] not in LAB_FILESYSTEMS:
         top.fail("storage.filesystem", f"the lab VM's image makes {' or '.join(LAB_FILESYSTEMS)}")
     if not workload.timed and not storage:
         top.fail("workload.tool", "a scan needs a [storage] table: its sandbox lets the page "
@@ -401,7 +425,7 @@ def _build(data, path, raw, variant="") -> Recipe:
         workload=workload, sweep=parsed_sweep,
         measure=_measure(top.table("measure"), workload.timed),
         profiles=_profiles(top.table("profiles", False)), storage=storage, raid=raid, lab=lab,
-        variant=variant)
+        zfs=zfs, variant=variant)
 
 
 def _dataset(t: _Reader) -> Dataset:
@@ -483,6 +507,39 @@ def _lab(t: _Reader) -> tuple:
     return out
 
 
+def _zfs(t: _Reader) -> tuple:
+    t.only(*sorted(ZFS_KEYS))
+    out = {"recordsize": t.size("recordsize", "128K"), "compression": t.get("compression", str, "off"),
+           "atime": t.get("atime", str, "on"), "logbias": t.get("logbias", str, "latency"),
+           "primarycache": t.get("primarycache", str, "all"),
+           "arc_max": t.size("arc_max", "256M"), "size": t.size("size", "2G")}
+    problem = _zfs_problem("recordsize", out["recordsize"])
+    if problem:
+        t.fail("recordsize", problem)
+    return tuple(out.items())
+
+
+def _zfs_problem(key: str, value: str) -> str | None:
+    """ZFS takes a record size that is a power of two from 4K (with ashift=12) to 1M."""
+    if key != "recordsize":
+        return None
+    size = units.size_bytes(value)
+    if size < 4096 or size > 2**20 or size & (size - 1):
+        return f"expected a power of two from 4K to 1M, got {value!r}"
+    return None
+
+
+def _check_zfs_values(zfs: tuple, sweep: Sweep, sweep_table: _Reader) -> None:
+    key = sweep.setting.removeprefix("zfs.")
+    for value in sweep.values:
+        try:
+            problem = _zfs_problem(key, value)
+        except ValueError as exc:
+            problem = str(exc)
+        if problem:
+            sweep_table.fail("values", f"{value!r}: {problem}")
+
+
 def _check_lab_values(sweep: Sweep, sweep_table: _Reader) -> None:
     allowed = {"lab.kernel": KERNEL_FLAVOURS, "lab.mitigations": MITIGATIONS}[sweep.setting]
     for value in sweep.values:
@@ -507,11 +564,13 @@ def _check_arrays(raid: tuple, sweep: Sweep, raid_table: _Reader, sweep_table: _
 def _sweep(t: _Reader) -> Sweep:
     t.only("setting", "values", "baseline")
     raw = t.get("setting", str)
-    prefixed = raw.strip().startswith(("storage.", "raid.", "lab."))
+    prefixed = raw.strip().startswith(("storage.", "raid.", "lab.", "zfs."))
     setting = raw.strip() if prefixed else option_name(raw)
     if setting.startswith("storage.") and setting[8:] not in STORAGE_SWEEPABLE:
         t.fail("setting", f"expected storage.{{{', '.join(sorted(STORAGE_SWEEPABLE))}}}, "
                           f"got {setting!r}")
+    if setting.startswith("zfs.") and setting[4:] not in ZFS_SWEEPABLE:
+        t.fail("setting", f"expected zfs.{{{', '.join(sorted(ZFS_SWEEPABLE))}}}, got {setting!r}")
     if setting.startswith("lab.") and setting[4:] not in LAB_KEYS:
         t.fail("setting", f"expected lab.{{{', '.join(sorted(LAB_KEYS))}}}, got {setting!r}")
     if setting.startswith("raid.") and setting[5:] not in RAID_SWEEPABLE:

@@ -168,13 +168,13 @@ def _measure(plan, binary, wd, saved, opts, say):
 def _lab_vm_plan(plan, wd: Path) -> str:
     """The dry run's word on the lab VM: which images exist, and how each run boots."""
     from .lab import image, qemu  # noqa: PLC0415
-    flavours = sorted({p.lab["kernel"] for p in plan.points})
+    flavours = sorted({p.lab["image"] for p in plan.points})
     missing = [f for f in flavours if not image.cached(wd, f)]
     accel = qemu.known_accelerator(wd) or ("KVM if a probe boot works, else TCG"
                                           if qemu.kvm_usable() else "TCG")
-    return (f"each run boots the lab VM ({', '.join(flavours)} kernel; accelerator: {accel}); "
-            + (f"images to build first (about 90 s each, needs root): {', '.join(missing)}"
-               if missing else "images cached"))
+    return (f"each run boots the lab VM (image {', '.join(flavours)}; accelerator: {accel}); "
+            + (f"images to build first (as root; about 90 s each, several minutes more for "
+               f"OpenZFS): {', '.join(missing)}" if missing else "images cached"))
 
 
 def _lab_vm(plan, binary, wd: Path, say):
@@ -183,7 +183,7 @@ def _lab_vm(plan, binary, wd: Path, say):
     if not plan.experiment.recipe.in_lab_vm:
         return None
     from .lab.vm import LabVM  # noqa: PLC0415 (only recipes in the lab VM need qemu)
-    lab = LabVM.start(wd, {p.lab["kernel"] for p in plan.points}, say)
+    lab = LabVM.start(wd, {p.lab["image"] for p in plan.points}, say)
     lab.check_server(binary)
     return lab
 

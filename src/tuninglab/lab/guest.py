@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .. import measure, server as srv, template, units
 from ..recipe import Dataset, Measure, Workload
-from . import raid
+from . import raid, zfs
 
 ARRAY = "/dev/md0"
 MOUNT = Path("/mnt/lab")
@@ -48,11 +48,16 @@ def run(job: dict, job_dir: Path) -> dict:
     members = devices_by_serial(job["members"])
     spec = raid.ArraySpec(**job["raid"]) if job.get("raid") else None
     state, device = (build_array(spec, members), ARRAY) if spec else (None, f"/dev/{members[0]}")
-    storage = make_filesystem(job["storage"], device)
+    if job.get("zfs"):
+        storage = zfs.make_pool(job["zfs"], device, MOUNT)
+    else:
+        storage = make_filesystem(job["storage"], device)
     say(f"{storage['filesystem']} made; copying the datadir")
     datadir = MOUNT / "data"
     template.clone(job_dir / "template", datadir)
     os.sync()
+    if job.get("zfs"):
+        zfs.empty_arc(MOUNT)
     Path("/proc/sys/vm/drop_caches").write_text("3\n")
     w, m, d = Workload(**job["workload"]), Measure(**job["measure"]), Dataset(**job["dataset"])
     members, planned, extra = plan_failure(spec, members, m) if spec else (members, {}, None)

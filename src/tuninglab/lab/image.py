@@ -21,6 +21,8 @@ SUITE = "bookworm"
 MIRROR = "http://deb.debian.org/debian"
 SECURITY = "http://deb.debian.org/debian-security"
 FLAVOURS = ("cloud-amd64", "amd64", "rt-amd64")
+# OpenZFS from contrib, built by DKMS for the image's kernel: only images named "<flavour>-zfs".
+ZFS_PACKAGES = ("zfs-dkms", "zfsutils-linux")
 BASE_PACKAGES = ("mariadb-server-core", "sysbench", "fio", "mdadm", "python3", "python3-pymysql",
                  "e2fsprogs", "xfsprogs", "kmod", "procps", "busybox-static")
 # What the initramfs needs to mount the root image; those a flavour builds in are skipped (the
@@ -53,10 +55,20 @@ class Image:
         return json.loads((self.dir / "manifest.json").read_text())
 
 
-def key(flavour: str) -> str:
-    text = json.dumps([BUILD_VERSION, SUITE, flavour, BASE_PACKAGES, BOOT_MODULES,
-                       LAB_INIT.read_text(), INITRD_INIT.read_text()])
+def key(name: str) -> str:
+    text = json.dumps([BUILD_VERSION, SUITE, name, BASE_PACKAGES, BOOT_MODULES,
+                       LAB_INIT.read_text(), INITRD_INIT.read_text()]
+                      + ([ZFS_PACKAGES] if name.endswith("-zfs") else []))
     return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def split_name(name: str) -> tuple[str, bool]:
+    """"cloud-amd64-zfs" -> ("cloud-amd64", True): the kernel flavour, and whether the image
+    has OpenZFS."""
+    flavour, zfs = (name[:-4], True) if name.endswith("-zfs") else (name, False)
+    if flavour not in FLAVOURS:
+        raise UserError(f"no kernel flavour {flavour!r} (expected one of {', '.join(FLAVOURS)})")
+    return flavour, zfs
 
 
 def path_for(workdir: Path, flavour: str = "cloud-amd64") -> Path:
@@ -69,9 +81,9 @@ def cached(workdir: Path, flavour: str = "cloud-amd64") -> Image | None:
 
 
 def ensure(workdir: Path, flavour: str = "cloud-amd64", say=print) -> Image:
-    """The cached image, built first if needed (about a minute and a half)."""
-    if flavour not in FLAVOURS:
-        raise UserError(f"no kernel flavour {flavour!r} (expected one of {', '.join(FLAVOURS)})")
+    """The cached image, built first if needed (about a minute; with OpenZFS, which DKMS
+    compiles, several)."""
+    split_name(flavour)
     image = cached(workdir, flavour)
     if image:
         return image
@@ -89,7 +101,7 @@ def ensure(workdir: Path, flavour: str = "cloud-amd64", say=print) -> Image:
         _unmount_all(build / "root")
         shutil.rmtree(build, ignore_errors=True)
     for stale in final.parent.glob(f"{SUITE}-{flavour}-*"):  # older versions of this image
-        if stale != final and ".build-" not in stale.name:
+        if stale != final and stale.name.rsplit("-", 1)[0] == f"{SUITE}-{flavour}":
             shutil.rmtree(stale, ignore_errors=True)
     say(f"lab VM image ready in {time.monotonic() - started:.0f}s: {final}")
     return Image(final)
@@ -105,24 +117,28 @@ def check_build_tools() -> None:
                         "(`apt-get install debootstrap e2fsprogs cpio`)")
 
 
-def _build(build: Path, flavour: str, say) -> None:
+def _build(build: Path, name: str, say) -> None:
+    flavour, zfs = split_name(name)
     root = build / "root"
     say(f"lab VM image: debootstrap {SUITE} with {', '.join(BASE_PACKAGES)} (about a minute)")
     _run(["debootstrap", "--variant=minbase", f"--include={','.join(BASE_PACKAGES)}", SUITE,
           str(root), MIRROR], build / "debootstrap.log")
+    sections = "main contrib" if zfs else "main"
     (root / "etc/apt/sources.list").write_text(
-        f"deb {MIRROR} {SUITE} main\ndeb {MIRROR} {SUITE}-updates main\n"
-        f"deb {SECURITY} {SUITE}-security main\n")
+        f"deb {MIRROR} {SUITE} {sections}\ndeb {MIRROR} {SUITE}-updates {sections}\n"
+        f"deb {SECURITY} {SUITE}-security {sections}\n")
     say(f"lab VM image: security updates and the {flavour} kernel")
     env = "env INITRD=No DEBIAN_FRONTEND=noninteractive"  # no initramfs-tools run: ours is tiny
     _chroot(root, f"apt-get update -q && {env} apt-get -y -q upgrade && {env} apt-get install "
                   f"-y -q --no-install-recommends linux-image-{flavour}", build / "apt.log")
     kernel = _only(root / "boot", "vmlinuz-*")
     release = kernel.name.removeprefix("vmlinuz-")
+    if zfs:
+        _add_zfs(root, flavour, release, build, say)
     shutil.copy(kernel, build / "vmlinuz")
     _make_initrd(root, release, build)
-    manifest = {"suite": SUITE, "flavour": flavour, "kernel": release, "key": key(flavour),
-                "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    manifest = {"suite": SUITE, "flavour": flavour, "zfs": zfs, "kernel": release,
+                "key": key(name), "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "packages": _versions(root)}
     _trim(root)
     lab_init = root / "usr/local/sbin/lab-init"
@@ -134,6 +150,18 @@ def _build(build: Path, flavour: str, say) -> None:
           f"{size // 1024}k"], build / "mkfs.log")
     shutil.rmtree(root)
     (build / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+
+
+def _add_zfs(root: Path, flavour: str, release: str, build: Path, say) -> None:
+    """OpenZFS, the real thing: DKMS compiles its module for the image's kernel (minutes)."""
+    say("lab VM image: OpenZFS from contrib, compiled by DKMS for the guest kernel (several "
+        "minutes, once)")
+    env = "env INITRD=No DEBIAN_FRONTEND=noninteractive"
+    _chroot(root, f"{env} apt-get install -y -q --no-install-recommends "
+                  f"linux-headers-{flavour} {' '.join(ZFS_PACKAGES)}", build / "zfs.log")
+    if not list((root / "lib/modules" / release).rglob("zfs.ko*")):
+        tail = "\n".join((build / "zfs.log").read_text(errors="replace").splitlines()[-15:])
+        raise UserError(f"DKMS built no zfs module for {release}; the end of its log:\n{tail}")
 
 
 def module_order(modules_dep: str, wanted, builtin: str = "") -> list[str]:
@@ -189,7 +217,7 @@ def _make_initrd(root: Path, release: str, build: Path) -> None:
 
 def _versions(root: Path) -> dict:
     names = ["mariadb-server-core", "sysbench", "fio", "mdadm", "python3", "xfsprogs",
-             "e2fsprogs"]
+             "e2fsprogs", "zfsutils-linux"]
     out = subprocess.run(["chroot", str(root), "dpkg-query", "-W", "-f", "${Package} ${Version}\n"]
                          + names, capture_output=True, text=True)
     return dict(line.split(" ", 1) for line in out.stdout.splitlines() if " " in line)

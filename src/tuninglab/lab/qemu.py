@@ -16,6 +16,13 @@ from ..errors import UserError
 from ..server import _die_with_parent
 
 KVM_PROBE_S = 30          # a KVM boot that has not finished by then never will, here
+# Kernel to init takes 2-4 s under TCG; a guest silent for this long is stuck (seen once in
+# about a hundred TCG boots here: qemu spinning, no console output). It is killed and retried.
+STALL_S = 90
+
+
+class Stalled(TimeoutError):
+    """The guest never reached its init."""
 CONSOLE_PREFIX = "lab:"   # progress lines of the guest's job, shown to the user
 
 
@@ -87,7 +94,7 @@ def boot(image, disks, accelerator: str, console: Path, timeout: float, on_line=
         if pidfile:
             pidfile.write_text(f"{proc.pid}\n")
         try:
-            _stream(proc, log, lines, on_line, started + timeout)
+            _stream(proc, log, lines, on_line, started + timeout, started + STALL_S)
         finally:
             if proc.poll() is None:
                 proc.kill()
@@ -97,7 +104,7 @@ def boot(image, disks, accelerator: str, console: Path, timeout: float, on_line=
     return Boot(accelerator, proc.returncode, time.monotonic() - started, console, lines)
 
 
-def _stream(proc, log, lines, on_line, deadline) -> None:
+def _stream(proc, log, lines, on_line, deadline, up_deadline) -> None:
     """Console lines to the log (with the host's seconds since power-on) and to on_line."""
     started = time.monotonic()
     sel = selectors.DefaultSelector()
@@ -107,6 +114,8 @@ def _stream(proc, log, lines, on_line, deadline) -> None:
         left = deadline - time.monotonic()
         if left <= 0:
             raise TimeoutError("the lab VM did not power off in time")
+        if time.monotonic() > up_deadline and not any(l.startswith("lab-init:") for l in lines):
+            raise Stalled(f"the lab VM did not reach its init within {STALL_S}s")
         if not sel.select(timeout=min(left, 1.0)):
             continue
         chunk = os.read(proc.stdout.fileno(), 65536)

@@ -61,12 +61,10 @@ class LabVM:
             disks = self._disks(job, run_, experiment, template_data)
             timeout = BOOT_TIMEOUT_S + 4 * (experiment.measure.warmup + experiment.measure.duration)
             lab = run_.point.lab
-            image, accel = self.images[lab["kernel"]], self.accelerators[lab["kernel"]]
+            image, accel = self.images[lab["image"]], self.accelerators[lab["image"]]
             args = "mitigations=off" if lab["mitigations"] == "off" else ""
             try:
-                boot = qemu.boot(image, disks, accel, job / "console.log", timeout,
-                                 on_line=lambda text: say(f"    vm: {text}"),
-                                 pidfile=job / "qemu.pid", kernel_args=args)
+                boot = self._boot(image, disks, accel, job, timeout, args, say)
             except TimeoutError:
                 raise UserError(self._failure(job, f"the lab VM did not finish within "
                                                    f"{timeout:.0f}s")) from None
@@ -81,6 +79,19 @@ class LabVM:
                          "image": image.manifest["key"], **record.pop("guest")}
         return record
 
+    def _boot(self, image, disks, accel, job: Path, timeout: float, args: str, say):
+        """One boot; a guest stuck before its init (nothing written to any disk yet) gets
+        one more try."""
+        for attempt in (1, 2):
+            try:
+                return qemu.boot(image, disks, accel, job / "console.log", timeout,
+                                 on_line=lambda text: say(f"    vm: {text}"),
+                                 pidfile=job / "qemu.pid", kernel_args=args)
+            except qemu.Stalled:
+                if attempt == 2:
+                    raise
+                say(f"    vm: stuck before its init after {qemu.STALL_S}s; booting again")
+
     def _disks(self, job: Path, run_, experiment, template_data: Path) -> list:
         """The job disk, then one sparse file per member (and the spare of a rebuild)."""
         spec = run_.point.raid
@@ -88,7 +99,8 @@ class LabVM:
         members = [f"lab-m{i}" for i in range(spec["disks"] if spec else 1)]
         spare = ["lab-spare"] if spec and spec.get("state") == "rebuilding" else []
         job_img = self._job_disk(job, {
-            "raid": spec, "members": members, "settings": run_.point.settings,
+            "raid": spec, "zfs": run_.point.zfs, "members": members,
+            "settings": run_.point.settings,
             "storage": {k: storage.get(k) for k in ("filesystem", "mkfs_options",
                                                     "mount_options")},
             "mysqld": GUEST_MYSQLD, "workload": asdict(experiment.workload),

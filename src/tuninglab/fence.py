@@ -86,7 +86,7 @@ def _functional(doc: dict) -> str:
     return ('<div class="admonition warning tl-functional"><p class="admonition-title">'
             'Functional: shows the mechanism, not the hardware\'s speed</p>'
             f'<p>In the latest result {html.escape(why)}. Compare the IO per transaction at the '
-            'member devices, which holds on any storage; not the throughput.</p></div>')
+            'devices, which holds on any storage, rather than the throughput.</p></div>')
 
 
 def _kernels_table() -> str:

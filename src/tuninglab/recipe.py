@@ -170,45 +170,43 @@ class Experiment:
             settings[self.sweep.setting] = value
         return settings
 
+    def _swept(self, table: tuple, prefix: str, value: str) -> dict:
+        """A [storage], [raid], [lab] or [zfs] table with this point's value swept in."""
+        out = dict(table)
+        if self.sweep.setting.startswith(prefix + "."):
+            out[self.sweep.setting.removeprefix(prefix + ".")] = value
+        return out
+
     def storage_for(self, value: str) -> dict | None:
         """The storage sandbox of one point, or None to run in the work directory."""
         if not self.recipe.storage:
             return None
-        storage = dict(self.recipe.storage)
-        if self.sweep.setting.startswith("storage."):
-            key = self.sweep.setting.removeprefix("storage.")
-            storage[key] = int(value) if key == "read_ahead_kb" else value
+        storage = self._swept(self.recipe.storage, "storage", value)
+        if storage.get("read_ahead_kb") is not None:
+            storage["read_ahead_kb"] = int(storage["read_ahead_kb"])
         return storage
 
     def lab_for(self, value: str) -> dict | None:
         """The lab VM of one point (kernel flavour, mitigations), or None outside the VM."""
         if not self.recipe.in_lab_vm:
             return None
-        lab = {"kernel": "cloud-amd64", "mitigations": "auto", **dict(self.recipe.lab)}
-        if self.sweep.setting.startswith("lab."):
-            lab[self.sweep.setting.removeprefix("lab.")] = value
+        lab = self._swept((("kernel", "cloud-amd64"), ("mitigations", "auto")) + self.recipe.lab,
+                          "lab", value)
         lab["image"] = lab["kernel"] + ("-zfs" if self.recipe.zfs else "")
         return lab
 
     def zfs_for(self, value: str) -> dict | None:
         """The ZFS pool of one point (dataset properties as zfs spells them), or None."""
-        if not self.recipe.zfs:
-            return None
-        zfs = dict(self.recipe.zfs)
-        if self.sweep.setting.startswith("zfs."):
-            zfs[self.sweep.setting.removeprefix("zfs.")] = value
-        return zfs
+        return self._swept(self.recipe.zfs, "zfs", value) if self.recipe.zfs else None
 
     def raid_for(self, value: str) -> dict | None:
         """The md array of one point (lab/raid.ArraySpec fields), or None."""
         if not self.recipe.raid:
             return None
-        return _array_spec(dict(self.recipe.raid), self.sweep, value)
+        return _array_spec(self._swept(self.recipe.raid, "raid", value))
 
 
-def _array_spec(raid: dict, sweep, value: str) -> dict:
-    if sweep.setting.startswith("raid."):
-        raid[sweep.setting.removeprefix("raid.")] = value
+def _array_spec(raid: dict) -> dict:
     chunk = units.size_bytes(raid["chunk"])
     if chunk % 1024:
         raise ValueError(f"chunk {raid['chunk']!r} is not a whole number of KiB")
@@ -552,7 +550,7 @@ def _check_arrays(raid: tuple, sweep: Sweep, raid_table: _Reader, sweep_table: _
     swept = sweep.setting.removeprefix("raid.") if sweep.setting.startswith("raid.") else None
     for value in sweep.values:
         try:
-            spec = _array_spec(dict(raid), sweep, value)
+            spec = _array_spec(dict(raid, **({swept: value} if swept else {})))
         except ValueError as exc:
             sweep_table.fail("values", f"{value!r}: {exc}")
         for key, problem in problems(ArraySpec(**spec)):

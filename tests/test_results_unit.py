@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tuninglab import plan, recipe, results, stats
+from tuninglab import measure, plan, recipe, results, stats
 from tuninglab.server import ServerBinary
 from tuninglab.workdir import atomic_write_json
 
@@ -86,14 +86,14 @@ def totals(**devices):
 
 
 def test_io_per_transaction_sums_devices():
-    io = results.io_per_transaction(totals(vda=(10, 4096, 100, 409600), vdb=(0, 0, 50, 204800)),
+    io = measure.io_per_transaction(totals(vda=(10, 4096, 100, 409600), vdb=(0, 0, 50, 204800)),
                                     100)
     assert io == {"reads_per_trx": 0.1, "writes_per_trx": 1.5, "read_bytes_per_trx": 40.96,
                   "write_bytes_per_trx": 6144.0}
 
 
 def test_io_per_transaction_rounds_to_three_places():
-    io = results.io_per_transaction(totals(vda=(1, 2, 2, 1)), 3)
+    io = measure.io_per_transaction(totals(vda=(1, 2, 2, 1)), 3)
     assert io["reads_per_trx"] == 0.333 and io["writes_per_trx"] == 0.667
 
 
@@ -104,7 +104,7 @@ def test_io_per_transaction_rounds_to_three_places():
     ({}, 0),
 ])
 def test_io_per_transaction_none(device_totals, transactions):
-    assert results.io_per_transaction(device_totals, transactions) == {
+    assert measure.io_per_transaction(device_totals, transactions) == {
         "reads_per_trx": None, "writes_per_trx": None, "read_bytes_per_trx": None,
         "write_bytes_per_trx": None}
 
@@ -235,7 +235,7 @@ def test_finish_with_zero_throughput():
 
 def test_finish_leaves_out_write_bytes_when_unknown():
     doc = make_doc()
-    doc["points"][1]["runs"][0]["summary"]["io"] = results.io_per_transaction({}, 0)
+    doc["points"][1]["runs"][0]["summary"]["io"] = measure.io_per_transaction({}, 0)
     doc = results.finish(doc)
     assert "write_bytes_per_trx" not in doc["points"][1]["stats"]
     assert "write_bytes_per_trx" in doc["points"][0]["stats"]

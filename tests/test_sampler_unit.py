@@ -182,7 +182,7 @@ def test_merge_without_samples():
 def test_devices_aside_are_left_out_and_extra_gauges_join_each_sample():
     prev = reading(100.0, (200, 1000), 1000, 50, {"vdc": disk(10, 0, 20, 0), "md0": disk(5, 0, 9, 0)})
     cur = reading(101.0, (300, 1200), 1400, 60, {"vdc": disk(14, 0, 40, 0), "md0": disk(9, 0, 19, 0)})
-    cur.update(summed=["vdc"], extra={"resync_pct": 12.5})
-    s = sampler._sample(prev, cur)
+    cur.update(extra={"resync_pct": 12.5})
+    s = sampler._sample(prev, cur, summed=["vdc"])
     assert s["disk_reads"] == 4 and s["disk_writes"] == 20   # vdc only, not md0 above it
     assert s["resync_pct"] == 12.5

@@ -44,6 +44,7 @@ RAID_KEYS = {"level", "chunk", "disks", "member_size", "state"}
 RAID_SWEEPABLE = {"level", "chunk", "disks", "state"}
 # The lab VM's kernel: a Debian flavour, and CPU vulnerability mitigations as booted.
 LAB_KEYS = {"kernel", "mitigations"}
+LAB_DEFAULTS = {"kernel": "cloud-amd64", "mitigations": "auto"}
 KERNEL_FLAVOURS = ("cloud-amd64", "amd64", "rt-amd64")
 MITIGATIONS = ("auto", "off")
 LAB_FILESYSTEMS = ("ext4", "xfs")   # the mkfs tools in the lab VM's image
@@ -51,6 +52,9 @@ LAB_FILESYSTEMS = ("ext4", "xfs")   # the mkfs tools in the lab VM's image
 # ARC's size limit and the disk's size.
 ZFS_KEYS = {"recordsize", "compression", "atime", "logbias", "primarycache", "arc_max", "size"}
 ZFS_SWEEPABLE = {"recordsize", "compression", "logbias", "primarycache"}
+# The lab's tables a sweep may name as "<table>.<key>", with the keys each lets it sweep.
+SWEPT_TABLES = {"storage": STORAGE_SWEEPABLE, "raid": RAID_SWEEPABLE, "lab": LAB_KEYS,
+                "zfs": ZFS_SWEEPABLE}
 VARIANT_KEYS = ("title", "question", "dataset", "server", "workload", "sweep", "measure",
                 "profiles", "storage", "raid", "lab", "zfs")
 PROFILE_KEYS = {"warmup", "duration", "repeats", "threads", "tables", "table_size",
@@ -88,9 +92,19 @@ class Sweep:
     baseline: str
 
     @property
+    def table(self) -> str | None:
+        """The lab table a "<table>.<key>" setting sweeps, or None for a server option."""
+        name, dot, _ = self.setting.partition(".")
+        return name if dot and name in SWEPT_TABLES else None
+
+    @property
+    def key(self) -> str:
+        """The swept key within its table (the whole setting for a server option)."""
+        return self.setting.partition(".")[2] if self.table else self.setting
+
+    @property
     def server_option(self) -> bool:
-        """A server option, not a storage.* or raid.* setting of the lab."""
-        return not self.setting.startswith(("storage.", "raid.", "lab.", "zfs."))
+        return self.table is None
 
 
 @dataclass(frozen=True)
@@ -120,11 +134,11 @@ class Recipe:
     raid: tuple = ()      # (key, value) pairs of [raid]; empty: no array
     lab: tuple = ()       # (key, value) pairs of [lab]; empty: the default lab VM, if any
     zfs: tuple = ()       # (key, value) pairs of [zfs]; empty: no pool
+    variant: str = ""     # "" for the recipe's main experiment, else the [variants.<name>] name
 
     @property
     def in_lab_vm(self) -> bool:
         return bool(self.raid or self.lab or self.zfs)
-    variant: str = ""     # "" for the recipe's main experiment, else the [variants.<name>] name
 
     @property
     def label(self) -> str:
@@ -173,8 +187,8 @@ class Experiment:
     def _swept(self, table: tuple, prefix: str, value: str) -> dict:
         """A [storage], [raid], [lab] or [zfs] table with this point's value swept in."""
         out = dict(table)
-        if self.sweep.setting.startswith(prefix + "."):
-            out[self.sweep.setting.removeprefix(prefix + ".")] = value
+        if self.sweep.table == prefix:
+            out[self.sweep.key] = value
         return out
 
     def storage_for(self, value: str) -> dict | None:
@@ -190,8 +204,7 @@ class Experiment:
         """The lab VM of one point (kernel flavour, mitigations), or None outside the VM."""
         if not self.recipe.in_lab_vm:
             return None
-        lab = self._swept((("kernel", "cloud-amd64"), ("mitigations", "auto")) + self.recipe.lab,
-                          "lab", value)
+        lab = self._swept(tuple(LAB_DEFAULTS.items()) + self.recipe.lab, "lab", value)
         lab["image"] = lab["kernel"] + ("-zfs" if self.recipe.zfs else "")
         return lab
 
@@ -390,24 +403,19 @@ def _build(data, path, raw, variant="") -> Recipe:
     elif (raid or lab) and not storage:
         storage = _storage(_Reader(path, {"filesystem": "ext4"}, "storage"))
     sweep = top.table("sweep")
-    if str(sweep.data.get("setting", "")).startswith("storage.") and not storage:
-        sweep.fail("setting", "a storage sweep needs a [storage] table")
-    if str(sweep.data.get("setting", "")).startswith("raid.") and not raid:
-        sweep.fail("setting", "a RAID sweep needs a [raid] table")
-    if str(sweep.data.get("setting", "")).startswith("lab.") and not lab:
-        sweep.fail("setting", "a lab VM sweep needs a [lab] table")
-    if str(sweep.data.get("setting", "")).startswith("zfs.") and not zfs:
-        sweep.fail("setting", "a ZFS sweep needs a [zfs] table")
+    parsed_sweep = _sweep(sweep)
+    swept = parsed_sweep.table
+    if swept and not {"storage": storage, "raid": raid, "lab": lab, "zfs": zfs}[swept]:
+        sweep.fail("setting", f"a {swept}.* sweep needs a [{swept}] table")
     if storage and "root" not in needs:
         needs = list(needs) + ["root"]  # loop devices, mkfs and mount
     workload = _workload(top.table("workload"))
-    parsed_sweep = _sweep(sweep)
     if raid:
         _check_arrays(raid, parsed_sweep, raid_table, sweep)
-    if parsed_sweep.setting.startswith("lab."):
+    if swept == "lab":
         _check_lab_values(parsed_sweep, sweep)
-    if parsed_sweep.setting.startswith("zfs."):
-        _check_zfs_values(zfs, parsed_sweep, sweep)
+    if swept == "zfs":
+        _check_zfs_values(parsed_sweep, sweep)
     if (raid or lab or zfs) and not workload.timed:
         top.fail("workload.tool", "recipes in the lab VM measure sysbench workloads")
     if (raid or lab) and not zfs and dict(storage)["filesystem"] not in LAB_FILESYSTEMS:
@@ -497,8 +505,7 @@ def _raid(t: _Reader) -> tuple:
 
 def _lab(t: _Reader) -> tuple:
     t.only(*sorted(LAB_KEYS))
-    out = (("kernel", t.get("kernel", str, "cloud-amd64")),
-           ("mitigations", t.get("mitigations", str, "auto")))
+    out = tuple((key, t.get(key, str, default)) for key, default in LAB_DEFAULTS.items())
     for (key, value), allowed in zip(out, (KERNEL_FLAVOURS, MITIGATIONS)):
         if value not in allowed:
             t.fail(key, f"expected one of {', '.join(allowed)}, got {value!r}")
@@ -527,11 +534,10 @@ def _zfs_problem(key: str, value: str) -> str | None:
     return None
 
 
-def _check_zfs_values(zfs: tuple, sweep: Sweep, sweep_table: _Reader) -> None:
-    key = sweep.setting.removeprefix("zfs.")
+def _check_zfs_values(sweep: Sweep, sweep_table: _Reader) -> None:
     for value in sweep.values:
         try:
-            problem = _zfs_problem(key, value)
+            problem = _zfs_problem(sweep.key, value)
         except ValueError as exc:
             problem = str(exc)
         if problem:
@@ -539,7 +545,7 @@ def _check_zfs_values(zfs: tuple, sweep: Sweep, sweep_table: _Reader) -> None:
 
 
 def _check_lab_values(sweep: Sweep, sweep_table: _Reader) -> None:
-    allowed = {"lab.kernel": KERNEL_FLAVOURS, "lab.mitigations": MITIGATIONS}[sweep.setting]
+    allowed = {"kernel": KERNEL_FLAVOURS, "mitigations": MITIGATIONS}[sweep.key]
     for value in sweep.values:
         if value not in allowed:
             sweep_table.fail("values", f"{value!r}: expected one of {', '.join(allowed)}")
@@ -547,7 +553,7 @@ def _check_lab_values(sweep: Sweep, sweep_table: _Reader) -> None:
 
 def _check_arrays(raid: tuple, sweep: Sweep, raid_table: _Reader, sweep_table: _Reader) -> None:
     """Every point's array must be one md can build: the error names the key to fix."""
-    swept = sweep.setting.removeprefix("raid.") if sweep.setting.startswith("raid.") else None
+    swept = sweep.key if sweep.table == "raid" else None
     for value in sweep.values:
         try:
             spec = _array_spec(dict(raid, **({swept: value} if swept else {})))
@@ -561,18 +567,12 @@ def _check_arrays(raid: tuple, sweep: Sweep, raid_table: _Reader, sweep_table: _
 
 def _sweep(t: _Reader) -> Sweep:
     t.only("setting", "values", "baseline")
-    raw = t.get("setting", str)
-    prefixed = raw.strip().startswith(("storage.", "raid.", "lab.", "zfs."))
-    setting = raw.strip() if prefixed else option_name(raw)
-    if setting.startswith("storage.") and setting[8:] not in STORAGE_SWEEPABLE:
-        t.fail("setting", f"expected storage.{{{', '.join(sorted(STORAGE_SWEEPABLE))}}}, "
-                          f"got {setting!r}")
-    if setting.startswith("zfs.") and setting[4:] not in ZFS_SWEEPABLE:
-        t.fail("setting", f"expected zfs.{{{', '.join(sorted(ZFS_SWEEPABLE))}}}, got {setting!r}")
-    if setting.startswith("lab.") and setting[4:] not in LAB_KEYS:
-        t.fail("setting", f"expected lab.{{{', '.join(sorted(LAB_KEYS))}}}, got {setting!r}")
-    if setting.startswith("raid.") and setting[5:] not in RAID_SWEEPABLE:
-        t.fail("setting", f"expected raid.{{{', '.join(sorted(RAID_SWEEPABLE))}}}, "
+    raw = t.get("setting", str).strip()
+    table, dot, key = raw.partition(".")
+    lab_table = bool(dot) and table in SWEPT_TABLES
+    setting = raw if lab_table else option_name(raw)
+    if lab_table and key not in SWEPT_TABLES[table]:
+        t.fail("setting", f"expected {table}.{{{', '.join(sorted(SWEPT_TABLES[table]))}}}, "
                           f"got {setting!r}")
     if setting in RESERVED_OPTIONS:
         t.fail("setting", f"'{setting}' is set by the engine itself and cannot be swept")

@@ -12,7 +12,6 @@ from pathlib import Path
 import jsonschema
 
 from . import stats
-from .measure import IO_FIELDS, io_per_transaction, io_totals  # noqa: F401 (re-exported)
 from .workloads import scan, sysbench
 from .workdir import PROJECT_DIR, atomic_write_json
 

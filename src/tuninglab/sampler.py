@@ -114,7 +114,7 @@ class Sampler:
             except Exception as exc:  # the server may be stopping; keep what we have
                 self.error = str(exc)
                 return
-            self.samples.append(_sample(previous, current))
+            self.samples.append(_sample(previous, current, self.devices))
             previous, tick = current, tick + 1
 
     def _query(self, sql):
@@ -131,7 +131,7 @@ class Sampler:
         return {"time": time.monotonic(), "cpu": cpu_times(),
                 "innodb": innodb_metrics(status, metrics, self.server.binary.flavor),
                 "disk": read_diskstats(self.devices + self.aside) if self.devices else {},
-                "summed": self.devices, "extra": self.extra() if self.extra else {}}
+                "extra": self.extra() if self.extra else {}}
 
 
 def _delta_dict(after, before) -> dict:
@@ -139,7 +139,8 @@ def _delta_dict(after, before) -> dict:
     return {f: getattr(delta, f) for f in DISK_FIELDS}
 
 
-def _sample(prev: dict, cur: dict) -> dict:
+def _sample(prev: dict, cur: dict, summed=None) -> dict:
+    """Rates between two readings; the disk rates sum the devices in summed (default: all)."""
     seconds = max(cur["time"] - prev["time"], 1e-6)
     busy = cur["cpu"][0] - prev["cpu"][0]
     total = cur["cpu"][1] - prev["cpu"][1]
@@ -150,9 +151,10 @@ def _sample(prev: dict, cur: dict) -> dict:
             value = None if value is None or before is None else round((value - before) / seconds)
         sample[name] = value
     sample.update(cur.get("extra", {}))
+    summed = cur["disk"] if summed is None else summed
     for field in DISK_FIELDS:
         sample[f"disk_{field}"] = round(sum(
-            getattr(cur["disk"][d] - prev["disk"][d], field) for d in cur.get("summed", cur["disk"])) / seconds) \
+            getattr(cur["disk"][d] - prev["disk"][d], field) for d in summed) / seconds) \
             if cur["disk"] else None
     return sample
 

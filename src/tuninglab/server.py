@@ -162,7 +162,7 @@ class Server:
         self.process = subprocess.Popen(
             [self.binary.path, f"--defaults-file={self.cnf}"], stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-            preexec_fn=_die_with_parent)
+            preexec_fn=die_with_parent)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -261,7 +261,7 @@ def _socket_path(rundir: Path) -> Path:
     return Path(tempfile.mkdtemp(prefix="tuninglab-")) / "mysqld.sock"
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """Runs in the child: if the runner is killed (even SIGKILL), the server dies too."""
     libc = ctypes.CDLL("libc.so.6", use_errno=True)
     libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG

@@ -238,6 +238,7 @@ def _only(directory: Path, pattern: str) -> Path:
 
 
 def _dir_bytes(path: Path) -> int:
+    """Not workdir.dir_bytes: a chroot's absolute symlinks point into the host."""
     return sum(p.lstat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
 
 

@@ -13,17 +13,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UserError
-from ..server import _die_with_parent
+from ..server import die_with_parent
 
 KVM_PROBE_S = 30          # a KVM boot that has not finished by then never will, here
 # Kernel to init takes 2-4 s under TCG; a guest silent for this long is stuck (seen once in
 # about a hundred TCG boots here: qemu spinning, no console output). It is killed and retried.
 STALL_S = 90
+CONSOLE_PREFIX = "lab:"   # progress lines of the guest's job, shown to the user
 
 
 class Stalled(TimeoutError):
     """The guest never reached its init."""
-CONSOLE_PREFIX = "lab:"   # progress lines of the guest's job, shown to the user
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ def boot(image, disks, accelerator: str, console: Path, timeout: float, on_line=
     with open(console, "w") as log:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, start_new_session=True,
-                                preexec_fn=_die_with_parent)
+                                preexec_fn=die_with_parent)
         if pidfile:
             pidfile.write_text(f"{proc.pid}\n")
         try:
@@ -137,7 +137,7 @@ def kvm_usable() -> bool:
 
 
 def accelerator(image, workdir: Path, say=print) -> str:
-    """KVM if a probe boot under it finishes in time, else TCG; the answer is cached for this
+    """KVM if a probe boot under it finishes in time, else TCG; the answer is cached for each
     host kernel, qemu and image. TUNINGLAB_VM_ACCEL=kvm|tcg overrides it."""
     forced = os.environ.get("TUNINGLAB_VM_ACCEL")
     if forced:
@@ -146,28 +146,35 @@ def accelerator(image, workdir: Path, say=print) -> str:
         return forced
     if not kvm_usable():
         return "tcg"
-    cache = Path(workdir) / "vm" / "accelerator.json"
     key = f"{os.uname().release} {executable()} {image.dir.name}"
-    try:
-        known = json.loads(cache.read_text())
-        if known.get("key") == key:
-            return known["accelerator"]
-    except (OSError, ValueError):
-        pass
+    known = _probed(workdir)
+    if key in known:
+        return known[key]
     say(f"lab VM: trying KVM (up to {KVM_PROBE_S}s)")
-    chosen = "kvm" if probe(image, "kvm", cache.parent) else "tcg"
+    chosen = "kvm" if probe(image, "kvm", Path(workdir) / "vm") else "tcg"
     if chosen == "tcg":
         say("lab VM: KVM cannot boot the lab kernel here; using TCG (software emulation)")
-    cache.write_text(json.dumps({"key": key, "accelerator": chosen}) + "\n")
+    _cache_path(workdir).write_text(json.dumps({**known, key: chosen}, indent=1) + "\n")
     return chosen
 
 
-def known_accelerator(workdir: Path) -> str | None:
-    """The accelerator an earlier probe chose here, if any."""
+def _cache_path(workdir: Path) -> Path:
+    return Path(workdir) / "vm" / "accelerator.json"
+
+
+def _probed(workdir: Path) -> dict:
+    """{host kernel, qemu and image: the accelerator a probe chose} from earlier runs."""
     try:
-        return json.loads((Path(workdir) / "vm" / "accelerator.json").read_text())["accelerator"]
-    except (OSError, ValueError, KeyError):
-        return None
+        known = json.loads(_cache_path(workdir).read_text())
+    except (OSError, ValueError):
+        return {}
+    # A file of the earlier one-probe format ({"key": ..., "accelerator": ...}) knows nothing.
+    return known if isinstance(known, dict) and "key" not in known else {}
+
+
+def known_accelerator(workdir: Path) -> str | None:
+    """The accelerators earlier probes chose here (e.g. "tcg"), if any."""
+    return ", ".join(sorted(set(_probed(workdir).values()))) or None
 
 
 def probe(image, accel: str, where: Path, timeout: float = KVM_PROBE_S) -> Boot | None:

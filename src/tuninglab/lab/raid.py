@@ -3,8 +3,10 @@ back from the kernel. Stdlib only: the lab VM's guest imports it."""
 
 import re
 import subprocess
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
+
+from .commands import run
 
 # Members each md level needs at least (RAID10 "near 2" works from 2 members).
 MIN_MEMBERS = {"0": 2, "1": 2, "10": 2, "5": 3, "6": 4}
@@ -57,9 +59,7 @@ def create(spec: ArraySpec, array: str, members: list[str]) -> dict:
     if len(members) != spec.disks:
         raise ValueError(f"RAID{spec.level} over {spec.disks} members, but {len(members)} "
                          "devices were given")
-    out = subprocess.run(create_command(spec, array, members), capture_output=True, text=True)
-    if out.returncode != 0:
-        raise RuntimeError(f"mdadm --create failed: {out.stderr.strip()}")
+    run(create_command(spec, array, members))
     return read_back(array)
 
 
@@ -114,25 +114,18 @@ def health(spec: ArraySpec, state: dict) -> list[str]:
     return []
 
 
-def as_dict(spec: ArraySpec) -> dict:
-    return asdict(spec)
-
 # --- planned failures ------------------------------------------------------------------------
 
 
 def fail_and_remove(array: str, member: str) -> None:
     """Take one member out as a failed disk would be (mdadm --fail, then --remove)."""
     for action in ("--fail", "--remove"):
-        out = subprocess.run(["mdadm", array, action, member], capture_output=True, text=True)
-        if out.returncode != 0:
-            raise RuntimeError(f"mdadm {action} {member} failed: {out.stderr.strip()}")
+        run(["mdadm", array, action, member])
 
 
 def add_spare(array: str, spare: str) -> None:
     """Add a fresh disk: md starts rebuilding the missing member onto it at once."""
-    out = subprocess.run(["mdadm", array, "--add", spare], capture_output=True, text=True)
-    if out.returncode != 0:
-        raise RuntimeError(f"mdadm --add {spare} failed: {out.stderr.strip()}")
+    run(["mdadm", array, "--add", spare])
 
 
 def sync_progress(array: str, sys_block: Path = Path("/sys/block")) -> dict:

@@ -9,11 +9,11 @@ import json
 import os
 import shutil
 import subprocess
-import time
 from dataclasses import asdict
 from pathlib import Path
 
 from .. import results, units
+from ..workdir import dir_bytes
 from ..errors import UserError
 from . import image as images_mod, qemu
 
@@ -125,7 +125,7 @@ class LabVM:
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         shutil.copytree(template_data, stage / "template", copy_function=os.link)
         job_img = job / "job.img"
-        size = _dir_bytes(stage) * 5 // 4 + (64 << 20)
+        size = dir_bytes(stage) * 5 // 4 + (64 << 20)
         out = subprocess.run(["mkfs.ext4", "-q", "-F", "-L", "labjob", "-d", str(stage),
                               str(job_img), f"{size // 1024}k"], capture_output=True, text=True)
         if out.returncode != 0:
@@ -155,18 +155,3 @@ class LabVM:
             tail = "\n".join(console.read_text(errors="replace").splitlines()[-12:])
             return f"{message}; the end of the VM console (kept in {kept}):\n{tail}"
         return message
-
-
-def _dir_bytes(path: Path) -> int:
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
-
-
-def boot_time(wd: Path, say=print) -> dict:
-    """For `invoke bench`: one empty boot of the cached image."""
-    vm = LabVM.start(wd, say=say)
-    [(flavour, image)] = vm.images.items()
-    started = time.monotonic()
-    result = qemu.probe(image, vm.accelerators[flavour], Path(wd) / "vm")
-    if not result:
-        raise UserError(f"the lab VM did not boot under {vm.accelerators[flavour]}")
-    return {"accelerator": vm.accelerators[flavour], "boot_s": time.monotonic() - started}

@@ -2,11 +2,11 @@
 read back with `zfs get`, and exported and imported again so the ARC starts empty."""
 
 import struct
-import subprocess
 import time
 from pathlib import Path
 
 from .. import units
+from .commands import run
 
 POOL = "lab"
 PROPERTIES = ("recordsize", "compression", "atime", "logbias", "primarycache")
@@ -22,9 +22,9 @@ def create_command(spec: dict, device: str, mountpoint: Path) -> list[str]:
 
 def make_pool(spec: dict, device: str, mountpoint: Path) -> dict:
     arc_max = units.size_bytes(spec["arc_max"])
-    _run(["modprobe", "zfs", f"zfs_arc_max={arc_max}"])
+    run(["modprobe", "zfs", f"zfs_arc_max={arc_max}"])
     device = one_partition(device)
-    _run(create_command(spec, device, mountpoint))
+    run(create_command(spec, device, mountpoint))
     state = read_back()
     wrong = differences(spec, state)
     if wrong:
@@ -43,7 +43,7 @@ def one_partition(disk: str) -> str:
         f.write(entry)
         f.seek(510)
         f.write(b"\x55\xaa")
-    _run(["blockdev", "--rereadpt", disk])
+    run(["blockdev", "--rereadpt", disk])
     partition = Path(f"{disk}1")
     for _ in range(100):   # devtmpfs adds the node a moment later
         if partition.exists():
@@ -53,7 +53,7 @@ def one_partition(disk: str) -> str:
 
 
 def read_back() -> dict:
-    out = _run(["zfs", "get", "-Hp", "-o", "property,value", ",".join(PROPERTIES), POOL])
+    out = run(["zfs", "get", "-Hp", "-o", "property,value", ",".join(PROPERTIES), POOL])
     return parse_get(out)
 
 
@@ -73,8 +73,8 @@ def differences(spec: dict, state: dict) -> list[str]:
 
 def empty_arc(mountpoint: Path) -> None:
     """Export and import the pool: the ARC drops its blocks, as on a fresh boot."""
-    _run(["zpool", "export", POOL])
-    _run(["zpool", "import", "-d", "/dev", POOL])
+    run(["zpool", "export", POOL])
+    run(["zpool", "import", "-d", "/dev", POOL])
     if not mountpoint.is_mount():
         raise RuntimeError(f"the pool did not mount again at {mountpoint}")
 
@@ -82,10 +82,3 @@ def empty_arc(mountpoint: Path) -> None:
 def version() -> str:
     path = Path("/sys/module/zfs/version")
     return path.read_text().strip() if path.exists() else ""
-
-
-def _run(cmd: list[str]) -> str:
-    out = subprocess.run(cmd, capture_output=True, text=True)
-    if out.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd[:3])} failed: {out.stderr.strip()}")
-    return out.stdout

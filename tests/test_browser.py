@@ -61,12 +61,15 @@ def test_every_chart_on_a_topic_page_renders(page, base_url, built, topic):
     assert page.problems == []
 
 
-def test_instant_navigation_renders_the_next_pages_charts(page, base_url):
-    page.goto(f"{base_url}/topics/{TOPICS[0]}/")
+def test_instant_navigation_renders_the_next_pages_charts(page, base_url, built):
+    # Two pages that have charts (a page of a recipe without results yet has none).
+    first, second = [t for t in TOPICS
+                     if "tl-chart" in (built / "topics" / t / "index.html").read_text()][:2]
+    page.goto(f"{base_url}/topics/{first}/")
     charts_drawn(page)
     page.evaluate("window.__sameDocument = true")
-    page.click(f"nav a[href$='{TOPICS[1]}/']")
-    page.wait_for_url(re.compile(f"/topics/{re.escape(TOPICS[1])}/"))
+    page.click(f"nav a[href$='{second}/']")
+    page.wait_for_url(re.compile(f"/topics/{re.escape(second)}/"))
     charts = charts_drawn(page)
     assert page.evaluate("window.__sameDocument === true"), "the click reloaded the page"
     assert charts and all(drawn == expected for expected, drawn, _ in charts)

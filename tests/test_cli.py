@@ -87,12 +87,15 @@ ROOT = pytest.mark.skipif(__import__("os").geteuid() != 0, reason="storage recip
     (["--device", "/nonexistent/disk", "--destroy-data"], "/nonexistent/disk"),
     (["--device", "/dev/null", "--destroy-data"], "not a block device"),
     (["--device", "ROOT", "--destroy-data"], "holds /"),
+    (["--device", "/dev/vda", "RECIPE=logs-separate"], "two devices, for the data and for the "
+                                                       "redo log, got 1"),
 ])
 def test_a_device_that_is_not_safe_to_erase_is_refused(args, message):
     root = subprocess.run(["findmnt", "-no", "SOURCE", "/"], capture_output=True,
                           text=True).stdout.strip()
-    args = [root if a == "ROOT" else a for a in args]
-    result = invoke("recipe", "io-schedulers", "--quick", "--dry-run", *args)
+    name = next((a.split("=")[1] for a in args if a.startswith("RECIPE=")), "io-schedulers")
+    args = [root if a == "ROOT" else a for a in args if not a.startswith("RECIPE=")]
+    result = invoke("recipe", name, "--quick", "--dry-run", *args)
     assert result.returncode == 2, result.stdout + result.stderr
     assert result.stderr.startswith("error: ") and message in result.stderr, result.stderr
     assert "Traceback" not in result.stderr + result.stdout

@@ -5,19 +5,21 @@ command line, the guest's member lookup, and the RAID figures."""
 import json
 import subprocess
 import time
+from types import SimpleNamespace
 from pathlib import Path
 
 import pytest
 
 from tuninglab import fence, figures, plan, recipe
 from tuninglab.errors import UserError
-from tuninglab.lab import guest, image, qemu, raid, zfs
+from tuninglab.lab import guest, image, members, qemu, raid, zfs
+from tuninglab.plan import Point
 
 from test_recipe import recipe_text
 
 
-def spec(level="10", chunk_kib=64, disks=4):
-    return raid.ArraySpec(level, chunk_kib, disks, "1G")
+def spec(level="10", chunk_kib=64, disks=4, state="normal"):
+    return raid.ArraySpec(level, chunk_kib, disks, "1G", state)
 
 
 # --- array specs -----------------------------------------------------------------------------
@@ -26,6 +28,7 @@ def test_a_good_spec_has_no_problems():
     assert raid.problems(spec()) == []
     assert raid.problems(spec("5", 1024, 3)) == []
     assert raid.problems(spec("1", 3, 2)) == []   # RAID1 has no chunks to check
+    assert raid.problems(spec("10", disks=1)) == []   # one disk without md: a sweep's baseline
 
 
 @pytest.mark.parametrize("bad, key, words", [
@@ -34,6 +37,8 @@ def test_a_good_spec_has_no_problems():
     (spec("5", disks=2), "disks", "RAID5 needs at least 3 members, got 2"),
     (spec("6", disks=3), "disks", "RAID6 needs at least 4"),
     (spec("7"), "level", "expected one of 0, 1, 10, 5, 6"),
+    (spec("10", disks=0), "disks", "RAID10 needs at least 2 members, got 0"),
+    (spec("10", disks=1, state="degraded"), "state", "one disk has no redundancy"),
 ])
 def test_problems_name_the_key(bad, key, words):
     problems = raid.problems(bad)
@@ -407,3 +412,53 @@ def test_console_lines_reach_the_log_and_the_caller(tmp_path):
     proc.wait()
     assert seen == ["measuring"] and lines[0] == "lab-init: up 2.5s"
     assert "lab: measuring" in (tmp_path / "console.log").read_text()
+
+
+# --- named member devices ------------------------------------------------------------------
+
+def _point(disks=None, state="normal", size="1G"):
+    raid = {"level": "10", "chunk_kib": 64, "disks": disks, "member_size": size,
+            "state": state} if disks else None
+    return Point(id=f"p{disks}", value=str(disks), settings={}, raid=raid,
+                 storage=None if disks else {"size": size})
+
+
+def _fake_block(tmp_path, **sizes_mib):
+    for name, mib in sizes_mib.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "size").write_text(f"{mib * 2048}\n")
+    return tmp_path
+
+
+def test_named_devices_follow_the_members_and_the_spare():
+    assert members.serials(_point(4)) == ["lab-m0", "lab-m1", "lab-m2", "lab-m3"]
+    assert members.serials(_point(3, "rebuilding"))[-1] == "lab-spare"
+    assert members.serials(_point()) == ["lab-m0"]
+    assert members.member_size(_point()) == "1G" and members.member_size(_point(2)) == "1G"
+
+
+def test_too_few_named_devices_name_the_widest_point(tmp_path):
+    block = _fake_block(tmp_path, sdb=2048, sdc=2048, sdd=2048)
+    with pytest.raises(UserError, match=r"needs 4 devices \(point p3: 3 members and a spare\)"):
+        members.check(("/dev/sdb", "/dev/sdc", "/dev/sdd"),
+                      [_point(2), _point(3, "rebuilding")], "r", block)
+    members.check(("/dev/sdb", "/dev/sdc"), [_point(2)], "r", block)
+
+
+def test_a_named_device_smaller_than_a_member_is_refused(tmp_path):
+    block = _fake_block(tmp_path, sdb=2048, sdc=1000)
+    with pytest.raises(UserError, match="refusing /dev/sdc: it holds 1000 MiB, less than the "
+                                        "1024 MiB each member"):
+        members.check(("/dev/sdb", "/dev/sdc"), [_point(2)], "r", block)
+
+
+def test_a_device_named_twice_is_refused(tmp_path):
+    with pytest.raises(UserError, match="named twice"):
+        members.check(("/dev/sdb", "/dev/sdb"), [_point(2)], "r", _fake_block(tmp_path, sdb=9))
+
+
+def test_named_member_disks_are_shown_to_the_guest_at_the_member_size():
+    image = SimpleNamespace(kernel="/k", initrd="/i", root="/r")
+    cmd = " ".join(qemu.command(image, [qemu.Disk(Path("/dev/sdb"), "lab-m0", size=2**30)],
+                                "tcg"))
+    assert "file=/dev/sdb,if=none,id=d1,format=raw,cache=none,size=1073741824" in cmd

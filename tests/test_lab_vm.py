@@ -8,17 +8,21 @@ The image is built once (about a minute) into work/lab-tests and reused by later
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
 
-from conftest import needs_real_server, write_recipe
+from conftest import attached_loop, needs_real_server, write_recipe
 from tuninglab import results, runner, workdir
+from tuninglab.errors import UserError
+from tuninglab.storage import guard
 
 pytestmark = pytest.mark.integration
 REPO = Path(__file__).resolve().parents[1]
@@ -201,6 +205,69 @@ def test_zfs_pools_get_their_record_size_and_read_whole_records(lab_wd, tmp_path
     per_read = {v: r["summary"]["io"]["read_bytes_per_trx"] / r["summary"]["io"]["reads_per_trx"]
                 for v, r in by_size.items()}
     assert per_read["128K"] > 3 * per_read["16K"]
+
+
+NAMED_RECIPE = """
+title = "Tiny RAID5 on named devices"
+question = "Do named devices become the members and the spare, and come back without signatures?"
+
+[dataset]
+shape = "cpu-bound"
+tables = 1
+table_size = 2000
+buffer_pool_size = "32M"
+
+[raid]
+level = "5"
+chunk = "64K"
+disks = 3
+member_size = "512M"
+
+[storage]
+filesystem = "ext4"
+
+[workload]
+script = "oltp_write_only"
+threads = 1
+
+[sweep]
+setting = "raid.state"
+values = ["normal", "rebuilding"]
+
+[measure]
+duration = "4s"
+repeats = 1
+
+[profiles.quick]
+repeats = 1
+"""
+
+
+def test_named_devices_are_the_members_and_are_left_reusable(lab_wd, tmp_path):
+    write_recipe(tmp_path / "recipes", "tiny-named", NAMED_RECIPE)
+    opts = {"recipes_dir": tmp_path / "recipes", "destroy_data": True}
+    with ExitStack() as stack:
+        devices = tuple(stack.enter_context(attached_loop(tmp_path / f"m{i}.img", 600 * 2**20))
+                        for i in range(4))
+        with pytest.raises(UserError, match=r"needs 4 devices \(point .*3 members and a spare"):
+            run_recipe("tiny-named", lab_wd, tmp_path, devices=devices[:3], **opts)
+        small = stack.enter_context(attached_loop(tmp_path / "small.img", 256 * 2**20))
+        with pytest.raises(UserError, match=f"refusing {small}: it holds 256 MiB, less than "
+                                            "the 512 MiB"):
+            run_recipe("tiny-named", lab_wd, tmp_path, devices=devices[:3] + (small,), **opts)
+        by_state = runs(run_recipe("tiny-named", lab_wd, tmp_path, devices=devices, **opts))
+        for run in by_state.values():
+            assert run["lab"]["member_devices"] == list(devices)
+            assert run["lab"]["shared_physical_device"]   # loop devices over files on one disk
+            assert run["raid"]["level"] == "raid5" and run["raid"]["raid_disks"] == 3
+            # The guest sees the recipe's 512M of each 600M device, as it would a sparse file.
+            used = re.search(r"\(([\d.]+) MiB", run["raid"]["detail"]["Used Dev Size"])
+            assert 500 < float(used.group(1)) <= 512
+        assert by_state["rebuilding"]["raid"]["spare"] in by_state["rebuilding"]["summary"][
+            "member_io"]
+        for device in devices:   # no RAID signature left: the next run may use them again
+            assert guard.check_device(device, destroy_data=True) == device
+            assert Path(device).is_block_device()
 
 
 DRIVER = """

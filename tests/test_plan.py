@@ -236,3 +236,41 @@ def test_describe_marks_done_runs(tmp_path):
     row2 = next(line for line in text.splitlines() if line.startswith("  repeat 2: "))
     assert row2.startswith(f"  repeat 2: {done[3].point.value} (done), ")
     assert f"estimated time: {human_seconds(p.estimate(pending))}" in text
+
+
+# --- a workload.* sweep: each point its own workload --------------------------------------------
+
+def batch_experiment(tmp_path):
+    text = RECIPE.format(values='["statement", "100", "1s"]', baseline="statement", repeats=2)
+    text = text.replace('script = "oltp_write_only"\nthreads = 2\n',
+                        'script = "insert_batch"\nthreads = 1\n\n'
+                        '[workload.options]\nkey = "primary"\n')
+    text = text.replace('setting = "innodb_flush_method"', 'setting = "workload.commit"')
+    path = tmp_path / "batch" / "recipe.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return recipe.load("batch", recipes_dir=tmp_path).experiment()
+
+
+def test_points_get_their_workload_options(tmp_path):
+    e = batch_experiment(tmp_path)
+    p = plan.build(e)
+    assert [pt.id for pt in p.points] == ["workload.commit=statement", "workload.commit=100",
+                                          "workload.commit=1s"]
+    for pt in p.points:
+        assert dict(pt.workload.options) == {"commit": pt.value, "key": "primary"}
+        assert (pt.workload.script, pt.workload.threads) == ("insert_batch", 1)
+        assert pt.settings == e.settings_for(pt.value)  # the server is the same at every point
+    assert p.baseline.workload.options == (("commit", "statement"), ("key", "primary"))
+
+
+def test_points_of_other_sweeps_share_the_experiments_workload(tmp_path):
+    e = experiment(tmp_path)
+    assert all(pt.workload == e.workload for pt in plan.build(e).points)
+
+
+def test_describe_names_the_fixed_options(tmp_path):
+    text = plan.describe(plan.build(batch_experiment(tmp_path)), "MariaDB 10.11.19")
+    assert "sysbench insert_batch --key=primary, 1 threads" in text
+    assert "--commit" not in text   # swept: the points show it
+    assert "  workload.commit=statement (baseline)" in text

@@ -511,3 +511,88 @@ def test_human_seconds(total, expected):
 def test_human_seconds_matches_its_format():
     for total in range(0, 8000, 37):
         assert re.fullmatch(r"\d+s|\d+m\d\ds|\d+h\d\dm", units.human_seconds(total))
+
+
+# --- a project script's options, and workload.* sweeps ------------------------------------------
+
+BATCH = '[workload]\nscript = "insert_batch"\nthreads = 1\n'
+BATCH_SWEEP = '[sweep]\nsetting = "workload.commit"\nvalues = ["statement", 100, "1s"]\n'
+
+
+def test_project_script_options_with_defaults_filled_in(tmp_path):
+    r = load(tmp_path, recipe_text(workload=BATCH + '[workload.options]\nkey = "primary"\n'))
+    assert r.workload == recipe.Workload("sysbench", "insert_batch", 1,
+                                         (("commit", "statement"), ("key", "primary")))
+    assert load(tmp_path, recipe_text(workload=BATCH)).workload.options == \
+        (("commit", "statement"), ("key", "unique"))
+
+
+def test_workload_options_take_pairs_or_a_dict_in_one_sorted_form():
+    a = recipe.Workload("sysbench", "insert_batch", 1, {"key": "unique", "commit": "1s"})
+    b = recipe.Workload("sysbench", "insert_batch", 1, [["commit", "1s"], ["key", "unique"]])
+    assert a == b and a.options == (("commit", "1s"), ("key", "unique"))
+    assert hash(a) == hash(b)
+    assert recipe.Workload("sysbench", "oltp_insert", 4).options == ()
+
+
+def test_workload_sweep_gives_each_point_its_option(tmp_path):
+    e = load(tmp_path, recipe_text(workload=BATCH, sweep=BATCH_SWEEP)).experiment("quick")
+    assert e.sweep.table == "workload" and e.sweep.key == "commit"
+    assert not e.sweep.server_option
+    assert e.sweep.values == ("statement", "100", "1s")
+    assert dict(e.workload_for("100").options) == {"commit": "100", "key": "unique"}
+    assert e.workload_for("1s").threads == 1
+    assert "workload.commit" not in e.settings_for("1s") and "commit" not in e.settings_for("1s")
+
+
+def test_other_sweeps_keep_the_workload(tmp_path):
+    e = load(tmp_path, recipe_text()).experiment()
+    assert e.workload_for("OFF") is e.workload
+
+
+@pytest.mark.parametrize("options,key,expected", [
+    ('commit = "often"', "workload.options.commit", "expected statement, a whole number"),
+    ("commit = 0", "workload.options.commit", "got '0'"),
+    ('commit = "-5"', "workload.options.commit", "got '-5'"),
+    ('key = "foreign"', "workload.options.key", "expected one of unique, primary"),
+    ("key = true", "workload.options.key", "got 'ON'"),
+    ("key = [1]", "workload.options.key", "expected a string"),
+    ('batch = "10"', "workload.options.batch", "unknown key (expected one of: commit, key)"),
+])
+def test_bad_project_script_options(tmp_path, options, key, expected):
+    message = load_error(tmp_path, recipe_text(workload=BATCH + f"[workload.options]\n{options}\n"))
+    assert f"{key}: " in message and expected in message
+
+
+def test_sysbench_scripts_take_no_options(tmp_path):
+    message = load_error(tmp_path, recipe_text(
+        workload='[workload]\nscript = "oltp_insert"\n[workload.options]\ncommit = "1s"\n'))
+    assert "workload.options: the sysbench script oltp_insert takes no options" in message
+
+
+def test_unknown_script_lists_the_project_scripts_too(tmp_path):
+    message = load_error(tmp_path, recipe_text(workload='[workload]\nscript = "insert_bulk"\n'))
+    assert "workload.script" in message and "insert_batch" in message
+
+
+@pytest.mark.parametrize("workload,sweep,expected", [
+    (BATCH, '[sweep]\nsetting = "workload.commit"\nvalues = ["statement", "sometimes"]\n',
+     "sweep.values: 'sometimes': expected statement, a whole number"),
+    (BATCH, '[sweep]\nsetting = "workload.key"\nvalues = ["unique", "fulltext"]\n',
+     "sweep.values: 'fulltext': expected one of unique, primary"),
+    (BATCH, '[sweep]\nsetting = "workload.threads"\nvalues = ["1", "2"]\n',
+     "sweep.setting: expected workload.{commit, key}"),
+    (None, BATCH_SWEEP, "sweep.setting: workload.commit: the workload's script oltp_write_only "
+                        "has no option 'commit'"),
+])
+def test_bad_workload_sweeps(tmp_path, workload, sweep, expected):
+    message = load_error(tmp_path, recipe_text(
+        **({"workload": workload} if workload else {}), sweep=sweep))
+    assert expected in message
+
+
+def test_profile_threads_keep_the_options(tmp_path):
+    e = load(tmp_path, recipe_text(
+        workload=BATCH + '[workload.options]\nkey = "primary"\n',
+        profiles="[profiles.quick]\nthreads = 2\n")).experiment("quick")
+    assert e.workload.threads == 2 and dict(e.workload.options)["key"] == "primary"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tuninglab import measure, plan, recipe, results, stats
+from tuninglab import measure, plan, recipe, report, results, stats
 from tuninglab.server import ServerBinary
 from tuninglab.workdir import atomic_write_json
 
@@ -208,6 +208,22 @@ def test_finish_adds_stats_and_ratio():
     assert ratio["ratio"] == pytest.approx(1.5, rel=1e-3)
     assert off["stats"]["write_bytes_per_trx"]["median"] == 2048.0
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", doc["finished"])
+
+
+def test_finish_adds_what_the_series_show_and_the_report_prints_it():
+    doc = make_doc()
+    for run in doc["points"][1]["runs"]:   # OFF: purge falls behind, 25 entries a second
+        run["series"].update(t=list(range(1, 11)), tps=[1500.0] * 10,
+                             history_list_length=[100 + 25 * t for t in range(10)])
+    doc = results.finish(doc)
+    assert results.validate(doc) == []
+    off = doc["points"][1]["trends"]
+    assert off["history_slope_per_s"] == 25.0 and off["history_growing_runs"] == 3
+    assert off["history_end"] == 325 and off["dips"] == 0
+    assert doc["points"][0]["trends"]["history_slope_per_s"] is None   # not sampled
+    table = report.results_table(doc)
+    assert "over time" in table
+    assert re.search(r"innodb_doublewrite=OFF\s+25\.00\s+3 of 3 runs\s+325", table)
 
 
 def test_finish_baseline_need_not_be_first():

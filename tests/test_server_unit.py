@@ -239,3 +239,15 @@ def test_long_run_dir_moves_the_socket(tmp_path):
         assert f"socket={srv.socket}" in srv.config_text()
     finally:
         srv.socket.parent.rmdir()
+
+
+# --- log_notes -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("line, notes", [
+    ("2026-11-22  6:03:36 0 [Note] InnoDB: Using io_uring", {"aio": "io_uring"}),
+    ("2026-11-22  6:03:36 0 [Note] InnoDB: Using liburing", {"aio": "io_uring"}),
+    ("2026-11-22  6:03:36 0 [Note] InnoDB: Using Linux native AIO", {"aio": "libaio"}),
+    ("2026-11-22  6:03:36 0 [Note] InnoDB: Initializing buffer pool, total size = 64.000MiB", {}),
+])
+def test_log_notes_read_the_aio_interface_from_the_error_log(line, notes):
+    assert server.log_notes(f"2026-11-22  6:03:35 0 [Note] Starting MariaDB\n{line}\n") == notes

@@ -69,7 +69,7 @@ def test_bad_fence_is_a_warning_that_fails_a_strict_build(caplog):
     with caplog.at_level(logging.WARNING, logger="mkdocs.tuninglab"):
         out = fence.plotly_fence(spec(kind="pie", recipe="doublewrite"), "plotly", "", {}, None)
     assert "admonition failure" in out
-    assert "kind must be results, series, io, historical, claims or kernels" in caplog.text
+    assert "kind must be results, series, io, trends, historical, claims or kernels" in caplog.text
 
 
 def test_unknown_recipe_in_a_fence_is_an_error(caplog):
@@ -94,3 +94,36 @@ def test_text_from_data_files_cannot_escape_the_json(monkeypatch):
     payload = re.search(r'data-figure="([^"]*)"', out).group(1)
     figure = json.loads(html.unescape(payload))
     assert figure["data"][0]["x"][0] == "&lt;img src=x onerror=alert(1)&gt;"
+
+
+def _series_doc(history_per_point: dict) -> dict:
+    """A result whose points' history lists follow the given per-second values."""
+    doc = json.loads(next((REPO / "data" / "redo-size").glob("*.json")).read_text())
+    for point, history in zip(doc["points"], history_per_point.values()):
+        point["value"] = next(k for k, v in history_per_point.items() if v is history)
+        for run in point["runs"]:
+            run["series"]["history_list_length"] = history + [None] * (
+                len(run["series"]["t"]) - len(history))
+    return doc
+
+
+def test_trends_table_reads_the_series_not_the_stored_verdict(monkeypatch):
+    n = 15
+    doc = _series_doc({"steady": [500 + (t % 3) for t in range(n)],
+                       "<b>behind</b>": [500 + 40 * t for t in range(n)]})
+    doc["points"][0]["trends"] = {"runs": 3, "history_growing_runs": 3}   # a false claim
+    monkeypatch.setattr(figures, "results_for", lambda name, variant="": [doc])
+    out = fence.plotly_fence(spec(kind="trends", recipe="redo-size"), "plotly", "", {}, None)
+    rows = re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td>", out)
+    assert rows[0][0] == "steady" and "growing in 0 of 3 runs" in rows[0][1]
+    assert rows[1][0] == "&lt;b&gt;behind&lt;/b&gt;" and "+40.0/s, growing in 3 of 3" in rows[1][1]
+    assert "1,060 at the end" in rows[1][1]
+
+
+def test_checkpoint_fill_is_charted_from_age_and_capacity():
+    doc = json.loads(next((REPO / "data" / "redo-size").glob("*.json")).read_text())
+    figure = figures.series_lines(doc, "checkpoint_fill_pct")
+    run = doc["points"][0]["runs"][0]["series"]
+    age, cap = run["checkpoint_age_bytes"][0], run["checkpoint_max_age_bytes"][0]
+    assert figure["data"][0]["y"][0] == round(100 * age / cap, 1)
+    assert max(v for trace in figure["data"] for v in trace["y"] if v is not None) <= 101

@@ -195,3 +195,69 @@ def test_a_scan_on_a_named_device_gives_a_valid_result_and_leaves_the_device(scr
         assert device in subprocess.run(["losetup", "-l", "-n", "-O", "NAME"],
                                         capture_output=True, text=True).stdout
         assert leftovers(wd)["mounts"] == [] and servers_under(wd) == []
+
+
+LOGS_RECIPE = """
+title = "Tiny redo-log placement"
+question = "Does the redo log move to its own sandbox?"
+
+[dataset]
+shape = "cpu-bound"
+tables = 1
+table_size = 2000
+
+[storage]
+filesystem = "ext4"
+size = "1G"
+logs_size = "512M"
+
+[workload]
+script = "oltp_write_only"
+threads = 1
+
+[sweep]
+setting = "storage.logs"
+values = ["same", "separate"]
+
+[measure]
+duration = "3s"
+repeats = 1
+"""
+
+
+def test_a_separate_redo_log_gets_its_own_sandbox_and_device(scratch):
+    """storage.logs = separate: a second sandbox holds the redo log (the server is pointed at
+    it and writes there), both devices are sampled, and both are gone after the run."""
+    needs_real_server()
+    write_recipe(scratch / "recipes", "tiny-logs", LOGS_RECIPE)
+    wd = scratch / "wd"
+    loops = loop_devices()
+    opts = runner.Options(recipes_dir=scratch / "recipes", data_dir=scratch / "data",
+                          workdir=wd, baseline_seconds=1)
+    doc = json.loads(runner.run("tiny-logs", opts, say=lambda *_: None).read_text())
+    assert results.validate(doc) == []
+    same, separate = (results.point(doc, f"storage.logs={v}")["runs"][0]
+                      for v in ("same", "separate"))
+    assert "logs_storage" not in same
+    logs = separate["logs_storage"]
+    assert logs["device"] != separate["storage"]["device"] and logs["size"] == "512M"
+    assert separate["effective"]["innodb_log_group_home_dir"].startswith(logs["mount_point"])
+    assert separate["summary"]["io"]["write_bytes_per_trx"] > 0
+    assert loop_devices() == loops and leftovers(wd)["mounts"] == [] and servers_under(wd) == []
+
+
+def test_a_separate_redo_log_on_named_devices_uses_the_second_for_the_log(scratch):
+    """With --device DATA --device LOG the redo log goes to the second device."""
+    needs_real_server()
+    write_recipe(scratch / "recipes", "tiny-logs", LOGS_RECIPE)
+    with attached_loop(scratch / "data.img", size=1024 * 2**20) as data_dev, \
+            attached_loop(scratch / "log.img", size=600 * 2**20) as log_dev:
+        opts = runner.Options(recipes_dir=scratch / "recipes", data_dir=scratch / "data",
+                              workdir=scratch / "wd", baseline_seconds=1,
+                              devices=(data_dev, log_dev), destroy_data=True)
+        doc = json.loads(runner.run("tiny-logs", opts, say=lambda *_: None).read_text())
+    separate = results.point(doc, "storage.logs=separate")["runs"][0]
+    assert separate["storage"]["device"] == Path(data_dev).name
+    assert separate["logs_storage"]["device"] == Path(log_dev).name
+    same = results.point(doc, "storage.logs=same")["runs"][0]
+    assert same["storage"]["device"] == Path(data_dev).name and "logs_storage" not in same

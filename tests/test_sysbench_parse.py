@@ -1,5 +1,7 @@
 """Unit tests for the sysbench output parsers and command builders (nothing is run)."""
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -134,3 +136,50 @@ def test_short_duration_never_becomes_time_zero():
     # --time=0 with --events=0 would be an endless sysbench run
     with pytest.raises(ValueError, match="at least 1 second"):
         sysbench.run_command("/s.sock", "oltp_write_only", 1, 1000, 1, 0.3)
+
+
+# --- the project's own scripts ------------------------------------------------------------------
+
+def test_project_script_runs_from_its_file_with_its_options():
+    cmd = sysbench.run_command("/s.sock", "insert_batch", 1, 1000, 1, 60,
+                               (("commit", "100"), ("key", "primary")))
+    script = Path(cmd[1])
+    assert script.is_absolute() and script.is_file()
+    assert script == Path(sysbench.__file__).resolve().parent / "lua" / "insert_batch.lua"
+    assert "--commit=100" in cmd and "--key=primary" in cmd
+    for arg in ("--mysql-socket=/s.sock", "--mysql-db=sbtest", "--threads=1", "--time=60"):
+        assert arg in cmd
+    assert cmd[-1] == "run"
+
+
+def test_builtin_scripts_are_passed_by_name():
+    assert sysbench.run_command("/s.sock", "oltp_insert", 1, 1000, 1, 60)[1] == "oltp_insert"
+
+
+needs_sysbench = pytest.mark.skipif(shutil.which("sysbench") is None,
+                                    reason="sysbench is not installed")
+INSERT_BATCH = str(sysbench.LUA_DIR / "insert_batch.lua")
+
+
+@needs_sysbench
+def test_insert_batch_help_lists_its_options():
+    out = subprocess.run(["sysbench", INSERT_BATCH, "help"], capture_output=True, text=True,
+                         timeout=30)
+    assert out.returncode == 0, out.stdout + out.stderr
+    for option in ("--commit=STRING", "[statement]", "--key=STRING", "[unique]", "--tables=N",
+                   "--table_size=N"):
+        assert option in out.stdout
+
+
+@needs_sysbench
+@pytest.mark.parametrize("option,message", [
+    ("--commit=often", "--commit=often: expected statement, a whole number >= 1 or 1s"),
+    ("--commit=0", "--commit=0: expected statement"),
+    ("--key=foreign", "--key=foreign: expected unique or primary"),
+])
+def test_insert_batch_stops_on_a_bad_option(tmp_path, option, message):
+    # init() refuses the value before any thread connects (and the socket leads nowhere).
+    cmd = sysbench.run_command(tmp_path / "none.sock", "insert_batch", 1, 1000, 1, 1) + [option]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+    assert out.returncode != 0
+    assert message in out.stdout + out.stderr

@@ -25,7 +25,7 @@ def storage_info(path) -> dict:
         mount = find_mount(parse_mountinfo(f.read()), resolved,
                            (os.major(st_dev), os.minor(st_dev)))
     device = _block_device(mount["dev"], mount["source"])
-    disk = _whole_disk(device) if device else None
+    disk = whole_disk(device) if device else None
     return {
         "path": resolved,
         "mount_point": mount["mount_point"],
@@ -107,7 +107,7 @@ def _sys_dev_name(major: int, minor: int):
     return os.path.basename(os.path.realpath(link)) if os.path.exists(link) else None
 
 
-def _whole_disk(device: str) -> str:
+def whole_disk(device: str) -> str:
     # In sysfs a partition's directory sits inside its disk's directory.
     sys_path = os.path.realpath(f"/sys/class/block/{device}")
     if os.path.exists(os.path.join(sys_path, "partition")):

@@ -1,7 +1,7 @@
 """pymdownx.superfences custom fences that put data on the page at build time.
 
-```plotly            a chart: kind = "results" | "series" | "io" | "historical" | "claims"
-                     | "kernels" (TOML spec)
+```plotly            a chart: kind = "results" | "series" | "io" | "trends" | "historical"
+                     | "claims" | "kernels" (TOML spec)
 ```reproduce         the "Reproduce" box of a recipe
 
 No MkDocs hooks or plugins: a Markdown extension survives a move to MkDocs' successors. A bad
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import yaml
 
-from . import figures, plan as planner, recipe as recipes, report, results
+from . import figures, plan as planner, recipe as recipes, report, results, timeseries
 from .errors import UserError
 from .units import human_seconds
 
@@ -61,7 +61,7 @@ def _chart(spec: dict) -> str:
             f'{html.escape(source["source"]["hardware"])}. Software: ' \
             f'{html.escape(source["source"]["software"])}.</p>'
 
-    if kind in ("results", "series", "io"):
+    if kind in ("results", "series", "io", "trends"):
         name, variant = spec["recipe"], spec.get("variant", "")
         recipes.load(name, variant=variant)  # unknown: an error, not "no data yet"
         docs = figures.results_for(name, variant)
@@ -69,12 +69,14 @@ def _chart(spec: dict) -> str:
             return _no_data(name, variant)
         if kind == "io":
             return _embed(figures.io_bars(docs[-1]))
+        if kind == "trends":
+            return _trends(docs[-1])
         if kind == "results":
             metric = spec.get("metric", results.metric(docs[-1]))
             verdicts = _verdicts(docs[-1]) if metric == results.metric(docs[-1]) else ""
             return _embed(figures.results_bars(docs, metric)) + verdicts + _functional(docs[-1])
         return _embed(figures.series_lines(docs[-1], spec["metric"]))
-    raise ValueError("kind must be results, series, io, historical, claims or kernels, "
+    raise ValueError("kind must be results, series, io, trends, historical, claims or kernels, "
                      f"got {kind!r}")
 
 
@@ -152,6 +154,31 @@ def _verdicts(doc: dict) -> str:
             '<th>95% CI</th><th>ratio to baseline, 95% CI: verdict</th></tr></thead><tbody>'
             + "".join(rows) + f"</tbody></table></div><p class='tl-caption'>Latest result: "
             f"{host}; {html.escape(doc['methods']['ratio'])}.</p>")
+
+
+def _trends(doc: dict) -> str:
+    """What the latest result's per-second series show, point by point (computed from the
+    series on the page, so a contributed file cannot claim trends its series do not show)."""
+    rows = []
+    for p in doc["points"]:
+        t = timeseries.point_trends(p["runs"])
+        if t is None:
+            continue
+        slope, growing = t["history_slope_per_s"], t["history_growing_runs"]
+        history = "not sampled" if slope is None else (
+            f"{slope:+,.1f}/s, growing in {growing} of {t['runs']} runs; "
+            f"{t['history_end']:,.0f} at the end")
+        fill = t["checkpoint_fill_max"]
+        dips = "-" if t["dips"] is None else f"{t['dips']:g} (deepest {t['dip_depth_pct']:g}%)"
+        rows.append(f"<tr><td>{html.escape(p['value'])}</td><td>{history}</td><td>{dips}</td>"
+                    f"<td>{'-' if fill is None else f'{100 * fill:.0f}%'}</td></tr>")
+    return ('<div class="tl-verdicts"><table><thead><tr><th>setting</th>'
+            '<th>history list length: slope, runs where it kept growing, last value</th>'
+            '<th>throughput dips below half the median (median per run)</th>'
+            '<th>redo log fullest (checkpoint age / capacity)</th></tr></thead><tbody>'
+            + "".join(rows) + "</tbody></table></div><p class='tl-caption'>Over time, in the "
+            f"latest result ({html.escape(figures.series_name(doc))}): medians over the runs "
+            "of each point.</p>")
 
 
 def _reproduce_box(r) -> str:

@@ -11,7 +11,7 @@ import tomllib
 from functools import lru_cache
 from pathlib import Path
 
-from . import stats
+from . import stats, timeseries
 from .results import DATA_DIR
 
 HISTORICAL_DIR = DATA_DIR / "historical"
@@ -28,7 +28,11 @@ METRICS = {
     "dirty_pages": ("dirty pages", "pages"),
     "disk_write_bytes": ("disk writes", "MiB/s"),
     "resync_pct": ("RAID rebuild progress", "%"),
+    "pages_flushed": ("pages flushed", "pages/s"),
+    "checkpoint_fill_pct": ("checkpoint age / redo capacity", "%"),
 }
+# Series computed from others when charted, not stored.
+DERIVED = {"checkpoint_fill_pct": timeseries.fill_pct}
 # Metrics stored in bytes, shown in KiB or MiB; the others are stored as shown.
 SCALE = {"write_bytes_per_trx": 1 / 1024, "read_bytes_per_trx": 1 / 1024,
          "checkpoint_age_bytes": 1 / 2**20, "disk_write_bytes": 1 / 2**20,
@@ -125,7 +129,7 @@ def series_lines(doc: dict, metric: str) -> dict:
     traces = []
     for point in doc["points"]:
         run = point["runs"][0]
-        values = run["series"].get(metric)
+        values = DERIVED[metric](run["series"]) if metric in DERIVED else run["series"].get(metric)
         if values is None:
             continue
         traces.append({"type": "scatter", "mode": "lines", "name": esc(point["value"]),
@@ -230,7 +234,7 @@ def functional_only(doc: dict) -> str | None:
     if any(lab["accelerator"] == "tcg" for lab in labs):
         reasons.append("the lab VM ran under TCG, an emulated CPU")
     if any(lab["shared_physical_device"] for lab in labs):
-        reasons.append("its disks were sparse files on one physical device of the host")
+        reasons.append("its disks shared one physical device of the host")
     return "; ".join(reasons) or None
 
 

@@ -28,7 +28,8 @@ def oltp(server, disks, workload, measure, dataset, clock, aside=(), extra=None)
     are left out of the summary and series)."""
     def command(seconds):
         return sysbench.run_command(server.socket, workload.script, dataset.tables,
-                                    dataset.table_size, workload.threads, seconds)
+                                    dataset.table_size, workload.threads, seconds,
+                                    workload.options)
 
     if measure.warmup > 0:
         clock.phase("warm-up", measure.warmup)

@@ -12,7 +12,9 @@ MYSQL_REDO_CAPACITY = (8, 0, 30)
 
 # Options that no longer exist somewhere, with what replaced them (shown in the error).
 REMOVED = {
-    "innodb_buffer_pool_instances": "MariaDB 10.5+ has a single buffer pool instance",
+    "innodb_buffer_pool_instances": "MariaDB ignores it from 10.5.1 and removed it in 10.6.0 "
+                                    "(MDEV-15058): one buffer pool, one page cleaner; MySQL "
+                                    "8.0/8.4 and Percona Server still have it (--mysqld)",
     "innodb_log_files_in_group": "MariaDB 10.5+ and MySQL 8.0.30+ size the redo log as a whole",
     "innodb_thread_concurrency": "MariaDB 10.6+ removed it",
     "innodb_checksums": "replaced by innodb_checksum_algorithm",

@@ -33,6 +33,7 @@ class Point:
     raid: dict | None = None      # the md array under it, if the recipe has [raid]
     lab: dict | None = None       # the lab VM's kernel and mitigations, for runs in the VM
     zfs: dict | None = None       # the ZFS pool of this point, if the recipe has [zfs]
+    workload: object = None       # the recipe.Workload of this point (a workload.* sweep)
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,8 @@ def build(experiment, seed: int = 1) -> Plan:
     sweep = experiment.sweep
     points = tuple(Point(point_id(sweep.setting, v), v, experiment.settings_for(v),
                          experiment.storage_for(v), experiment.raid_for(v),
-                         experiment.lab_for(v), experiment.zfs_for(v))
+                         experiment.lab_for(v), experiment.zfs_for(v),
+                         experiment.workload_for(v))
                    for v in sweep.values)
     order = list(points)
     random.Random(seed).shuffle(order)
@@ -111,7 +113,9 @@ def describe(plan: Plan, server_label: str, pending=None, template_cached=False,
     m, d, w = e.measure, e.dataset, e.workload
     pending = plan.runs if pending is None else pending
     if w.timed:
-        workload = f"sysbench {w.script}, {w.threads} threads"
+        fixed = [f" --{k}={v}" for k, v in w.options  # a swept option is in the points
+                 if not (e.sweep.table == "workload" and k == e.sweep.key)]
+        workload = f"sysbench {w.script}{''.join(fixed)}, {w.threads} threads"
         each = (f"{human_seconds(m.warmup)} warm-up (discarded) + "
                 f"{human_seconds(m.duration)} measured")
     else:

@@ -29,15 +29,40 @@ SYSBENCH_SCRIPTS = {
     "oltp_read_only", "oltp_read_write", "oltp_write_only", "oltp_update_index",
     "oltp_update_non_index", "oltp_insert", "oltp_delete", "oltp_point_select",
 }
+
+
+def _one_of(*allowed):
+    def check(value):
+        return None if value in allowed else f"expected one of {', '.join(allowed)}, got {value!r}"
+    return check
+
+
+def _commit_every(value):
+    """statement (autocommit), N (one COMMIT per N statements) or 1s (one a second)."""
+    if value in ("statement", "1s") or re.fullmatch(r"[0-9]+", value) and int(value) >= 1:
+        return None
+    return f"expected statement, a whole number of statements >= 1 or 1s, got {value!r}"
+
+
+# The project's own sysbench scripts (workloads/lua/<name>.lua): for each option of
+# [workload.options], what says a value is wrong (None if fine), and its default.
+PROJECT_SCRIPTS = {
+    "insert_batch": {"commit": (_commit_every, "statement"),
+                     "key": (_one_of("unique", "primary"), "unique")},
+}
+
 # Options the engine sets itself: a recipe changing them would break the sandbox.
 RESERVED_OPTIONS = {
     "datadir", "socket", "pid_file", "port", "skip_networking", "bind_address", "user",
-    "log_error", "basedir", "mysqlx", "innodb_buffer_pool_size",
+    "log_error", "basedir", "mysqlx", "innodb_buffer_pool_size", "innodb_log_group_home_dir",
 }
 # The storage under test (needs root): a loop-device sandbox built for every run.
-STORAGE_KEYS = {"filesystem", "size", "mount_options", "mkfs_options", "scheduler",
+STORAGE_KEYS = {"filesystem", "size", "mount_options", "mkfs_options", "scheduler", "logs",
+                "logs_size",
                 "read_ahead_kb", "drop_caches"}
-STORAGE_SWEEPABLE = {"filesystem", "mount_options", "scheduler", "read_ahead_kb"}
+STORAGE_SWEEPABLE = {"filesystem", "mount_options", "scheduler", "read_ahead_kb", "logs"}
+# Where the redo log lives: in the datadir, or on a second sandbox of its own (logs_size).
+LOGS = ("same", "separate")
 FILESYSTEMS = ("ext4", "xfs", "btrfs")
 # An md RAID array under the filesystem: built natively or in the lab VM (lab/raid.py).
 RAID_KEYS = {"level", "chunk", "disks", "member_size", "state"}
@@ -53,8 +78,10 @@ LAB_FILESYSTEMS = ("ext4", "xfs")   # the mkfs tools in the lab VM's image
 ZFS_KEYS = {"recordsize", "compression", "atime", "logbias", "primarycache", "arc_max", "size"}
 ZFS_SWEEPABLE = {"recordsize", "compression", "logbias", "primarycache"}
 # The lab's tables a sweep may name as "<table>.<key>", with the keys each lets it sweep.
+# A workload.* sweep sets an option of the recipe's project script.
 SWEPT_TABLES = {"storage": STORAGE_SWEEPABLE, "raid": RAID_SWEEPABLE, "lab": LAB_KEYS,
-                "zfs": ZFS_SWEEPABLE}
+                "zfs": ZFS_SWEEPABLE,
+                "workload": {key for options in PROJECT_SCRIPTS.values() for key in options}}
 VARIANT_KEYS = ("title", "question", "dataset", "server", "workload", "sweep", "measure",
                 "profiles", "storage", "raid", "lab", "zfs")
 PROFILE_KEYS = {"warmup", "duration", "repeats", "threads", "tables", "table_size",
@@ -74,6 +101,11 @@ class Workload:
     tool: str
     script: str
     threads: int
+    options: tuple = ()   # sorted (key, value) pairs of a project script's options
+
+    def __post_init__(self):
+        # Pairs from a dict, or from JSON's lists (the lab VM's job): one hashable form.
+        object.__setattr__(self, "options", tuple(sorted(dict(self.options).items())))
 
     @property
     def metric(self) -> str:
@@ -183,6 +215,13 @@ class Experiment:
         if self.sweep.server_option:
             settings[self.sweep.setting] = value
         return settings
+
+    def workload_for(self, value: str) -> Workload:
+        """The workload of one point: a workload.* sweep sets one of its script's options."""
+        if self.sweep.table != "workload":
+            return self.workload
+        return dataclasses.replace(self.workload,
+                                   options={**dict(self.workload.options), self.sweep.key: value})
 
     def _swept(self, table: tuple, prefix: str, value: str) -> dict:
         """A [storage], [raid], [lab] or [zfs] table with this point's value swept in."""
@@ -405,19 +444,29 @@ def _build(data, path, raw, variant="") -> Recipe:
     sweep = top.table("sweep")
     parsed_sweep = _sweep(sweep)
     swept = parsed_sweep.table
-    if swept and not {"storage": storage, "raid": raid, "lab": lab, "zfs": zfs}[swept]:
+    tables = {"storage": storage, "raid": raid, "lab": lab, "zfs": zfs}
+    if swept in tables and not tables[swept]:
         sweep.fail("setting", f"a {swept}.* sweep needs a [{swept}] table")
     if storage and "root" not in needs:
         needs = list(needs) + ["root"]  # loop devices, mkfs and mount
     workload = _workload(top.table("workload"))
+    if swept == "workload":
+        _check_workload_values(parsed_sweep, workload, sweep)
     if raid:
         _check_arrays(raid, parsed_sweep, raid_table, sweep)
     if swept == "lab":
         _check_lab_values(parsed_sweep, sweep)
     if swept == "zfs":
         _check_zfs_values(parsed_sweep, sweep)
+    if parsed_sweep.setting == "storage.logs":
+        for value in parsed_sweep.values:
+            if value not in LOGS:
+                sweep.fail("values", f"{value!r}: expected one of {', '.join(LOGS)}")
     if (raid or lab or zfs) and not workload.timed:
         top.fail("workload.tool", "recipes in the lab VM measure sysbench workloads")
+    if (raid or lab or zfs) and (dict(storage).get("logs") == "separate"
+                                 or parsed_sweep.setting == "storage.logs"):
+        top.fail("storage.logs", "the lab VM keeps the redo log in the datadir")
     if (raid or lab) and not zfs and dict(storage)["filesystem"] not in LAB_FILESYSTEMS:
         top.fail("storage.filesystem", f"the lab VM's image makes {' or '.join(LAB_FILESYSTEMS)}")
     if not workload.timed and not storage:
@@ -469,11 +518,43 @@ def _workload(t: _Reader) -> Workload:
     if tool == "scan":  # one full scan of every table, one query at a time, as in 2008
         t.only("tool")
         return Workload(tool, "full-scan", 1)
-    t.only("tool", "script", "threads")
+    t.only("tool", "script", "threads", "options")
     script = t.get("script", str)
-    if script not in SYSBENCH_SCRIPTS:
-        t.fail("script", f"expected one of {', '.join(sorted(SYSBENCH_SCRIPTS))}, got {script!r}")
-    return Workload(tool, script, t.positive_int("threads", 4))
+    if script not in SYSBENCH_SCRIPTS and script not in PROJECT_SCRIPTS:
+        known = sorted(SYSBENCH_SCRIPTS) + sorted(PROJECT_SCRIPTS)
+        t.fail("script", f"expected one of {', '.join(known)}, got {script!r}")
+    return Workload(tool, script, t.positive_int("threads", 4),
+                    _script_options(script, t.table("options", required=False)))
+
+
+def _script_options(script: str, t: _Reader) -> dict:
+    """A project script's options, checked, with the defaults filled in (so every result
+    names them all); sysbench's own scripts take none."""
+    allowed = PROJECT_SCRIPTS.get(script, {})
+    if t.data and not allowed:
+        t.fail("", f"the sysbench script {script} takes no options")
+    t.only(*sorted(allowed))
+    out = {}
+    for key, (check, default) in allowed.items():
+        try:
+            out[key] = option_value(t.data.get(key, default))
+        except ValueError as exc:
+            t.fail(key, str(exc))
+        problem = check(out[key])
+        if problem:
+            t.fail(key, problem)
+    return out
+
+
+def _check_workload_values(sweep: Sweep, workload: Workload, sweep_table: _Reader) -> None:
+    allowed = PROJECT_SCRIPTS.get(workload.script, {})
+    if sweep.key not in allowed:
+        sweep_table.fail("setting", f"{sweep.setting}: the workload's script {workload.script} "
+                                    f"has no option {sweep.key!r}")
+    for value in sweep.values:
+        problem = allowed[sweep.key][0](value)
+        if problem:
+            sweep_table.fail("values", f"{value!r}: {problem}")
 
 
 def _storage(t: _Reader) -> tuple:
@@ -485,7 +566,10 @@ def _storage(t: _Reader) -> tuple:
            "mkfs_options": tuple(t.get("mkfs_options", list, [])),
            "scheduler": t.get("scheduler", str, None),
            "read_ahead_kb": t.get("read_ahead_kb", int, None),
-           "drop_caches": t.get("drop_caches", bool, True)}
+           "drop_caches": t.get("drop_caches", bool, True),
+           "logs": t.get("logs", str, "same"), "logs_size": t.size("logs_size", "1G")}
+    if out["logs"] not in LOGS:
+        t.fail("logs", f"expected one of {', '.join(LOGS)}, got {out['logs']!r}")
     if out["filesystem"] not in FILESYSTEMS:
         t.fail("filesystem", f"expected one of {', '.join(FILESYSTEMS)}, got {out['filesystem']!r}")
     if not all(isinstance(o, str) for o in out["mkfs_options"]):

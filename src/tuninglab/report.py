@@ -37,7 +37,26 @@ def results_table(doc: dict) -> str:
                     ratio["verdict"]]
         row.append(_fmt(written["median"] / 1024 if written else None))
         rows.append(row)
-    return table(rows)
+    return table(rows) + trends_table(doc)
+
+
+def trends_table(doc: dict) -> str:
+    """What the per-second series show, per point (medians over the runs): purge keeping up or
+    not, throughput dips, how full the redo log got. Empty for results without series."""
+    points = [p for p in doc["points"] if p.get("trends")]
+    if not points:
+        return ""
+    rows = [["point", "history list /s", "growing in", "history at end", "dips",
+             "dip depth %", "near full redo", "redo fill max %"]]
+    for p in points:
+        t = p["trends"]
+        growing = t["history_growing_runs"]
+        fill = t["checkpoint_fill_max"]
+        rows.append([p["id"], _fmt(t["history_slope_per_s"], 2),
+                     "-" if growing is None else f"{growing} of {t['runs']} runs",
+                     _fmt(t["history_end"], 0), _fmt(t["dips"]), _fmt(t["dip_depth_pct"]),
+                     _fmt(t["dips_near_capacity"], 0), _fmt(fill * 100 if fill else fill, 0)])
+    return "\n\nover time (per-second series, medians over the runs):\n" + table(rows)
 
 
 def run_line(summary: dict) -> str:

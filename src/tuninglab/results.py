@@ -11,7 +11,7 @@ from pathlib import Path
 
 import jsonschema
 
-from . import stats
+from . import stats, timeseries
 from .workloads import scan, sysbench
 from .workdir import PROJECT_DIR, atomic_write_json
 
@@ -87,14 +87,17 @@ def new_document(plan, binary, provenance: dict) -> dict:
 
 
 def workload_description(e) -> dict:
-    w, d = e.workload, e.dataset
+    """The baseline point's workload (a workload.* sweep changes one option per point)."""
+    w, d = e.workload_for(e.sweep.baseline), e.dataset
     if w.timed:
         command = sysbench.run_command("SOCKET", w.script, d.tables, d.table_size, w.threads,
-                                       e.measure.duration)
+                                       e.measure.duration, w.options)
+        # A project script's path without the checkout's location, which may name the user.
+        command = [a.replace(str(sysbench.LUA_DIR), "tuninglab/workloads/lua") for a in command]
     else:
         command = scan.statements(d.tables)
     return {"tool": w.tool, "script": w.script, "threads": w.threads, "metric": w.metric,
-            "command": command}
+            **({"options": dict(w.options)} if w.options else {}), "command": command}
 
 
 def metric(doc: dict) -> str:
@@ -123,6 +126,9 @@ def finish(doc: dict) -> dict:
         wbytes = [run["summary"]["io"].get("write_bytes_per_trx") for run in p["runs"]]
         if all(v is not None for v in wbytes):
             p["stats"]["write_bytes_per_trx"] = stats.summarize(wbytes).to_dict()
+        trends = timeseries.point_trends(p["runs"])
+        if trends:
+            p["trends"] = trends
         if p is base:
             p["stats"]["ratio"] = None
         elif min(values + base_values) > 0:

@@ -9,7 +9,7 @@ import shutil
 import signal
 import sys
 import time
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,11 +47,12 @@ def prepare(name: str, opts: Options):
     recipe = recipes.load(name, opts.recipes_dir, opts.variant)
     experiment = recipe.experiment(opts.profile, opts.repeats, opts.duration, opts.warmup)
     check_needs(recipe)
-    opts.devices = check_devices(recipe, opts)
+    plan = planner.build(experiment, opts.seed)
+    opts.devices = check_devices(recipe, opts, plan.points)
     binary = srv.find(opts.mysqld)
     sysbench.executable()
     check_options(recipe, experiment, binary)
-    return planner.build(experiment, opts.seed), binary
+    return plan, binary
 
 
 def check_needs(recipe) -> None:
@@ -64,19 +65,25 @@ def check_needs(recipe) -> None:
                         "of the engine cannot provide yet")
 
 
-def check_devices(recipe, opts: Options) -> tuple:
-    """--device: only for recipes with [storage], one device, and never a device in use.
-    Returns the resolved device paths."""
+def check_devices(recipe, opts: Options, points) -> tuple:
+    """--device: one device for a recipe with [storage], one per member (and spare) in the
+    lab VM; never a device in use. Returns the resolved device paths."""
     if not opts.devices:
         return ()
+    if recipe.in_lab_vm:
+        from .lab import members  # noqa: PLC0415
+        resolved = tuple(guard.check_device(d, opts.destroy_data) for d in opts.devices)
+        members.check(resolved, points, recipe.label)
+        return resolved
     if not recipe.storage:
         raise UserError(f"recipe {recipe.label} runs in the work directory and takes no --device")
-    if recipe.in_lab_vm:
-        raise UserError(f"recipe {recipe.label} runs in the lab VM, over sparse files; naming "
-                        "devices for it is not supported yet")
-    if len(opts.devices) != 1:
-        raise UserError(f"recipe {recipe.label} tests one device, got {len(opts.devices)}: "
+    separate = any(p.storage.get("logs") == "separate" for p in points)
+    if len(opts.devices) != 1 + separate:
+        what = "two devices, for the data and for the redo log," if separate else "one device,"
+        raise UserError(f"recipe {recipe.label} tests {what} got {len(opts.devices)}: "
                         f"{', '.join(opts.devices)}")
+    if len(set(opts.devices)) != len(opts.devices):
+        raise UserError(f"recipe {recipe.label}: a device is named twice in --device")
     return tuple(guard.check_device(d, opts.destroy_data) for d in opts.devices)
 
 
@@ -110,7 +117,7 @@ def run(name: str, opts: Options, say=print) -> Path | None:
                              template.is_cached(wd, binary, plan.experiment.dataset),
                              doc is not None))
         if opts.devices:
-            say(f"storage under test: {opts.devices[0]}, erased by every run")
+            say(f"storage under test: {', '.join(opts.devices)}, erased by every run")
         if plan.experiment.recipe.in_lab_vm:
             say(_lab_vm_plan(plan, wd))
         say("dry run: nothing was started")
@@ -132,7 +139,7 @@ def _measure(plan, binary, wd, saved, opts, say):
     say(f"{e.recipe.label} ({e.profile}): {len(todo)} of {len(plan.runs)} runs to do, "
         f"about {human_seconds(estimate)}")
     reap_stale_servers(wd)
-    lab = _lab_vm(plan, binary, wd, say)
+    lab = _lab_vm(plan, binary, wd, say, opts.devices)
     template_data = template.ensure(wd, binary, e.dataset, e.workload.threads, say)
     runs_dir = wd / "runs"
     runs_dir.mkdir(exist_ok=True)
@@ -152,7 +159,7 @@ def _measure(plan, binary, wd, saved, opts, say):
         else:
             record = measure_run(run_, binary, template_data, runs_dir, [disk] if disk else [],
                                  e, clock, opts.baseline_seconds if first_of_point else 0,
-                                 opts.devices[0] if opts.devices else None)
+                                 opts.devices)
         results.point(doc, run_.point.id)["runs"].append(record)
         saved.save(doc)
         clock.end(record)
@@ -177,13 +184,13 @@ def _lab_vm_plan(plan, wd: Path) -> str:
                f"OpenZFS): {', '.join(missing)}" if missing else "images cached"))
 
 
-def _lab_vm(plan, binary, wd: Path, say):
+def _lab_vm(plan, binary, wd: Path, say, devices=()):
     """RAID and kernel recipes run in the lab VM (this engine does not drive the host's md
     yet)."""
     if not plan.experiment.recipe.in_lab_vm:
         return None
     from .lab.vm import LabVM  # noqa: PLC0415 (only recipes in the lab VM need qemu)
-    lab = LabVM.start(wd, {p.lab["image"] for p in plan.points}, say)
+    lab = LabVM.start(wd, {p.lab["image"] for p in plan.points}, say, devices)
     lab.check_server(binary)
     return lab
 
@@ -200,25 +207,48 @@ def provenance(runs_dir: Path, baseline_seconds: int) -> dict:
     }
 
 
+@dataclass
+class Place:
+    """Where one run keeps its files: its directory, the datadir, the disks to sample, what to
+    add to the record, and the redo log's own directory when it is on a second sandbox."""
+    rundir: Path
+    datadir: Path
+    disks: list
+    extra: dict
+    logs: Path | None = None
+
+
 @contextmanager
-def run_storage(run_, runs_dir: Path, disks, baseline_seconds: int, device=None):
+def run_storage(run_, runs_dir: Path, disks, baseline_seconds: int, devices=()):
     """Where a run's datadir lives: the work directory, or a fresh sandbox built for this run
     on a loop device or on the user's device (its state read back, and fio on it when
-    baseline_seconds is set)."""
+    baseline_seconds is set); with storage.logs = separate, a second one for the redo log."""
     rundir = runs_dir / f"{run_.point.id}-r{run_.repeat}"
     shutil.rmtree(rundir, ignore_errors=True)
     spec = run_.point.storage
     if spec is None:
-        yield rundir, rundir / "data", disks, {}
+        yield Place(rundir, rundir / "data", disks, {})
         shutil.rmtree(rundir, ignore_errors=True)
         return
-    fields = {k: v for k, v in spec.items() if k != "drop_caches" and v is not None}
-    with Sandbox(runs_dir.parent, Spec(**fields), name=rundir.name, device=device) as box:
-        extra = {"storage": box.state()}
+    fields = {k: v for k, v in spec.items()
+              if k not in ("drop_caches", "logs", "logs_size") and v is not None}
+    named = list(devices) + [None, None]
+    with ExitStack() as stack:
+        box = stack.enter_context(Sandbox(runs_dir.parent, Spec(**fields), name=rundir.name,
+                                          device=named[0]))
+        place = Place(rundir, box.mountpoint / "data", [Path(box.device).name],
+                      {"storage": box.state()})
+        if spec.get("logs") == "separate":
+            logs = stack.enter_context(Sandbox(
+                runs_dir.parent, Spec(**{**fields, "size": spec["logs_size"]}),
+                name=f"{rundir.name}-logs", device=named[1]))
+            place.logs = logs.mountpoint / "redo"
+            place.disks.append(Path(logs.device).name)
+            place.extra["logs_storage"] = logs.state()
         if baseline_seconds:
-            extra["device_baseline"] = baseline.device_baseline(box.mountpoint,
-                                                                seconds=baseline_seconds)
-        yield rundir, box.mountpoint / "data", [Path(box.device).name], extra
+            place.extra["device_baseline"] = baseline.device_baseline(box.mountpoint,
+                                                                      seconds=baseline_seconds)
+        yield place
     shutil.rmtree(rundir, ignore_errors=True)
 
 
@@ -229,31 +259,36 @@ def drop_caches() -> None:
 
 
 def measure_run(run_, binary, template_data, runs_dir, disks, experiment, clock,
-                baseline_seconds=0, device=None) -> dict:
+                baseline_seconds=0, devices=()) -> dict:
     """One repeat of one point on a fresh copy of the template; the copy is removed after."""
-    with run_storage(run_, runs_dir, disks, baseline_seconds, device) as \
-            (rundir, datadir, disks, extra):
-        template.clone(template_data, datadir)
+    with run_storage(run_, runs_dir, disks, baseline_seconds, devices) as place:
+        template.clone(template_data, place.datadir)
+        settings = dict(run_.point.settings)
+        if place.logs:
+            template.move_redo(place.datadir, place.logs)
+            settings["innodb_log_group_home_dir"] = str(place.logs)
         if run_.point.storage and run_.point.storage.get("drop_caches", True):
             drop_caches()
-        record = _measure_server(run_, binary, rundir, datadir, disks, experiment, clock)
-    return {**record, **extra}
+        record = _measure_server(run_, binary, place, settings, experiment, clock)
+    return {**record, **place.extra}
 
 
-def _measure_server(run_, binary, rundir, datadir, disks, experiment, clock) -> dict:
+def _measure_server(run_, binary, place, settings, experiment, clock) -> dict:
     started = results.now()
     e = experiment
-    with srv.Server(binary, rundir, datadir, run_.point.settings) as server:
+    rundir, datadir, disks = place.rundir, place.datadir, place.disks
+    with srv.Server(binary, rundir, datadir, settings) as server:
         effective = server.variables(server.settings)
         if e.workload.timed:
-            summary, series, _ = measure.oltp(server, disks, e.workload, e.measure, e.dataset,
-                                              clock)
+            summary, series, _ = measure.oltp(server, disks, run_.point.workload, e.measure,
+                                              e.dataset, clock)
         else:
             summary, series, _ = measure.full_scan(server, disks, e.dataset, clock)
         server.stop(discard=True)
+        notes = server.log_notes()
     return {"repeat": run_.repeat, "order": run_.index, "started": started,
-            "finished": results.now(), "effective": effective, "summary": summary,
-            "series": series}
+            "finished": results.now(), "effective": effective, "server_log": notes,
+            "summary": summary, "series": series}
 
 
 class Saved:

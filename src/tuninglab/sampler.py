@@ -28,6 +28,10 @@ STATUS_METRICS = {
     },
 }
 STATUS_METRICS["percona"] = STATUS_METRICS["mysql"]
+# The INNODB_METRICS counters above that MySQL and Percona leave disabled by default (no
+# MONITOR_DEFAULT_ON in storage/innobase/srv/srv0mon.cc); _read() keeps only enabled ones, so
+# without this they would always be absent. trx_rseg_history_len is enabled by default.
+MYSQL_MONITORS = ("log_lsn_checkpoint_age", "log_max_modified_age_sync")
 # Counters only ever grow: the series holds their change per second.
 COUNTERS = {"pages_flushed"}
 DISK_FIELDS = ("reads", "writes", "read_bytes", "write_bytes")
@@ -79,7 +83,8 @@ class Sampler:
     def start(self) -> None:
         self._conn = self.server.connect()
         if self.server.binary.flavor != "mariadb":
-            self._query("SET GLOBAL innodb_monitor_enable = 'log_lsn_checkpoint_age'")
+            for monitor in MYSQL_MONITORS:  # the variable takes one counter (or pattern) at a time
+                self._query(f"SET GLOBAL innodb_monitor_enable = '{monitor}'")
         self._begin = self._read()
         self._thread = threading.Thread(target=self._loop, daemon=True)
         self._thread.start()

@@ -175,6 +175,9 @@ class Server:
         raise UserError(f"{self.binary.label} did not accept connections within {timeout:.0f}s;"
                         f" the end of {self.errlog}:\n{_tail(self.errlog)}")
 
+    def log_notes(self) -> dict:
+        return log_notes(self.errlog.read_text(errors="replace"))
+
     def explain_failure(self) -> str:
         log = self.errlog.read_text(errors="replace") if self.errlog.exists() else ""
         return explain_start_failure(log, self.binary.label, self.errlog)
@@ -228,6 +231,23 @@ class Server:
 
     def __exit__(self, *exc):
         self.stop()
+
+
+# What the error log says the server chose at start, where no variable shows it.
+LOG_NOTES = {"aio": ((r"InnoDB: Using (?:io_uring|liburing)", "io_uring"),
+                     (r"InnoDB: Using Linux native AIO", "libaio"))}
+
+
+def log_notes(log: str) -> dict:
+    """e.g. {"aio": "io_uring"}; a note the log does not give (the asynchronous IO interface
+    with innodb_use_native_aio=OFF, say) is left out."""
+    notes = {}
+    for name, patterns in LOG_NOTES.items():
+        for pattern, value in patterns:
+            if re.search(pattern, log):
+                notes[name] = value
+                break
+    return notes
 
 
 def explain_start_failure(log: str, label: str, errlog) -> str:

@@ -83,3 +83,19 @@ def clone(template_data: Path, dest: Path) -> None:
         if "No space left" in out.stderr:
             raise UserError(disk_error(OSError(errno.ENOSPC, "No space left"), dest.parent))
         raise UserError(f"copying the template datadir to {dest} failed: {out.stderr.strip()}")
+
+
+# The redo log's files in a datadir: MariaDB's and older MySQL's ib_logfileN, MySQL 8.0.30+'s
+# #innodb_redo directory.
+REDO_FILES = ("ib_logfile*", "#innodb_redo")
+
+
+def move_redo(datadir: Path, logs: Path) -> None:
+    """Put a fresh copy's redo log where innodb_log_group_home_dir will point: the server
+    refuses to start on a datadir whose log it cannot find."""
+    logs.mkdir(parents=True, exist_ok=True)
+    moved = [p for pattern in REDO_FILES for p in datadir.glob(pattern)]
+    if not moved:
+        raise UserError(f"no redo log ({', '.join(REDO_FILES)}) in {datadir} to move to {logs}")
+    for path in moved:
+        shutil.move(str(path), str(logs / path.name))

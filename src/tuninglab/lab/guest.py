@@ -8,6 +8,7 @@ Lines starting with "lab:" on the console are the host's progress output.
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import time
@@ -17,6 +18,7 @@ from pathlib import Path
 from .. import measure, server as srv, template, units
 from ..recipe import Dataset, Measure, Workload
 from . import raid, zfs
+from .commands import run as checked
 
 ARRAY = "/dev/md0"
 MOUNT = Path("/mnt/lab")
@@ -30,8 +32,12 @@ def say(text: str) -> None:
 def main(job_dir: Path) -> int:
     out = job_dir / "out"
     out.mkdir(exist_ok=True)
+    job = json.loads((job_dir / "job.json").read_text())
     try:
-        record = run(json.loads((job_dir / "job.json").read_text()), job_dir)
+        try:
+            record = run(job, job_dir)
+        finally:
+            wipe(job.get("wipe", []))
     except Exception as exc:  # everything goes back to the host, which explains it
         say(f"error: {exc}")
         (out / "error.json").write_text(json.dumps({
@@ -47,7 +53,10 @@ def run(job: dict, job_dir: Path) -> dict:
         subprocess.run(["modprobe", module], check=False)
     members = devices_by_serial(job["members"])
     spec = raid.ArraySpec(**job["raid"]) if job.get("raid") else None
-    state, device = (build_array(spec, members), ARRAY) if spec else (None, f"/dev/{members[0]}")
+    device = ARRAY if spec and spec.disks > 1 else f"/dev/{members[0]}"
+    state = None
+    if spec:
+        state = build_array(spec, members) if device == ARRAY else raid.single_disk(device)
     if job.get("zfs"):
         storage = zfs.make_pool(job["zfs"], device, MOUNT)
     else:
@@ -67,20 +76,38 @@ def run(job: dict, job_dir: Path) -> dict:
         effective = server.variables(server.settings)
         say(f"{binary.label} started; measuring")
         summary, series, totals = measure.oltp(server, members, w, m, d, Clock(),
-                                               aside=[Path(ARRAY).name] if spec else [],
-                                               extra=extra)
+                                               aside=[Path(ARRAY).name] if device == ARRAY
+                                               else [], extra=extra)
         server.stop(discard=True)
-    record = {"effective": effective, "summary": summary, "series": series,
+        notes = server.log_notes()
+    record = {"effective": effective, "server_log": notes, "summary": summary, "series": series,
               "storage": storage, "guest": guest_info(binary)}
-    if spec:
+    if device == ARRAY:
         after = raid.read_back(ARRAY)
         problems = raid.health(spec, after)
         if problems:
             raise RuntimeError("; ".join(problems))
-        state.update(planned, after={k: after[k] for k in ("degraded", "array_state")})
-        summary.update(device_io(totals, members, summary["transactions"]))
+        state.update(after={k: after[k] for k in ("degraded", "array_state")})
+    if spec:
+        state.update(planned)
+        summary.update(device_io(totals, Path(device).name, members, summary["transactions"]))
         record["raid"] = state
     return record
+
+
+def wipe(serials: list[str]) -> None:
+    """Named devices are left without the array's, pool's or filesystem's signatures: a
+    device still marked as a RAID or ZFS member is refused by the next run's safety check."""
+    if not serials:
+        return
+    subprocess.run(["umount", str(MOUNT)], capture_output=True)
+    if shutil.which("zpool"):
+        subprocess.run(["zpool", "destroy", "-f", zfs.POOL], capture_output=True)
+    subprocess.run(["mdadm", "--stop", ARRAY], capture_output=True)
+    for name in devices_by_serial(serials):
+        for part in sorted(Path(f"/sys/block/{name}").glob(f"{name}*")) + [Path(name)]:
+            checked(["wipefs", "--all", "--quiet", f"/dev/{part.name}"])
+    say(f"signatures wiped from {len(serials)} named devices")
 
 
 def build_array(spec, members: list[str]) -> dict:
@@ -146,9 +173,9 @@ def make_filesystem(storage: dict, device: str) -> dict:
     return {"filesystem": mounted[2], "mount_options": mounted[3], "device": device}
 
 
-def device_io(totals: dict, members: list[str], transactions: int) -> dict:
-    """IO per transaction at the array and at each member: what RAID does to each page write."""
-    array = Path(ARRAY).name
+def device_io(totals: dict, array: str, members: list[str], transactions: int) -> dict:
+    """IO per transaction at the array and at each member: what RAID does to each page write.
+    Without md (one disk) the disk is both."""
     return {"array_io": measure.io_per_transaction({array: totals[array]}, transactions),
             "member_io": {m: measure.io_per_transaction({m: totals[m]}, transactions)
                           for m in members}}

@@ -31,6 +31,7 @@ class Disk:
     path: Path
     serial: str
     snapshot: bool = False   # writes go to a throwaway overlay (the root image)
+    size: int | None = None  # show the guest only this many bytes from the start
 
 
 @dataclass
@@ -76,6 +77,8 @@ def command(image, disks, accelerator: str, memory_mib: int = 2048, cpus: int = 
         # cache=none: member IO reaches the host's disk, not the host's page cache.
         opts = [f"file={disk.path}", "if=none", f"id=d{n}", "format=raw",
                 "snapshot=on" if disk.snapshot else "cache=none"]
+        if disk.size:
+            opts.append(f"size={disk.size}")
         cmd += ["-drive", ",".join(opts),
                 "-device", f"virtio-blk-pci,drive=d{n},serial={disk.serial}"]
     return cmd

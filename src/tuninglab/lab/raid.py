@@ -36,13 +36,21 @@ def problems(spec: ArraySpec) -> list[tuple[str, str]]:
         out.append(("chunk", f"expected a power of two of at least {PAGE_BYTES // KIB}K "
                              f"(the page size), got {spec.chunk_kib}K"))
     need = MIN_MEMBERS[spec.level]
-    if spec.disks < need:
+    if 1 < spec.disks < need or spec.disks < 1:
+        # 1 is allowed: one disk without md, the baseline of a member sweep.
         out.append(("disks", f"RAID{spec.level} needs at least {need} members, got {spec.disks}"))
     if spec.state not in STATES:
         out.append(("state", f"expected one of {', '.join(STATES)}, got {spec.state!r}"))
-    elif spec.state != "normal" and spec.level == "0":
-        out.append(("state", "RAID0 has no redundancy: it cannot run with a member failed"))
+    elif spec.state != "normal" and (spec.level == "0" or spec.disks == 1):
+        what = "one disk" if spec.disks == 1 else "RAID0"
+        out.append(("state", f"{what} has no redundancy: it cannot run with a member failed"))
     return out
+
+
+def single_disk(device: str) -> dict:
+    """The state of a 1-member point: no md, the filesystem on the disk itself."""
+    return {"device": device, "level": "none", "chunk_bytes": None, "raid_disks": 1,
+            "layout": None, "array_state": None, "degraded": 0, "detail": {}}
 
 
 def create_command(spec: ArraySpec, array: str, members: list[str]) -> list[str]:

@@ -15,7 +15,7 @@ from pathlib import Path
 from .. import results, units
 from ..workdir import dir_bytes
 from ..errors import UserError
-from . import image as images_mod, qemu
+from . import image as images_mod, members, qemu
 
 SRC = Path(__file__).resolve().parents[1]   # the tuninglab package, copied onto the job disk
 GUEST_MYSQLD = "/usr/sbin/mariadbd"
@@ -26,15 +26,17 @@ class LabVM:
     """The cached image of each kernel flavour a plan boots, and the accelerator chosen for
     each; every measure() is one fresh boot."""
 
-    def __init__(self, wd: Path, images: dict, accelerators: dict):
+    def __init__(self, wd: Path, images: dict, accelerators: dict, devices: tuple = ()):
         self.wd, self.images, self.accelerators = Path(wd), images, accelerators
+        self.devices = tuple(devices)   # named member devices, in order; () for sparse files
 
     @classmethod
-    def start(cls, wd: Path, flavours=("cloud-amd64",), say=print) -> "LabVM":
+    def start(cls, wd: Path, flavours=("cloud-amd64",), say=print, devices=()) -> "LabVM":
         """Build (or find) every image first, so no measurement waits for a build."""
         qemu.executable()
         images = {f: images_mod.ensure(wd, f, say=say) for f in sorted(set(flavours))}
-        return cls(wd, images, {f: qemu.accelerator(i, wd, say) for f, i in images.items()})
+        return cls(wd, images, {f: qemu.accelerator(i, wd, say) for f, i in images.items()},
+                   devices)
 
     def server_version(self, flavour: str) -> str:
         """The guest's MariaDB, e.g. 10.11.19 (from 1:10.11.19-0+deb12u1)."""
@@ -73,8 +75,10 @@ class LabVM:
             shutil.rmtree(job, ignore_errors=True)
         record.update({"repeat": run_.repeat, "order": run_.index, "started": started,
                        "finished": results.now()})
+        shared = members.shared_physical(self.devices) if self.devices else True
         record["lab"] = {"where": "vm", "accelerator": accel, "kernel_flavour": lab["kernel"],
-                         "mitigations": lab["mitigations"], "shared_physical_device": True,
+                         "mitigations": lab["mitigations"], "shared_physical_device": shared,
+                         "member_devices": list(self.devices),
                          "boot_s": boot.boot_seconds, "vm_s": round(boot.seconds, 1),
                          "image": image.manifest["key"], **record.pop("guest")}
         return record
@@ -93,22 +97,27 @@ class LabVM:
                 say(f"    vm: stuck before its init after {qemu.STALL_S}s; booting again")
 
     def _disks(self, job: Path, run_, experiment, template_data: Path) -> list:
-        """The job disk, then one sparse file per member (and the spare of a rebuild)."""
-        spec = run_.point.raid
-        storage = run_.point.storage or {"filesystem": "ext4", "size": "2G"}
-        members = [f"lab-m{i}" for i in range(spec["disks"] if spec else 1)]
-        spare = ["lab-spare"] if spec and spec.get("state") == "rebuilding" else []
+        """The job disk, then each member (and the spare of a rebuild): a sparse file, or
+        the start of a named device."""
+        point = run_.point
+        serials = members.serials(point)
+        spare = serials[-1:] if serials[-1] == "lab-spare" else []
+        storage = point.storage or {"filesystem": "ext4"}
         job_img = self._job_disk(job, {
-            "raid": spec, "zfs": run_.point.zfs, "members": members,
-            "settings": run_.point.settings,
+            "raid": point.raid, "zfs": point.zfs, "members": serials[:len(serials) - len(spare)],
+            "wipe": serials if self.devices else [],
+            "settings": point.settings,
             "storage": {k: storage.get(k) for k in ("filesystem", "mkfs_options",
                                                     "mount_options")},
-            "mysqld": GUEST_MYSQLD, "workload": asdict(experiment.workload),
+            "mysqld": GUEST_MYSQLD, "workload": asdict(point.workload),
             "measure": asdict(experiment.measure), "dataset": asdict(experiment.dataset)},
             template_data)
         disks = [qemu.Disk(job_img, "lab-job")]
-        member_bytes = units.size_bytes(spec["member_size"] if spec else storage["size"])
-        for serial in members + spare:
+        member_bytes = units.size_bytes(members.member_size(point))
+        for n, serial in enumerate(serials):
+            if self.devices:
+                disks.append(qemu.Disk(Path(self.devices[n]), serial, size=member_bytes))
+                continue
             member = job / f"{serial}.img"
             with open(member, "wb") as f:
                 f.truncate(member_bytes)   # sparse: reads as zeros, takes no space until written

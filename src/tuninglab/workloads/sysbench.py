@@ -5,10 +5,14 @@ import re
 import shutil
 import subprocess
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..errors import UserError
 
 INSTALL_HINT = "install it with `apt-get install sysbench`"
+# The project's own scripts, found from the package (the lab VM gets a copy of the package,
+# not of the repository).
+LUA_DIR = Path(__file__).resolve().parent / "lua"
 _INTERVAL = re.compile(
     r"^\[ *(?P<t>\d+(?:\.\d+)?)s \] thds: (?P<threads>\d+) tps: (?P<tps>[\d.]+) "
     r"qps: (?P<qps>[\d.]+) \(r/w/o: (?P<r>[\d.]+)/(?P<w>[\d.]+)/(?P<o>[\d.]+)\) "
@@ -88,10 +92,18 @@ def prepare_command(socket, script, tables, table_size, threads) -> list[str]:
     return common_args(socket, script, tables, table_size, threads) + ["prepare"]
 
 
-def run_command(socket, script, tables, table_size, threads, seconds) -> list[str]:
-    return common_args(socket, script, tables, table_size, threads) + [
+def run_command(socket, script, tables, table_size, threads, seconds, options=()) -> list[str]:
+    """A run of a sysbench script, or of a project script with its (key, value) options."""
+    return common_args(socket, script_path(script), tables, table_size, threads) + [
+        f"--{key}={value}" for key, value in options] + [
         f"--time={_whole_seconds(seconds)}", "--report-interval=1", "--percentile=95",
         "--events=0", "--rand-type=uniform", "run"]
+
+
+def script_path(script: str) -> str:
+    """sysbench finds its own scripts by name; a project script by the path of its file."""
+    path = LUA_DIR / f"{script}.lua"
+    return str(path) if path.is_file() else script
 
 
 def _whole_seconds(seconds) -> int:

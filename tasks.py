@@ -40,9 +40,10 @@ def list_(c):
 
 
 @task(iterable=["path"], help={"path": "a result file or directory, repeatable "
-                                        "(default: data/)"})
+                                        "(default: every data/<recipe>/*.json)"})
 def check(c, path=None):
-    """Validate result files against the schema: one line per problem, exit 1 if any."""
+    """Check result files: size, JSON, schema, recipe and its version, sane values, text, place;
+    one line per problem, exit 1 if any."""
     cli.guard(cli.data_check, path or [])
 
 

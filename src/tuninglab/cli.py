@@ -7,7 +7,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import plan as planner, recipe as recipes, results, runner, stats, template
+from . import datacheck, plan as planner, recipe as recipes, results, runner, stats, template
 from . import workdir as workdir_mod
 from .errors import UserError
 from .report import table
@@ -72,34 +72,18 @@ def recipe_list(recipes_dir=recipes.RECIPES_DIR, say=print):
 
 
 def data_check(paths, say=print):
-    """Validate result files; one line per problem with the file and the JSON path."""
-    files = _result_files([Path(p) for p in paths] or [results.DATA_DIR])
-    problems = 0
-    for path in files:
-        try:
-            doc = json.loads(path.read_text())
-        except (OSError, ValueError) as exc:
-            say(f"{path}: not readable JSON: {exc}")
-            problems += 1
-            continue
-        for problem in results.validate(doc):
-            say(f"{path}: {problem}")
-            problems += 1
-    say(f"{len(files)} result files checked, {problems} problems")
+    """Check result files (datacheck): one line per problem naming the file and the JSON path."""
+    files = datacheck.result_files(paths)
+    problems = datacheck.check_paths(files)
+    for line in problems:
+        say(line)
+    say(f"{plural(len(files), 'result file')} checked, {plural(len(problems), 'problem')}")
     if problems:
         raise SystemExit(1)
 
 
-def _result_files(paths):
-    files = []
-    for p in paths:
-        if p.is_dir():
-            files += sorted(f for f in p.rglob("*.json") if "historical" not in f.parts)
-        elif p.is_file():
-            files.append(p)
-        else:
-            raise UserError(f"{p}: no such file or directory")
-    return files
+def plural(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def docs_build(site_dir=None, say=print):

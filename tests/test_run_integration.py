@@ -128,9 +128,13 @@ cli.guard(runner.run, "slow", opts)
 
 
 def _start_runner(wd, data_dir, recipes_dir):
+    # Ctrl-C as at a terminal: a shell starting a job in the background (`cmd &` without job
+    # control) ignores SIGINT, the child would inherit that, and Python would never raise
+    # KeyboardInterrupt.
     return subprocess.Popen([sys.executable, "-u", "-c", RUNNER_SCRIPT, str(wd), str(data_dir),
                              str(recipes_dir)], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, cwd=REPO)
+                            stderr=subprocess.STDOUT, text=True, cwd=REPO,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def _wait_for(proc, needle, timeout=120):

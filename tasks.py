@@ -47,6 +47,18 @@ def check(c, path=None):
     cli.guard(cli.data_check, path or [])
 
 
+@task(name="submit", help={
+    "path": "the result file to prepare (a run's own new file in data/ is prepared in place)",
+    "description": "your hardware in a few words (at most 500 characters)",
+    "keep_paths": "keep paths under your home and work directory as they are",
+    "data_dir": "write under this directory instead of the repository's data/ (for tests)",
+})
+def submit(c, path, description=None, keep_paths=False, data_dir=None):
+    """Prepare a result for a pull request: check it, replace paths that name you, mark it
+    contributed, write it into data/<recipe>/, print the git commands (runs none)."""
+    cli.guard(cli.data_submit, path, description, keep_paths, data_dir)
+
+
 @task(default=True, help={"k": "only tests matching this pytest -k expression",
                           "unit": "skip the integration tests (no servers started)"})
 def test(c, k=None, unit=False):
@@ -93,7 +105,7 @@ def bench(c, only=None):
 
 
 ns.add_collection(Collection("recipe", run, list_))
-ns.add_collection(Collection("data", check))
+ns.add_collection(Collection("data", check, submit))
 ns.add_collection(Collection("test", test))
 ns.add_collection(Collection("docs", docs_build, docs_serve))
 ns.add_collection(Collection("lab", lab_check, lab_clean))

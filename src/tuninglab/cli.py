@@ -82,6 +82,14 @@ def data_check(paths, say=print):
         raise SystemExit(1)
 
 
+def data_submit(path, description=None, keep_paths=False, data_dir=None, say=print):
+    """Prepare a result file for a pull request (submit.py): check it, replace the paths that
+    name the user, mark it contributed, write it into data/<recipe>/, print the git commands."""
+    from . import submit
+    submit.submit(path, description, keep_paths, Path(data_dir) if data_dir else results.DATA_DIR,
+                  say)
+
+
 def plural(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 

@@ -1,13 +1,16 @@
 """The built guide in a real browser: Debian's chromium driven by Playwright."""
 
+import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 
 from tuninglab import site
 
-from test_site import TOPICS
+from test_figures_hosts import IMG, LONG, QUOTES, SCRIPT, hostile
+from test_site import REPO, TOPICS
 
 pytestmark = pytest.mark.integration
 
@@ -28,16 +31,23 @@ def browser():
         b.close()
 
 
-@pytest.fixture
-def page(browser, base_url):
-    context = browser.new_context()
+def watched_page(context, base_url):
+    """A page that records console errors, script errors, requests to another origin and
+    dialogs (alert, confirm, prompt: what injected script would open first)."""
     pg = context.new_page()
     pg.problems = []
     pg.on("console", lambda m: pg.problems.append(m.text) if m.type == "error" else None)
     pg.on("pageerror", lambda e: pg.problems.append(str(e)))
     pg.on("request", lambda r: None if r.url.startswith(base_url) or r.url.startswith("data:")
           else pg.problems.append(f"request to another origin: {r.url}"))
-    yield pg
+    pg.on("dialog", lambda d: (pg.problems.append(f"dialog: {d.message}"), d.dismiss()))
+    return pg
+
+
+@pytest.fixture
+def page(browser, base_url):
+    context = browser.new_context()
+    yield watched_page(context, base_url)
     context.close()
 
 
@@ -74,3 +84,79 @@ def test_instant_navigation_renders_the_next_pages_charts(page, base_url, built)
     assert page.evaluate("window.__sameDocument === true"), "the click reloaded the page"
     assert charts and all(drawn == expected for expected, drawn, _ in charts)
     assert page.problems == []
+
+
+def test_normalise_toggle_swaps_in_the_values_per_device_and_back(page, base_url):
+    page.goto(f"{base_url}/topics/doublewrite/")
+    charts_drawn(page)
+    chart = page.locator(".tl-chart:has(.tl-normalise)")
+    assert chart.count() == 1  # throughput only, not bytes per transaction
+    state = """c => { const p = c.querySelector('.tl-plot');
+        return [p.data.map(t => t.y), p.data.map(t => t.error_y.array),
+                p.layout.yaxis.title.text]; }"""
+    expected = chart.evaluate("""c => { const n = JSON.parse(c.dataset.figure).normalise;
+        return [n.raw, n.normalised].map(m => [m.traces.y, m.traces['error_y.array'],
+                                               m.layout['yaxis.title.text']]); }""")
+    assert chart.evaluate(state) == expected[0]
+    button = chart.locator("button.tl-normalise")
+    button.click()
+    assert button.get_attribute("aria-pressed") == "true"
+    assert chart.evaluate(state) == expected[1]
+    assert "per 1000 fsync/s" in expected[1][2]
+    # A theme change redraws the chart: the reader's choice stays.
+    page.evaluate("document.body.setAttribute('data-md-color-scheme', 'slate')")
+    page.wait_for_timeout(300)
+    assert chart.evaluate(state) == expected[1]
+    button.click()
+    assert button.get_attribute("aria-pressed") == "false"
+    assert chart.evaluate(state) == expected[0]
+    assert page.problems == []
+
+
+@pytest.fixture(scope="module")
+def hostile_site(tmp_path_factory):
+    """The site built from a copy of data/ plus a result file whose every text is hostile
+    (TUNINGLAB_DATA_DIR points the build at the copy; the real data/ is untouched)."""
+    data = tmp_path_factory.mktemp("data")
+    for directory in (REPO / "data").iterdir():
+        if directory.is_dir() and directory.name != "historical":
+            shutil.copytree(directory, data / directory.name)
+    doc = hostile()
+    (data / "doublewrite" / "20261123T000000Z-bbbbbbbb-quick.json").write_text(json.dumps(doc))
+    root = tmp_path_factory.mktemp("hostile") / "site"
+    with site.local_site(root) as url:
+        with pytest.MonkeyPatch.context() as mp:  # only for the build, not the session
+            mp.setenv("TUNINGLAB_DATA_DIR", str(data))
+            site.build(root, site_url=url)
+        yield root, url.rstrip("/")
+
+
+def test_a_hostile_result_file_shows_as_text_and_runs_nothing(browser, hostile_site):
+    _, url = hostile_site
+    context = browser.new_context()
+    pg = watched_page(context, url)
+    injected = """() => document.querySelectorAll(
+        'img[src="x"], [onerror], [onmouseover], b, .tl-chart script, table script').length"""
+    try:
+        for path in ("/", "/results/", "/topics/kernels/", "/topics/doublewrite/"):
+            pg.goto(url + path)
+            charts_drawn(pg)
+            assert pg.evaluate(injected) == 0, path
+
+        # The results chart: the hostile host is a series of its own, named and hovered as text.
+        chart = pg.locator(".tl-chart:has(.tl-normalise)")
+        legend = chart.locator(".legendtext").all_text_contents()
+        assert len(legend) == 2 and legend[1].startswith(IMG + QUOTES)
+        chart.evaluate("c => Plotly.Fx.hover(c.querySelector('.tl-plot'), "
+                       "[{curveNumber: 1, pointNumber: 1}])")
+        hover = chart.locator(".hoverlayer").text_content()
+        assert SCRIPT + QUOTES in hover and IMG in hover
+        assert pg.evaluate(injected) == 0
+
+        pg.goto(url + "/results/")
+        table = pg.locator(".tl-results-index table").inner_text()
+        for text in (SCRIPT, IMG, QUOTES.strip(), LONG[:100]):
+            assert text in table
+        assert pg.problems == []
+    finally:
+        context.close()

@@ -55,6 +55,22 @@ def test_home_page_lists_every_topic_with_its_effects(built):
     assert "no detectable difference" in page or "faster" in page or "slower" in page
 
 
+def test_results_page_lists_every_result_file_linked_to_its_topic(built):
+    page = (built / "results" / "index.html").read_text()
+    files = [p for p in (REPO / "data").glob("*/*.json")]
+    rows = re.findall(r"<tr><td>(.*?)</td>", page.split('class="tl-results-index"')[1])
+    assert len(rows) == len(files) and f"{len(files)} result files" in page
+    for topic in set(re.findall(r'href="\.\./topics/([a-z0-9-]+)/"', page)):
+        assert (built / "topics" / topic / "index.html").is_file()
+    assert 'href="../topics/raid/"><code>raid-chunk</code>' in page
+    assert 'href="results/"' in (built / "index.html").read_text()  # in the nav
+
+
+def test_throughput_charts_carry_the_normalise_toggle(built):
+    page = (built / "topics" / "doublewrite" / "index.html").read_text()
+    assert page.count('class="tl-chart"') == 3 and page.count("tl-normalise") == 1
+
+
 def test_notebook_page_was_executed_on_the_real_data(built):
     page = (built / "notebooks" / "noise" / "index.html").read_text()
     assert re.search(r"\d+ result files", page)

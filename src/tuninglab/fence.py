@@ -3,6 +3,8 @@
 ```plotly            a chart: kind = "results" | "series" | "io" | "trends" | "historical"
                      | "claims" | "kernels" (TOML spec)
 ```reproduce         the "Reproduce" box of a recipe
+```topics            the home page's table of topics
+```results-index     the Results page: every result file, where it ran and who ran it
 
 No MkDocs hooks or plugins: a Markdown extension survives a move to MkDocs' successors. A bad
 spec is logged as a warning under "mkdocs", so `mkdocs build --strict` fails on it.
@@ -122,11 +124,16 @@ def _citation(source: dict, meta: dict) -> str:
 
 def _embed(figure: dict) -> str:
     """A container the page script fills. The figure travels as JSON in an escaped attribute:
-    inert, and untouched by instant navigation (which re-runs every <script> it swaps in)."""
+    inert, and untouched by instant navigation (which re-runs every <script> it swaps in).
+    A figure that carries normalised values gets the button that swaps them in."""
     payload = html.escape(json.dumps(figure, separators=(",", ":")), quote=True)
+    toggle = ('<button type="button" class="md-button tl-normalise" aria-pressed="false" '
+              'title="Divide each host\'s throughput by its device baseline: compares the '
+              'effect of the setting rather than the speed of the hardware">'
+              'Per 1000 fsync/s of the device</button>') if "normalise" in figure else ""
     return (f'<div class="tl-chart" id="tl-chart-{next(_ids)}" '
             f'data-traces="{len(figure["data"])}" data-figure="{payload}">'
-            f'<div class="tl-plot"></div></div>')
+            f'{toggle}<div class="tl-plot"></div></div>')
 
 
 def _no_data(name: str, variant: str = "") -> str:
@@ -252,3 +259,44 @@ def _reproduced_effect(recipe) -> str:
         if ratio and ratio.get("ratio") is not None:
             parts.append(f"{p['value']}: x{ratio['ratio']:.2f} ({ratio['verdict']})")
     return "; ".join(parts)
+
+
+def results_index_fence(source, language, css_class, options, md, **kwargs) -> str:
+    """The Results page: every result file, linked to its topic page, with where it ran."""
+    try:
+        rows = figures.results_index()
+        topics = {name: _topic_of(name) for name in {r["recipe"] for r in rows}}
+    except (ValueError, KeyError, TypeError, UserError) as exc:
+        return _error(f"results-index fence: {exc}", source)
+    if not rows:
+        return '<div class="admonition note tl-no-data"><p>No result files yet.</p></div>'
+    body = "".join(_results_row(r, topics[r["recipe"]]) for r in rows)
+    contributed = sum(r["contributed"] for r in rows)
+    return ('<div class="tl-results-index"><table><thead><tr><th>recipe</th><th>variant</th>'
+            '<th>profile</th><th>started</th><th>host</th><th>software</th><th>from</th>'
+            f'</tr></thead><tbody>{body}</tbody></table></div><p class="tl-caption">'
+            f'{len(rows)} result files, {contributed} contributed.</p>')
+
+
+def _topic_of(recipe_name: str) -> str | None:
+    """The topic page of a recipe (named by the recipe itself, not by a data file), if any."""
+    try:
+        topic = recipes.load(recipe_name).topic
+    except UserError:
+        return None
+    return topic if (TOPICS_DIR / f"{topic}.md").is_file() else None
+
+
+def _results_row(row: dict, topic: str | None) -> str:
+    e = html.escape
+    recipe = f"<code>{e(row['recipe'])}</code>"
+    if topic:  # the page is at results/, the topics beside it
+        recipe = f'<a href="../topics/{e(topic)}/">{recipe}</a>'
+    origin = "this project's runs"
+    if row["contributed"]:
+        origin = " ".join(x for x in ("contributed", row["submitted"]) if x)
+        if row["description"]:
+            origin += f": {row['description']}"
+    return (f"<tr><td>{recipe}</td><td>{e(row['variant'] or '-')}</td><td>{e(row['profile'])}"
+            f"</td><td>{e(row['started'])}</td><td>{e(row['host'])}</td><td>{e(row['software'])}"
+            f"</td><td>{e(origin)}</td></tr>")

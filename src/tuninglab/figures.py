@@ -2,19 +2,26 @@
 
 Every text that comes from a data file is HTML-escaped: plotly renders a few tags in labels,
 and contributed files must not be able to inject any.
+
+The result files drawn are those under data/, or under $TUNINGLAB_DATA_DIR when it is set (the
+browser test builds the site from a copy with a hostile file added). Only the site reads it:
+recipes still write to results.DATA_DIR, and the transcribed historical tables always come
+from the project's data/historical/.
 """
 
 import csv
+import datetime as dt
 import html
 import json
+import os
 import tomllib
 from functools import lru_cache
 from pathlib import Path
 
-from . import stats, timeseries
-from .results import DATA_DIR
+from . import results, stats, timeseries
 
-HISTORICAL_DIR = DATA_DIR / "historical"
+DATA_DIR = Path(os.environ.get("TUNINGLAB_DATA_DIR") or results.DATA_DIR)
+HISTORICAL_DIR = results.DATA_DIR / "historical"
 METRICS = {
     "tps": ("throughput", "transactions/s"),
     "mib_per_s": ("scan rate (InnoDB reads)", "MiB/s"),
@@ -40,7 +47,9 @@ SCALE = {"write_bytes_per_trx": 1 / 1024, "read_bytes_per_trx": 1 / 1024,
 
 
 def esc(text) -> str:
-    return html.escape(str(text), quote=True)
+    # Plotly reads &lt; &gt; &amp; and numeric references in labels, but not &quot;: a quote
+    # becomes &#34;, which shows as the quote it is.
+    return html.escape(str(text), quote=True).replace("&quot;", "&#34;")
 
 
 @lru_cache(maxsize=64)
@@ -81,12 +90,98 @@ def _stat_for(point: dict, metric: str):
     return stats.summarize(values).to_dict()
 
 
+# Texts below are plain (unescaped): callers escape them where they put them on the page.
+
+def _hardware(doc: dict) -> list[str]:
+    host = doc["host"]
+    parts = [host.get("cpu_model") or "unknown CPU"]
+    if host.get("cores"):
+        parts.append(f"{host['cores']} cores")
+    if host.get("memory_bytes"):
+        parts.append(f"{host['memory_bytes'] / 2**30:.0f} GiB")
+    return parts
+
+
+def host_description(doc: dict) -> str:
+    """The machine a result ran on: CPU, cores, memory and virtualisation."""
+    virtualization = doc["host"].get("virtualization")
+    return ", ".join(_hardware(doc) + ([f"virtualised ({virtualization})"]
+                                       if virtualization and virtualization != "none" else []))
+
+
+def server_text(doc: dict) -> str:
+    return f"{doc['server']['flavor']} {doc['server']['version']}"
+
+
+def software_text(doc: dict) -> str:
+    software = doc.get("software", {})
+    return (f"{server_text(doc)}, sysbench {software.get('sysbench') or '?'}, "
+            f"kernel {software.get('kernel') or '?'}")
+
+
+def shorten(text: str, limit: int = 60) -> str:
+    """Cut before escaping, so an entity is never cut in half; hovers keep the whole text."""
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "\u2026"
+
+
+def host_name(doc: dict) -> str:
+    """A host's series name: the contributor's own description, else its hardware and server."""
+    described = (doc.get("contribution") or {}).get("description")
+    return shorten(described or ", ".join(_hardware(doc) + [server_text(doc)]))
+
+
+def _started(doc: dict) -> dt.datetime:
+    return dt.datetime.fromisoformat(doc["started"])
+
+
+def latest_per_host(docs: list[dict]) -> list[dict]:
+    """Each host's latest result (hosts are told apart by their salted id), oldest first: a
+    machine rerunning a recipe replaces its own bars, not another machine's."""
+    latest = {}
+    for doc in docs:
+        held = latest.get(doc["host"]["id"])
+        if held is None or _started(doc) >= _started(held):
+            latest[doc["host"]["id"]] = doc
+    return sorted(latest.values(), key=_started)
+
+
+def device(doc: dict, field: str) -> float | None:
+    """A device baseline measure of the result, None when it was not measured (or is 0)."""
+    value = (doc.get("device_baseline") or {}).get(field)
+    return value if isinstance(value, (int, float)) and value > 0 else None
+
+
+def baseline_text(doc: dict) -> str:
+    fsync, iops = device(doc, "fsync_per_s"), device(doc, "randwrite_16k_iops")
+    if fsync is None:
+        return "device baseline: fsync/s not measured, so throughput cannot be normalised"
+    writes = "random 16K writes not measured" if iops is None else \
+        f"{iops:,.0f} random 16K writes/s"
+    return f"device baseline (fio): {fsync:,.0f} fsync/s, {writes}"
+
+
+# Metrics that can be divided by the host's device: (baseline field, per how many, unit). The
+# result's own baseline is used (measured where its runs live), not a sandbox run's, which
+# measures the very configuration under test and would divide its effect away.
+NORMALISE = {"tps": ("fsync_per_s", 1000, "transactions/s per 1000 fsync/s")}
+
+
 def results_bars(docs: list[dict], metric: str) -> dict:
-    """Median per point with its 95% interval as error bars, one series per result file."""
+    """Median per point with its 95% interval as error bars, one series per host (its latest
+    result), so different machines stand side by side. For a throughput chart whose hosts all
+    have a device baseline, the figure also carries the values divided by it ("normalise":
+    what the page's toggle swaps in), comparing the settings' effect rather than raw speed."""
     label, unit = METRICS[metric]
     scale = SCALE.get(metric, 1)
-    traces = []
-    for doc in docs:
+    hosts = latest_per_host(docs)
+    names = [host_name(doc) for doc in hosts]
+    traces, normalised = [], []
+    for doc, name in zip(hosts, names):
+        if names.count(name) > 1:  # two machines described alike: tell them apart
+            name = f"{name} ({doc['host']['id'][:8]})"
+        about = "<br>".join(esc(text) for text in (
+            host_description(doc), software_text(doc), baseline_text(doc),
+            f"{doc['profile']} result of {doc['started'][:10]}"))
         xs, ys, up, down, hover = [], [], [], [], []
         for point in doc["points"]:
             s = _stat_for(point, metric)
@@ -97,18 +192,44 @@ def results_bars(docs: list[dict], metric: str) -> dict:
             ys.append(median)
             up.append((s["ci_high"] * scale - median) if s["ci_high"] is not None else 0)
             down.append((median - s["ci_low"] * scale) if s["ci_low"] is not None else 0)
-            hover.append(esc(verdict_text(point)))
-        traces.append({"type": "bar", "name": series_name(doc), "x": xs, "y": ys,
+            hover.append(esc(verdict_text(point)) + "<br>" + about)
+        traces.append({"type": "bar", "name": esc(name), "x": xs, "y": ys,
                        "error_y": {"type": "data", "array": up, "arrayminus": down,
                                    "visible": True},
                        "customdata": hover,
-                       "hovertemplate": "%{x}: %{y:.1f} " + esc(unit) +
-                                        "<br>%{customdata}<extra></extra>"})
+                       "hovertemplate": _hovertemplate(unit, ".1f")})
+        if metric in NORMALISE:
+            field, per, _ = NORMALISE[metric]
+            baseline = device(doc, field)
+            normalised.append(None if baseline is None else
+                              [[v * per / baseline for v in values] for values in (ys, up, down)])
     setting = esc(docs[-1]["sweep"]["setting"]) if docs else ""
-    return {"data": traces, "layout": {
+    title = f"{label} ({unit})"
+    figure = {"data": traces, "layout": {
         "barmode": "group", "xaxis": {"title": {"text": setting}, "type": "category"},
-        "yaxis": {"title": {"text": f"{label} ({unit})"}},
+        "yaxis": {"title": {"text": title}},
         "showlegend": True, "legend": {"orientation": "h", "y": -0.25}}}
+    if normalised and None not in normalised:
+        per_unit = NORMALISE[metric][2]
+        figure["normalise"] = {
+            "raw": _mode([[t["y"], t["error_y"]["array"], t["error_y"]["arrayminus"]]
+                          for t in traces], title, _hovertemplate(unit, ".1f")),
+            "normalised": _mode(normalised, per_unit, _hovertemplate(per_unit, ".2f"))}
+    return figure
+
+
+def _hovertemplate(unit: str, number: str) -> str:
+    return "%{x}: %{y:" + number + "} " + esc(unit) + "<br>%{customdata}<extra></extra>"
+
+
+def _mode(values: list, title: str, hovertemplate: str) -> dict:
+    """One state of the toggle, as the arguments of Plotly.update: per-trace arrays
+    (values: [y, error up, error down] per trace) and the y axis title."""
+    return {"traces": {"y": [v[0] for v in values],
+                       "error_y.array": [v[1] for v in values],
+                       "error_y.arrayminus": [v[2] for v in values],
+                       "hovertemplate": [hovertemplate] * len(values)},
+            "layout": {"yaxis.title.text": title}}
 
 
 def verdict_text(point: dict) -> str:
@@ -242,8 +363,7 @@ def by_kernel(data_dir: Path = DATA_DIR) -> list[dict]:
     """Every result file grouped by the kernel its runs measured on: the host's, or the lab
     VM's guest kernel (with its accelerator). Newest first within a kernel."""
     groups = {}
-    for directory in sorted(p for p in Path(data_dir).iterdir()
-                            if p.is_dir() and p.name != "historical"):
+    for directory in _result_dirs(data_dir):
         for doc in results_for(directory.name, variant=None, data_dir=data_dir):
             labs = [r["lab"] for p in doc["points"] for r in p["runs"] if "lab" in r]
             kernels = {(lab.get("kernel", "?"), f"lab VM ({lab['accelerator']})")
@@ -257,3 +377,28 @@ def by_kernel(data_dir: Path = DATA_DIR) -> list[dict]:
                 group["latest"] = max(group["latest"], doc["started"][:10])
     return [{**g, "recipes": sorted(g["recipes"])}
             for _, g in sorted(groups.items(), key=lambda kv: kv[0])]
+
+
+def _result_dirs(data_dir: Path) -> list[Path]:
+    return sorted(p for p in Path(data_dir).iterdir() if p.is_dir() and p.name != "historical")
+
+
+def results_index(data_dir: Path | None = None) -> list[dict]:
+    """One row per result file, by recipe and variant, newest first: where it ran, on what
+    software, and whether the project ran it or someone contributed it. Free text is cut at
+    200 characters: a table row, not the file."""
+    data_dir = data_dir or DATA_DIR  # at call time, so a test can point it elsewhere
+    rows = []
+    for directory in _result_dirs(data_dir):
+        for doc in sorted(results_for(directory.name, variant=None, data_dir=data_dir),
+                          key=_started, reverse=True):
+            contribution = doc.get("contribution")
+            rows.append({
+                "recipe": directory.name, "variant": doc.get("variant", ""),
+                "profile": doc["profile"], "started": doc["started"][:16].replace("T", " "),
+                "host": f"{shorten(host_description(doc), 200)}; id {doc['host']['id'][:8]}",
+                "software": software_text(doc),
+                "contributed": contribution is not None,
+                "submitted": str((contribution or {}).get("submitted", ""))[:10],
+                "description": shorten((contribution or {}).get("description", ""), 200)})
+    return sorted(rows, key=lambda r: (r["recipe"], r["variant"]))  # stable: newest first

@@ -34,13 +34,29 @@
     });
   }
 
+  // A results chart's toggle: the figure carries both states ("raw", "normalised": per-trace
+  // arrays and the axis title) as Plotly.update arguments, so the page computes nothing.
+  function show(container, mode) {
+    var state = container._figure.normalise[mode];
+    container._mode = mode;
+    window.Plotly.update(container.querySelector(".tl-plot"), state.traces, state.layout);
+  }
+
   function draw(container) {
     var figure = JSON.parse(container.getAttribute("data-figure"));
     var target = container.querySelector(".tl-plot");
     var theme = palette();
+    var button = container.querySelector(".tl-normalise");
     container._figure = figure;
     window.Plotly.newPlot(target, withErrorColour(figure.data, theme),
       merge(figure.layout, theme), { responsive: true, displaylogo: false });
+    if (button && figure.normalise) {
+      button.addEventListener("click", function () {
+        var on = button.getAttribute("aria-pressed") !== "true";
+        button.setAttribute("aria-pressed", String(on));
+        show(container, on ? "normalised" : "raw");
+      });
+    }
     container.setAttribute("data-rendered", "true");
   }
 
@@ -53,6 +69,7 @@
     document.querySelectorAll(".tl-chart[data-rendered]").forEach(function (c) {
       window.Plotly.react(c.querySelector(".tl-plot"), withErrorColour(c._figure.data, theme),
         merge(c._figure.layout, theme));
+      if (c._mode) show(c, c._mode);  // react redraws the raw values: keep the reader's choice
     });
   }
 

@@ -1,0 +1,290 @@
+"""Results from several machines: one series per host, its hardware and device baseline in the
+hover, throughput normalised by the device, the Results page, and hostile text kept inert."""
+
+import copy
+import html
+import json
+import os
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from tuninglab import fence, figures
+
+REPO = Path(__file__).resolve().parents[1]
+REAL = json.loads(sorted((REPO / "data" / "doublewrite").glob("*full.json"))[0].read_text())
+HOST_A, HOST_B = "aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbb"
+
+
+def result(host_id=HOST_A, started="2026-11-22T00:36:13+00:00", tps=None, **changes) -> dict:
+    """A copy of a real doublewrite result, on another host, at another time."""
+    doc = copy.deepcopy(REAL)
+    doc["host"]["id"] = host_id
+    doc["started"] = started
+    if tps is not None:
+        for point, value in zip(doc["points"], tps):
+            point["stats"]["tps"]["median"] = value
+    doc.update(changes)
+    return doc
+
+
+def spec(**kw):
+    return "\n".join(f"{k} = {json.dumps(v)}" for k, v in kw.items())
+
+
+def figure_of(out: str) -> dict:
+    return json.loads(html.unescape(re.search(r'data-figure="([^"]*)"', out).group(1)))
+
+
+# Grouping and names
+
+def test_one_series_per_host_holding_its_latest_result():
+    old_a = result(HOST_A, "2026-11-20T10:00:00+00:00", tps=[100, 90])
+    b = result(HOST_B, "2026-11-21T10:00:00+00:00", tps=[300, 280],
+               contribution={"description": "host B", "submitted": "2026-11-23T00:00:00Z",
+                             "tool": "data.submit"})
+    new_a = result(HOST_A, "2026-11-22T10:00:00+00:00", tps=[200, 190])
+    figure = figures.results_bars([old_a, new_a, b], "tps")
+    assert [t["y"] for t in figure["data"]] == [[300, 280], [200, 190]]  # oldest latest first
+    assert [t["name"] for t in figure["data"]] == ["host B", "AMD EPYC, 2 cores, 24 GiB, "
+                                                              "mariadb 10.11.19"]
+
+
+def test_latest_compares_times_not_strings():
+    late = result(HOST_A, "2026-11-22T09:00:00+05:00", tps=[1, 1])    # 04:00 UTC
+    later = result(HOST_A, "2026-11-22T05:00:00+00:00", tps=[2, 2])
+    assert figures.latest_per_host([later, late]) == [later]
+
+
+def test_series_name_is_the_contribution_description_else_hardware_and_server():
+    doc = result()
+    assert figures.host_name(doc) == "AMD EPYC, 2 cores, 24 GiB, mariadb 10.11.19"
+    doc["host"].update(cpu_model=None, cores=None, memory_bytes=None)
+    assert figures.host_name(doc) == "unknown CPU, mariadb 10.11.19"
+    doc["contribution"] = {"description": "my laptop, NVMe", "submitted": "2026-11-23T00:00:00Z",
+                           "tool": "data.submit"}
+    assert figures.host_name(doc) == "my laptop, NVMe"
+    doc["contribution"] = {"submitted": "2026-11-23T00:00:00Z", "tool": "data.submit"}
+    assert figures.host_name(doc) == "unknown CPU, mariadb 10.11.19"  # no description
+
+
+def test_long_names_are_cut_and_alike_names_get_the_host_id():
+    doc = result(contribution={"description": "x" * 500, "submitted": "2026-11-23T00:00:00Z",
+                               "tool": "data.submit"})
+    assert len(figures.host_name(doc)) == 60 and figures.host_name(doc).endswith("\u2026")
+    twins = figures.results_bars([result(HOST_A), result(HOST_B, "2026-11-23T00:00:00+00:00")],
+                                 "tps")
+    assert [t["name"] for t in twins["data"]] == [
+        "AMD EPYC, 2 cores, 24 GiB, mariadb 10.11.19 (aaaaaaaa)",
+        "AMD EPYC, 2 cores, 24 GiB, mariadb 10.11.19 (bbbbbbbb)"]
+
+
+# Hover
+
+def test_hover_names_the_hardware_software_and_device_baseline():
+    trace = figures.results_bars([result()], "tps")["data"][0]
+    hover = trace["customdata"][1].split("<br>")
+    assert hover[0].startswith("ratio ") and hover[0].endswith(REAL["points"][1]["stats"]
+                                                                ["ratio"]["verdict"])
+    assert hover[1:] == ["AMD EPYC, 2 cores, 24 GiB, virtualised (docker)",
+                         "mariadb 10.11.19, sysbench 1.0.20, kernel 6.18.44-fc-v657",
+                         "device baseline (fio): 4,427 fsync/s, 51,305 random 16K writes/s",
+                         "full result of 2026-11-22"]
+    assert trace["customdata"][0].startswith("baseline<br>")
+    assert trace["hovertemplate"] == ("%{x}: %{y:.1f} transactions/s<br>%{customdata}"
+                                      "<extra></extra>")
+
+
+# Normalised by the device
+
+def test_throughput_is_also_carried_per_1000_fsync_per_s_of_each_device():
+    a = result(HOST_A, tps=[1000, 500])
+    b = result(HOST_B, "2026-11-23T00:00:00+00:00", tps=[4000, 2000])
+    a["device_baseline"]["fsync_per_s"] = 2000.0
+    b["device_baseline"]["fsync_per_s"] = 8000.0
+    figure = figures.results_bars([a, b], "tps")
+    raw, normalised = figure["normalise"]["raw"], figure["normalise"]["normalised"]
+    assert raw["traces"]["y"] == [t["y"] for t in figure["data"]]
+    assert raw["layout"] == {"yaxis.title.text": figure["layout"]["yaxis"]["title"]["text"]}
+    # Four times the speed on a four times faster device: the same effect, the same bars.
+    assert normalised["traces"]["y"] == [[500.0, 250.0], [500.0, 250.0]]
+    up_a = figure["data"][0]["error_y"]["array"]
+    assert normalised["traces"]["error_y.array"][0] == [u / 2 for u in up_a]
+    assert normalised["layout"]["yaxis.title.text"] == "transactions/s per 1000 fsync/s"
+    assert "per 1000 fsync/s" in normalised["traces"]["hovertemplate"][0]
+    assert len(normalised["traces"]["hovertemplate"]) == 2
+
+
+@pytest.mark.parametrize("baseline", [None, {}, {"fsync_per_s": 0}, {"fsync_per_s": None}])
+def test_no_toggle_when_a_host_lacks_a_baseline_and_the_hover_says_so(baseline):
+    lacking = result(HOST_B, "2026-11-23T00:00:00+00:00", device_baseline=baseline)
+    figure = figures.results_bars([result(HOST_A), lacking], "tps")
+    assert "normalise" not in figure
+    assert "fsync/s not measured, so throughput cannot be normalised" in \
+        figure["data"][1]["customdata"][0]
+    assert "4,427 fsync/s" in figure["data"][0]["customdata"][0]
+
+
+def test_only_throughput_is_normalised():
+    assert "normalise" not in figures.results_bars([result()], "write_bytes_per_trx")
+
+
+def test_the_fence_puts_the_toggle_only_on_charts_that_carry_it(monkeypatch):
+    monkeypatch.setattr(figures, "results_for", lambda name, variant="": [result()])
+    tps = fence.plotly_fence(spec(kind="results", recipe="doublewrite"), "plotly", "", {}, None)
+    assert tps.count('class="md-button tl-normalise" aria-pressed="false"') == 1
+    assert "normalise" in figure_of(tps)
+    io = fence.plotly_fence(spec(kind="results", recipe="doublewrite",
+                                 metric="write_bytes_per_trx"), "plotly", "", {}, None)
+    assert "tl-normalise" not in io
+
+
+# The Results page
+
+def write(data_dir: Path, recipe: str, doc: dict) -> None:
+    path = data_dir / recipe / f"{doc['started'][:19].replace(':', '')}-{doc['host']['id'][:8]}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc))
+
+
+def test_results_index_lists_every_file_newest_first_with_its_origin(tmp_path):
+    write(tmp_path, "doublewrite", result(HOST_A, "2026-11-20T00:00:00+00:00"))
+    write(tmp_path, "doublewrite", result(HOST_B, "2026-11-22T00:00:00+00:00", contribution={
+        "description": "NVMe box", "submitted": "2026-11-23T08:00:00Z", "tool": "data.submit"}))
+    write(tmp_path, "doublewrite", result(HOST_A, "2026-11-21T00:00:00+00:00", variant="v"))
+    (tmp_path / "historical").mkdir()
+    rows = figures.results_index(tmp_path)
+    assert [(r["variant"], r["started"]) for r in rows] == [
+        ("", "2026-11-22 00:00"), ("", "2026-11-20 00:00"), ("v", "2026-11-21 00:00")]
+    assert rows[0] == {
+        "recipe": "doublewrite", "variant": "", "profile": "full", "started": "2026-11-22 00:00",
+        "host": "AMD EPYC, 2 cores, 24 GiB, virtualised (docker); id bbbbbbbb",
+        "software": "mariadb 10.11.19, sysbench 1.0.20, kernel 6.18.44-fc-v657",
+        "contributed": True, "submitted": "2026-11-23", "description": "NVMe box"}
+    assert not rows[1]["contributed"] and rows[1]["description"] == ""
+
+
+def test_results_page_links_recipes_to_their_topic_page(tmp_path, monkeypatch):
+    write(tmp_path, "raid-chunk", result(HOST_A))
+    write(tmp_path, "no-such-recipe", result(HOST_B, contribution={
+        "description": "NVMe box", "submitted": "2026-11-23T08:00:00Z", "tool": "data.submit"}))
+    monkeypatch.setattr(figures, "DATA_DIR", tmp_path)
+    out = fence.results_index_fence("", "results-index", "", {}, None)
+    rows = re.findall(r"<tr><td>(.*?)</td>.*?<td>([^<]*)</td></tr>", out)
+    assert rows == [("<code>no-such-recipe</code>", "contributed 2026-11-23: NVMe box"),
+                    ('<a href="../topics/raid/"><code>raid-chunk</code></a>',
+                     "this project&#x27;s runs")]
+    assert "2 result files, 1 contributed." in out
+
+
+def test_the_data_directory_can_be_overridden_for_the_site(tmp_path):
+    out = subprocess.run([sys.executable, "-c", "from tuninglab import figures as f; "
+                          "print(f.DATA_DIR); print(f.HISTORICAL_DIR)"],
+                         capture_output=True, text=True, check=True,
+                         env={**os.environ, "TUNINGLAB_DATA_DIR": str(tmp_path)})
+    assert out.stdout.split() == [str(tmp_path), str(REPO / "data" / "historical")]
+
+
+# Hostile text
+
+SCRIPT = "<script>alert(1)</script>"
+IMG = "<img src=x onerror=alert(1)>"
+QUOTES = "\"' onmouseover=\"alert(1)\" '"
+LONG = "<b>" + "W" * 5000 + "</b>"
+
+
+def hostile() -> dict:
+    doc = result(HOST_B, "2026-11-23T00:00:00+00:00", profile=SCRIPT, variant="")
+    doc["host"].update(cpu_model=SCRIPT + QUOTES + LONG, virtualization=IMG)
+    doc["server"].update(flavor=QUOTES, version=IMG, version_text=SCRIPT)
+    doc["software"].update(sysbench=SCRIPT, kernel=IMG + QUOTES)
+    doc["sweep"]["setting"] = SCRIPT
+    doc["points"][0]["value"] = IMG
+    doc["points"][1]["value"] = SCRIPT + QUOTES
+    doc["points"][1]["stats"]["ratio"]["verdict"] = IMG
+    doc["contribution"] = {"description": IMG + QUOTES + LONG, "submitted": SCRIPT,
+                           "tool": "data.submit"}
+    return doc
+
+
+class Tags(HTMLParser):
+    """Every element, its attributes and the text a browser would show."""
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags, self.text = [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+ALLOWED = {"div": {"class", "id", "data-traces", "data-figure"}, "table": set(), "thead": set(),
+           "tbody": set(), "tr": set(), "th": set(), "td": set(), "code": set(), "p": {"class"},
+           "a": {"href"}, "button": {"type", "class", "aria-pressed", "title"}}
+# Tags the figure builders themselves write into plotly labels.
+PLOTLY_TAGS = re.compile(r"<br>|<extra>|</extra>")
+
+
+def assert_inert(out: str) -> Tags:
+    parsed = Tags()
+    parsed.feed(out)
+    for tag, attrs in parsed.tags:
+        assert tag in ALLOWED and set(attrs) <= ALLOWED[tag], (tag, attrs)
+        if tag == "a":
+            assert re.fullmatch(r"\.\./topics/[a-z0-9-]+/", attrs["href"])
+    for tag, attrs in parsed.tags:
+        if "data-figure" in attrs:
+            for text in strings(json.loads(attrs["data-figure"])):
+                assert not re.search(r"[<>\"']", PLOTLY_TAGS.sub("", text)), text[:200]
+    return parsed
+
+
+def strings(value):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield k
+            yield from strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from strings(v)
+
+
+def test_hostile_text_in_a_results_chart_is_inert(monkeypatch):
+    docs = [result(HOST_A), hostile()]
+    monkeypatch.setattr(figures, "results_for", lambda name, variant="": docs)
+    out = fence.plotly_fence(spec(kind="results", recipe="doublewrite"), "plotly", "", {}, None)
+    parsed = assert_inert(out)
+    figure = figure_of(out)
+    trace = figure["data"][1]
+    # The text survives, as text: escaped once for plotly, whose labels read entities.
+    assert trace["x"] == [figures.esc(IMG), figures.esc(SCRIPT + QUOTES)]
+    assert html.unescape(trace["name"]) == (IMG + QUOTES + LONG)[:59] + "\u2026"
+    hover = html.unescape(trace["customdata"][1])
+    for text in (IMG, SCRIPT, QUOTES, LONG):
+        assert text in hover
+    assert figure["layout"]["xaxis"]["title"]["text"] == figures.esc(SCRIPT)
+    assert "normalise" in figure
+    # The verdicts table under the chart shows the latest result, the hostile one.
+    assert SCRIPT + QUOTES in "".join(parsed.text) and IMG in "".join(parsed.text)
+
+
+def test_hostile_text_on_the_results_page_is_inert(tmp_path, monkeypatch):
+    write(tmp_path, "doublewrite", result(HOST_A))
+    write(tmp_path, "doublewrite", hostile())
+    monkeypatch.setattr(figures, "DATA_DIR", tmp_path)
+    out = fence.results_index_fence("", "results-index", "", {}, None)
+    text = "".join(assert_inert(out).text)
+    for shown in (SCRIPT, IMG, QUOTES, LONG[:100]):
+        assert shown in text
+    assert LONG not in text  # free text is cut in a table row
+    row = next(r for r in figures.results_index(tmp_path) if r["contributed"])
+    assert len(row["description"]) == 200 and row["host"].endswith("\u2026; id bbbbbbbb")
+    assert "<script" not in out and "<img" not in out and "<b>" not in out

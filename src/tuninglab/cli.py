@@ -133,8 +133,8 @@ def lab_clean(workdir=None, say=print):
 
 def bench(only=None, say=print):
     """Speed targets as ratios. Run it on a quiet machine: other work measures itself."""
-    if only not in (None, "site", "engine", "sandbox", "vm"):
-        raise UserError(f"--only: expected site, engine, sandbox or vm, got {only!r}")
+    if only not in (None, "site", "scale", "engine", "sandbox", "vm"):
+        raise UserError(f"--only: expected site, scale, engine, sandbox or vm, got {only!r}")
     if only in (None, "sandbox"):
         say("== sandbox")
         bench_sandbox(say)
@@ -145,6 +145,10 @@ def bench(only=None, say=print):
         from . import sitebench
         say("== site")
         sitebench.run(say)
+    if only in (None, "scale"):
+        from . import scalebench
+        say("== site with 1,000 contributed results")
+        scalebench.run(say)
     if only in (None, "engine"):
         say("== engine")
         bench_engine(say)

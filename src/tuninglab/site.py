@@ -40,18 +40,21 @@ def _mkdocs(*args) -> list[str]:
     return [sys.executable, "-m", "mkdocs", *args, "-f", str(PROJECT_DIR / "mkdocs.yml")]
 
 
-def _env(site_url=None) -> dict:
+def _env(site_url=None, data_dir=None) -> dict:
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     if site_url:
         env["SITE_URL"] = site_url  # instant navigation only works on the site_url's origin
+    if data_dir:
+        env["TUNINGLAB_DATA_DIR"] = str(data_dir)  # figures.DATA_DIR: another set of results
     return env
 
 
-def build(site_dir: Path = SITE_DIR, site_url: str | None = None) -> Path:
+def build(site_dir: Path = SITE_DIR, site_url: str | None = None, data_dir=None) -> Path:
     """A strict build: a broken link, a missing data file or a bad fence fails it."""
     vendor_plotly()
     out = subprocess.run(_mkdocs("build", "--strict", "--clean", "-d", str(site_dir)),
-                         capture_output=True, text=True, env=_env(site_url), cwd=PROJECT_DIR)
+                         capture_output=True, text=True, env=_env(site_url, data_dir),
+                         cwd=PROJECT_DIR)
     if out.returncode != 0:
         problems = [line for line in out.stderr.splitlines()
                     if line.startswith(("WARNING", "ERROR")) or "Aborted" in line]

@@ -1,0 +1,66 @@
+"""The site with thousands of contributions (invoke bench --only scale): N result files made
+from the project's own, each under another host, in a temporary directory (never data/); then
+the strict build's time and the chart data the heaviest topic page carries, as ratios to their
+targets (60 s, 500 KB)."""
+
+import copy
+import hashlib
+import json
+import re
+import tempfile
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from . import results, site
+from .datacheck import result_files
+
+BUILD_TARGET_S = 60
+PAGE_TARGET_BYTES = 500_000
+FIGURE = re.compile(r'data-figure="([^"]*)"')
+
+
+def run(say=print, n: int = 1000) -> dict:
+    with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
+        work = Path(tmp)
+        made = generate(work / "data", n)
+        say(f"{made} result files generated in a temporary directory (from the "
+            f"{len(sources())} in data/)")
+        started = time.monotonic()
+        site.build(work / "site", data_dir=work / "data")
+        build = time.monotonic() - started
+        page, size = heaviest_page(work / "site")
+    say(f"site build with {made} results: {build:.1f}s, {build / BUILD_TARGET_S:.2f} of the "
+        f"{BUILD_TARGET_S} s target")
+    say(f"chart data on the heaviest topic page ({page}): {size / 1000:,.0f} KB, "
+        f"{size / PAGE_TARGET_BYTES:.2f} of the {PAGE_TARGET_BYTES // 1000} KB target")
+    return {"files": made, "build_s": build, "page": page, "page_bytes": size}
+
+
+def sources() -> list[Path]:
+    return result_files([results.DATA_DIR])
+
+
+def generate(data: Path, n: int) -> int:
+    """n results: the project's own, round robin, each as a contribution from its own host,
+    an hour apart (so every host's result is the latest of its host)."""
+    docs = [json.loads(p.read_text()) for p in sources()]
+    for i in range(n):
+        doc = copy.deepcopy(docs[i % len(docs)])
+        doc["host"]["id"] = hashlib.sha256(f"bench-host-{i}".encode()).hexdigest()[:16]
+        when = datetime.fromisoformat(doc["started"]) + timedelta(hours=i + 1)
+        doc["started"] = when.isoformat(timespec="seconds")
+        doc["contribution"] = {"description": f"bench host {i}: {doc['host']['cpu_model']}",
+                               "submitted": doc["started"], "tool": "data.submit"}
+        target = results.final_path(doc, data)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(doc))
+    return n
+
+
+def heaviest_page(site_dir: Path) -> tuple[str, int]:
+    """The topic page whose embedded figures (data-figure attributes) weigh the most."""
+    sizes = {page.parent.name: sum(len(m) for m in FIGURE.findall(page.read_text()))
+             for page in (site_dir / "topics").glob("*/index.html")}
+    name = max(sizes, key=sizes.get)
+    return name, sizes[name]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tuninglab import fence, figures, plan, recipe
+from tuninglab import fence, figures, plan, recipe, runner
 from tuninglab.errors import UserError
 from tuninglab.lab import guest, image, members, qemu, raid, zfs
 from tuninglab.plan import Point
@@ -452,9 +452,16 @@ def test_a_named_device_smaller_than_a_member_is_refused(tmp_path):
         members.check(("/dev/sdb", "/dev/sdc"), [_point(2)], "r", block)
 
 
-def test_a_device_named_twice_is_refused(tmp_path):
+@pytest.mark.parametrize("in_lab_vm", [True, False])
+def test_a_device_named_twice_is_refused(monkeypatch, in_lab_vm):
+    """Once resolved: a by-id link and its device are the same device (storage and lab)."""
+    resolve = {"/dev/disk/by-id/x": "/dev/sdb", "/dev/sdb": "/dev/sdb"}
+    monkeypatch.setattr(runner.guard, "check_device", lambda d, consent: resolve[d])
+    recipe_ = SimpleNamespace(label="r", in_lab_vm=in_lab_vm, storage=True)
+    opts = runner.Options(devices=("/dev/disk/by-id/x", "/dev/sdb"), destroy_data=True)
+    points = [_point(2)] if in_lab_vm else [SimpleNamespace(storage={"logs": "separate"})]
     with pytest.raises(UserError, match="named twice"):
-        members.check(("/dev/sdb", "/dev/sdb"), [_point(2)], "r", _fake_block(tmp_path, sdb=9))
+        runner.check_devices(recipe_, opts, points)
 
 
 def test_named_member_disks_are_shown_to_the_guest_at_the_member_size():

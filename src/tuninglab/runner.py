@@ -70,21 +70,25 @@ def check_devices(recipe, opts: Options, points) -> tuple:
     lab VM; never a device in use. Returns the resolved device paths."""
     if not opts.devices:
         return ()
+    if not recipe.in_lab_vm:
+        if not recipe.storage:
+            raise UserError(f"recipe {recipe.label} runs in the work directory and takes no "
+                            "--device")
+        separate = any(p.storage.get("logs") == "separate" for p in points)
+        if len(opts.devices) != 1 + separate:
+            what = "two devices, for the data and for the redo log," if separate else \
+                "one device,"
+            raise UserError(f"recipe {recipe.label} tests {what} got {len(opts.devices)}: "
+                            f"{', '.join(opts.devices)}")
+    resolved = tuple(guard.check_device(d, opts.destroy_data) for d in opts.devices)
+    # Resolved: /dev/disk/by-id/... and /dev/sdb are one device.
+    if len(set(resolved)) != len(resolved):
+        raise UserError(f"recipe {recipe.label}: a device is named twice in --device "
+                        f"({', '.join(opts.devices)})")
     if recipe.in_lab_vm:
         from .lab import members  # noqa: PLC0415
-        resolved = tuple(guard.check_device(d, opts.destroy_data) for d in opts.devices)
         members.check(resolved, points, recipe.label)
-        return resolved
-    if not recipe.storage:
-        raise UserError(f"recipe {recipe.label} runs in the work directory and takes no --device")
-    separate = any(p.storage.get("logs") == "separate" for p in points)
-    if len(opts.devices) != 1 + separate:
-        what = "two devices, for the data and for the redo log," if separate else "one device,"
-        raise UserError(f"recipe {recipe.label} tests {what} got {len(opts.devices)}: "
-                        f"{', '.join(opts.devices)}")
-    if len(set(opts.devices)) != len(opts.devices):
-        raise UserError(f"recipe {recipe.label}: a device is named twice in --device")
-    return tuple(guard.check_device(d, opts.destroy_data) for d in opts.devices)
+    return resolved
 
 
 def check_options(recipe, experiment, binary) -> None:

@@ -86,6 +86,16 @@ def test_instant_navigation_renders_the_next_pages_charts(page, base_url, built)
     assert page.problems == []
 
 
+def test_charts_offer_no_button_that_uploads_them_elsewhere(page, base_url):
+    # plotly.js's default "Share chart..." sends the chart to Plotly's cloud.
+    page.goto(f"{base_url}/topics/doublewrite/")
+    charts_drawn(page)
+    titles = page.evaluate("""() => [...new Set([...document.querySelectorAll('.modebar-btn')]
+        .map(b => b.getAttribute('data-title')))]""")
+    assert "Download plot as a PNG" in titles  # the modebar is there, without the upload
+    assert not [t for t in titles if "Share" in t or "Cloud" in t or "Studio" in t]
+
+
 def test_normalise_toggle_swaps_in_the_values_per_device_and_back(page, base_url):
     page.goto(f"{base_url}/topics/doublewrite/")
     charts_drawn(page)
@@ -157,6 +167,44 @@ def test_a_hostile_result_file_shows_as_text_and_runs_nothing(browser, hostile_s
         table = pg.locator(".tl-results-index table").inner_text()
         for text in (SCRIPT, IMG, QUOTES.strip(), LONG[:100]):
             assert text in table
+        assert pg.problems == []
+    finally:
+        context.close()
+
+
+def test_picking_a_host_fetches_its_views_and_they_stay_text(browser, hostile_site):
+    _, url = hostile_site
+    context = browser.new_context()
+    pg = watched_page(context, url)
+    fetched = []
+    pg.on("request", lambda r: fetched.append(r.url) if "/assets/hosts/" in r.url else None)
+    injected = "() => document.querySelectorAll('img[src=\"x\"], [onerror], b, script:not([src])" \
+               ":not([type]):not([id])').length"
+    try:
+        pg.goto(url + "/topics/doublewrite/")
+        charts_drawn(pg)
+        before = pg.evaluate(injected)
+        views = pg.locator(".tl-hostview")
+        assert views.count() == 2  # the verdicts under the throughput chart, a series chart
+        pg.wait_for_function("() => [...document.querySelectorAll('.tl-hostview')]"
+                             ".every(v => v.dataset.hosts === '2')")
+        assert [u.rsplit("/", 1)[1] for u in fetched] == ["index.json"]  # no host file yet
+        # The project's run is shown first; the contributed host is the one to pick.
+        assert SCRIPT not in views.first.inner_text()
+        hostile_key = views.first.evaluate("v => [...v.querySelector('select').options]"
+                                           ".find(o => o.textContent.includes('contributed'))"
+                                           ".value")
+        views.first.locator("select").select_option(hostile_key)
+        pg.wait_for_function("key => [...document.querySelectorAll('.tl-hostview select')]"
+                             ".every(s => s.value === key)", arg=hostile_key)
+        pg.wait_for_function("t => document.querySelector('.tl-hostview .tl-verdicts')"
+                             ".textContent.includes(t)", arg=SCRIPT + QUOTES)
+        charts_drawn(pg)
+        legend = views.nth(1).locator(".legendtext").all_text_contents()
+        assert legend[0] == IMG and legend[1].startswith(SCRIPT)
+        assert IMG in views.first.inner_text()
+        assert [u.rsplit("/", 1)[1] for u in fetched][1:] == [f"{hostile_key}.json"]
+        assert pg.evaluate(injected) == before
         assert pg.problems == []
     finally:
         context.close()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tuninglab import fence, figures
+from tuninglab import fence, figures, hostviews
 
 REPO = Path(__file__).resolve().parents[1]
 REAL = json.loads(sorted((REPO / "data" / "doublewrite").glob("*full.json"))[0].read_text())
@@ -87,16 +87,16 @@ def test_long_names_are_cut_and_alike_names_get_the_host_id():
 
 def test_hover_names_the_hardware_software_and_device_baseline():
     trace = figures.results_bars([result()], "tps")["data"][0]
-    hover = trace["customdata"][1].split("<br>")
-    assert hover[0].startswith("ratio ") and hover[0].endswith(REAL["points"][1]["stats"]
-                                                                ["ratio"]["verdict"])
-    assert hover[1:] == ["AMD EPYC, 2 cores, 24 GiB, virtualised (docker)",
+    verdict = trace["customdata"][1]
+    assert verdict.startswith("ratio ") and verdict.endswith(REAL["points"][1]["stats"]
+                                                             ["ratio"]["verdict"])
+    assert trace["meta"].split("<br>") == ["AMD EPYC, 2 cores, 24 GiB, virtualised (docker)",
                          "mariadb 10.11.19, sysbench 1.0.20, kernel 6.18.44-fc-v657",
                          "device baseline (fio): 4,427 fsync/s, 51,305 random 16K writes/s",
                          "full result of 2026-11-22"]
-    assert trace["customdata"][0].startswith("baseline<br>")
+    assert trace["customdata"][0] == "baseline"
     assert trace["hovertemplate"] == ("%{x}: %{y:.1f} transactions/s<br>%{customdata}"
-                                      "<extra></extra>")
+                                      "<br>%{meta}<extra></extra>")
 
 
 # Normalised by the device
@@ -124,9 +124,8 @@ def test_no_toggle_when_a_host_lacks_a_baseline_and_the_hover_says_so(baseline):
     lacking = result(HOST_B, "2026-11-23T00:00:00+00:00", device_baseline=baseline)
     figure = figures.results_bars([result(HOST_A), lacking], "tps")
     assert "normalise" not in figure
-    assert "fsync/s not measured, so throughput cannot be normalised" in \
-        figure["data"][1]["customdata"][0]
-    assert "4,427 fsync/s" in figure["data"][0]["customdata"][0]
+    assert "fsync/s not measured, so throughput cannot be normalised" in figure["data"][1]["meta"]
+    assert "4,427 fsync/s" in figure["data"][0]["meta"]
 
 
 def test_only_throughput_is_normalised():
@@ -223,10 +222,18 @@ class Tags(HTMLParser):
     def handle_data(self, data):
         self.text.append(data)
 
+    @classmethod
+    def text_of(cls, out: str) -> list[str]:
+        parsed = cls()
+        parsed.feed(out)
+        return parsed.text
 
-ALLOWED = {"div": {"class", "id", "data-traces", "data-figure"}, "table": set(), "thead": set(),
-           "tbody": set(), "tr": set(), "th": set(), "td": set(), "code": set(), "p": {"class"},
-           "a": {"href"}, "button": {"type", "class", "aria-pressed", "title"}}
+
+ALLOWED = {"div": {"class", "id", "data-traces", "data-figure", "data-group", "data-view"},
+           "table": set(), "thead": set(), "tbody": set(), "tr": set(), "th": set(),
+           "td": set(), "code": set(), "p": {"class"}, "a": {"href"},
+           "button": {"type", "class", "aria-pressed", "title"}, "label": {"class"},
+           "select": {"aria-label"}, "option": {"value", "selected"}, "span": {"class"}}
 # Tags the figure builders themselves write into plotly labels.
 PLOTLY_TAGS = re.compile(r"<br>|<extra>|</extra>")
 
@@ -267,13 +274,28 @@ def test_hostile_text_in_a_results_chart_is_inert(monkeypatch):
     # The text survives, as text: escaped once for plotly, whose labels read entities.
     assert trace["x"] == [figures.esc(IMG), figures.esc(SCRIPT + QUOTES)]
     assert html.unescape(trace["name"]) == (IMG + QUOTES + LONG)[:59] + "\u2026"
-    hover = html.unescape(trace["customdata"][1])
+    hover = html.unescape(trace["customdata"][1] + trace["meta"])
     for text in (IMG, SCRIPT, QUOTES, LONG):
         assert text in hover
     assert figure["layout"]["xaxis"]["title"]["text"] == figures.esc(SCRIPT)
     assert "normalise" in figure
-    # The verdicts table under the chart shows the latest result, the hostile one.
-    assert SCRIPT + QUOTES in "".join(parsed.text) and IMG in "".join(parsed.text)
+    # The verdicts under the chart show the project's run; the hostile host is one to pick.
+    assert SCRIPT not in "".join(parsed.text)
+    option = next(attrs for tag, attrs in parsed.tags if tag == "option")
+    assert option["value"] == hostviews.key(docs[0])
+
+
+def test_hostile_text_in_a_hosts_views_is_inert():
+    doc = hostile()
+    views = hostviews.views(doc)
+    for name, view in views.items():
+        if "html" in view:
+            parsed = assert_inert(view["html"])
+            assert "<script" not in view["html"] and "<img" not in view["html"]
+        else:
+            assert_inert(f'<div data-figure="{html.escape(json.dumps(view["figure"]))}"></div>')
+    text = "".join(Tags.text_of(views["verdicts"]["html"]))
+    assert SCRIPT + QUOTES in text and IMG in text
 
 
 def test_hostile_text_on_the_results_page_is_inert(tmp_path, monkeypatch):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tuninglab import fence, figures, plan, recipe, runner
+from tuninglab import figures, plan, recipe, runner, tables
 from tuninglab.errors import UserError
 from tuninglab.lab import guest, image, members, qemu, raid, zfs
 from tuninglab.plan import Point
@@ -280,8 +280,8 @@ def test_lab_results_are_labelled_functional():
     assert "TCG" not in figures.functional_only(raid_doc("kvm"))
     assert figures.functional_only(raid_doc("native", shared=False)) is None
     assert figures.functional_only({"points": [{"runs": [{"summary": {}}]}]}) is None
-    assert "not the hardware" in fence._functional(raid_doc())
-    assert fence._functional(raid_doc("native", shared=False)) == ""
+    assert "not the hardware" in tables.functional(raid_doc())
+    assert tables.functional(raid_doc("native", shared=False)) == ""
 
 
 # --- the lab VM's kernel ---------------------------------------------------------------------

@@ -22,3 +22,12 @@ def test_the_heaviest_page_is_the_one_with_the_most_figure_data(tmp_path):
         page.parent.mkdir(parents=True)
         page.write_text("".join(f'<div data-figure="{f}"></div>' for f in figures))
     assert scalebench.heaviest_page(tmp_path) == ("b", len("{&quot;x&quot;:12}") + 2)
+
+
+def test_host_files_are_counted_apart_from_the_host_lists(tmp_path):
+    group = tmp_path / "assets" / "hosts" / "doublewrite" / "_main"
+    group.mkdir(parents=True)
+    (group / "index.json").write_text("x" * 10)
+    (group / "aaaaaaaaaaaaaaaa.json").write_text("x" * 300)
+    (group / "bbbbbbbbbbbbbbbb.json").write_text("x" * 200)
+    assert scalebench.host_files(tmp_path) == {"files": 2, "largest": 300, "largest_index": 10}

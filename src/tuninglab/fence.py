@@ -19,7 +19,7 @@ from pathlib import Path
 
 import yaml
 
-from . import figures, plan as planner, recipe as recipes, report, results, timeseries
+from . import figures, hostviews, plan as planner, recipe as recipes, results, tables
 from .errors import UserError
 from .units import human_seconds
 
@@ -69,28 +69,23 @@ def _chart(spec: dict) -> str:
         docs = figures.results_for(name, variant)
         if not docs:
             return _no_data(name, variant)
-        if kind == "io":
-            return _embed(figures.io_bars(docs[-1]))
-        if kind == "trends":
-            return _trends(docs[-1])
+        doc = hostviews.shown_by_default(docs)
         if kind == "results":
-            metric = spec.get("metric", results.metric(docs[-1]))
-            verdicts = _verdicts(docs[-1]) if metric == results.metric(docs[-1]) else ""
-            return _embed(figures.results_bars(docs, metric)) + verdicts + _functional(docs[-1])
-        return _embed(figures.series_lines(docs[-1], spec["metric"]))
+            metric = spec.get("metric", results.metric(doc))
+            bars = _embed(figures.results_bars(docs, metric))
+            if metric != results.metric(doc):
+                return bars
+            return bars + _host_view(docs, name, variant, "verdicts",
+                                     tables.verdicts(doc) + tables.functional(doc))
+        if kind == "io":
+            return _host_view(docs, name, variant, "io", _embed(figures.io_bars(doc)))
+        if kind == "trends":
+            return _host_view(docs, name, variant, "trends", tables.trends(doc))
+        metric = spec["metric"]
+        return _host_view(docs, name, variant, f"series:{metric}",
+                          _embed(figures.series_lines(doc, metric)))
     raise ValueError("kind must be results, series, io, trends, historical, claims or kernels, "
                      f"got {kind!r}")
-
-
-def _functional(doc: dict) -> str:
-    """The label of a result that shows how something works, not how fast hardware is."""
-    why = figures.functional_only(doc)
-    if not why:
-        return ""
-    return ('<div class="admonition warning tl-functional"><p class="admonition-title">'
-            'Functional: shows the mechanism, not the hardware\'s speed</p>'
-            f'<p>In the latest result {html.escape(why)}. Compare the IO per transaction at the '
-            'devices, which holds on any storage, rather than the throughput.</p></div>')
 
 
 def _kernels_table() -> str:
@@ -136,6 +131,23 @@ def _embed(figure: dict) -> str:
             f'{toggle}<div class="tl-plot"></div></div>')
 
 
+def _host_view(docs: list[dict], name: str, variant: str, view: str, body: str) -> str:
+    """A view of one host's result. With several hosts it gets a picker: the page fetches the
+    other hosts' views (hostviews) only when a reader picks one, and pickers of the same recipe
+    on a page follow each other."""
+    hosts = figures.latest_per_host(docs)
+    if len(hosts) < 2:
+        return body
+    shown = hostviews.shown_by_default(docs)
+    e = html.escape
+    return (f'<div class="tl-hostview" data-group="{e(hostviews.group_path(name, variant))}" '
+            f'data-view="{e(view)}"><label class="tl-host-pick">Host: <select '
+            f'aria-label="Host whose result this shows"><option value="{hostviews.key(shown)}" '
+            f'selected>{e(figures.host_name(shown))}</option></select></label> '
+            f'<span class="tl-host-count">{len(hosts)} hosts</span>'
+            f'<div class="tl-hostview-body">{body}</div></div>')
+
+
 def _no_data(name: str, variant: str = "") -> str:
     command = f"invoke recipe {name}" + (f" --variant {variant}" if variant else "")
     what = f"{name}:{variant}" if variant else name
@@ -143,49 +155,6 @@ def _no_data(name: str, variant: str = "") -> str:
             f'</p><p>Nobody has run <code>{html.escape(what)}</code> yet. Run '
             f'<code>{html.escape(command)}</code> to measure it on your machine.'
             '</p></div>')
-
-
-def _verdicts(doc: dict) -> str:
-    """The latest result in words: median, interval, ratio, verdict per point."""
-    rows = []
-    name = results.metric(doc)
-    for p in doc["points"]:
-        s, ratio = p["stats"][name], p["stats"]["ratio"]
-        interval = "" if s["ci_low"] is None else f"{s['ci_low']:,.0f} to {s['ci_high']:,.0f}"
-        verdict = "baseline" if ratio is None else figures.verdict_text(p)
-        rows.append(f"<tr><td>{html.escape(p['value'])}</td><td>{s['median']:,.0f}</td>"
-                    f"<td>{interval}</td><td>{html.escape(verdict)}</td></tr>")
-    host = figures.series_name(doc)
-    return ('<div class="tl-verdicts"><table><thead><tr><th>setting</th>'
-            f'<th>median {report.LABELS[name]}</th>'
-            '<th>95% CI</th><th>ratio to baseline, 95% CI: verdict</th></tr></thead><tbody>'
-            + "".join(rows) + f"</tbody></table></div><p class='tl-caption'>Latest result: "
-            f"{host}; {html.escape(doc['methods']['ratio'])}.</p>")
-
-
-def _trends(doc: dict) -> str:
-    """What the latest result's per-second series show, point by point (computed from the
-    series on the page, so a contributed file cannot claim trends its series do not show)."""
-    rows = []
-    for p in doc["points"]:
-        t = timeseries.point_trends(p["runs"])
-        if t is None:
-            continue
-        slope, growing = t["history_slope_per_s"], t["history_growing_runs"]
-        history = "not sampled" if slope is None else (
-            f"{slope:+,.1f}/s, growing in {growing} of {t['runs']} runs; "
-            f"{t['history_end']:,.0f} at the end")
-        fill = t["checkpoint_fill_max"]
-        dips = "-" if t["dips"] is None else f"{t['dips']:g} (deepest {t['dip_depth_pct']:g}%)"
-        rows.append(f"<tr><td>{html.escape(p['value'])}</td><td>{history}</td><td>{dips}</td>"
-                    f"<td>{'-' if fill is None else f'{100 * fill:.0f}%'}</td></tr>")
-    return ('<div class="tl-verdicts"><table><thead><tr><th>setting</th>'
-            '<th>history list length: slope, runs where it kept growing, last value</th>'
-            '<th>throughput dips below half the median (median per run)</th>'
-            '<th>redo log fullest (checkpoint age / capacity)</th></tr></thead><tbody>'
-            + "".join(rows) + "</tbody></table></div><p class='tl-caption'>Over time, in the "
-            f"latest result ({html.escape(figures.series_name(doc))}): medians over the runs "
-            "of each point.</p>")
 
 
 def _reproduce_box(r) -> str:
@@ -249,12 +218,12 @@ def _historical_effect(ref) -> str:
 
 
 def _reproduced_effect(recipe) -> str:
-    """Each non-baseline point's ratio to the baseline in the latest result."""
+    """Each non-baseline point's ratio to the baseline in the project's latest result."""
     docs = figures.results_for(recipe) if recipe else []
     if not docs:
         return "not measured yet" if recipe else "no recipe yet"
     parts = []
-    for p in docs[-1]["points"]:
+    for p in hostviews.shown_by_default(docs)["points"]:
         ratio = p["stats"]["ratio"]
         if ratio and ratio.get("ratio") is not None:
             parts.append(f"{p['value']}: x{ratio['ratio']:.2f} ({ratio['verdict']})")

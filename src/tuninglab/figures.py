@@ -192,11 +192,12 @@ def results_bars(docs: list[dict], metric: str) -> dict:
             ys.append(median)
             up.append((s["ci_high"] * scale - median) if s["ci_high"] is not None else 0)
             down.append((median - s["ci_low"] * scale) if s["ci_low"] is not None else 0)
-            hover.append(esc(verdict_text(point)) + "<br>" + about)
+            hover.append(esc(verdict_text(point)))
+        # The host's text once per trace (meta), not once per bar: pages carry many hosts.
         traces.append({"type": "bar", "name": esc(name), "x": xs, "y": ys,
                        "error_y": {"type": "data", "array": up, "arrayminus": down,
                                    "visible": True},
-                       "customdata": hover,
+                       "customdata": hover, "meta": about,
                        "hovertemplate": _hovertemplate(unit, ".1f")})
         if metric in NORMALISE:
             field, per, _ = NORMALISE[metric]
@@ -219,7 +220,8 @@ def results_bars(docs: list[dict], metric: str) -> dict:
 
 
 def _hovertemplate(unit: str, number: str) -> str:
-    return "%{x}: %{y:" + number + "} " + esc(unit) + "<br>%{customdata}<extra></extra>"
+    return ("%{x}: %{y:" + number + "} " + esc(unit) +
+            "<br>%{customdata}<br>%{meta}<extra></extra>")
 
 
 def _mode(values: list, title: str, hovertemplate: str) -> dict:

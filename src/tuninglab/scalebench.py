@@ -12,7 +12,7 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from . import results, site
+from . import hostviews, results, site
 from .datacheck import result_files
 
 BUILD_TARGET_S = 60
@@ -30,11 +30,15 @@ def run(say=print, n: int = 1000) -> dict:
         site.build(work / "site", data_dir=work / "data")
         build = time.monotonic() - started
         page, size = heaviest_page(work / "site")
+        hosts = host_files(work / "site")
     say(f"site build with {made} results: {build:.1f}s, {build / BUILD_TARGET_S:.2f} of the "
         f"{BUILD_TARGET_S} s target")
     say(f"chart data on the heaviest topic page ({page}): {size / 1000:,.0f} KB, "
         f"{size / PAGE_TARGET_BYTES:.2f} of the {PAGE_TARGET_BYTES // 1000} KB target")
-    return {"files": made, "build_s": build, "page": page, "page_bytes": size}
+    say(f"per-host files, fetched only when a reader picks a host: {hosts['files']}, the "
+        f"largest {hosts['largest'] / 1000:,.0f} KB; the longest host list "
+        f"{hosts['largest_index'] / 1000:,.0f} KB")
+    return {"files": made, "build_s": build, "page": page, "page_bytes": size, **hosts}
 
 
 def sources() -> list[Path]:
@@ -64,3 +68,13 @@ def heaviest_page(site_dir: Path) -> tuple[str, int]:
              for page in (site_dir / "topics").glob("*/index.html")}
     name = max(sizes, key=sizes.get)
     return name, sizes[name]
+
+
+def host_files(site_dir: Path) -> dict:
+    """The files hostviews wrote: how many hosts' views, the largest, the largest index."""
+    sizes = {"files": 0, "largest": 0, "largest_index": 0}
+    for path in (Path(site_dir) / hostviews.DIR).rglob("*.json"):
+        field = "largest_index" if path.name == "index.json" else "largest"
+        sizes[field] = max(sizes[field], path.stat().st_size)
+        sizes["files"] += path.name != "index.json"
+    return sizes

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import plotly
 
+from . import hostviews, results
 from .errors import UserError
 from .workdir import PROJECT_DIR
 
@@ -60,6 +61,9 @@ def build(site_dir: Path = SITE_DIR, site_url: str | None = None, data_dir=None)
                     if line.startswith(("WARNING", "ERROR")) or "Aborted" in line]
         detail = "\n".join(problems[-20:]) or out.stderr.strip()[-2000:]
         raise UserError(f"the site did not build:\n{detail}")
+    # Static files, not pages: what a reader fetches on picking another host (hostviews).
+    hostviews.write(site_dir, data_dir or os.environ.get("TUNINGLAB_DATA_DIR")
+                    or results.DATA_DIR)
     return Path(site_dir)
 
 

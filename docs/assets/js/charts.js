@@ -34,6 +34,10 @@
     });
   }
 
+  // plotly.js shows a "Share chart" button by default that uploads the chart to Plotly's
+  // cloud: the site sends nothing to a third party, so it is off.
+  var CONFIG = { responsive: true, displaylogo: false, showSendToCloud: false };
+
   // A results chart's toggle: the figure carries both states ("raw", "normalised": per-trace
   // arrays and the axis title) as Plotly.update arguments, so the page computes nothing.
   function show(container, mode) {
@@ -49,7 +53,7 @@
     var button = container.querySelector(".tl-normalise");
     container._figure = figure;
     window.Plotly.newPlot(target, withErrorColour(figure.data, theme),
-      merge(figure.layout, theme), { responsive: true, displaylogo: false });
+      merge(figure.layout, theme), CONFIG);
     if (button && figure.normalise) {
       button.addEventListener("click", function () {
         var on = button.getAttribute("aria-pressed") !== "true";
@@ -60,15 +64,100 @@
     container.setAttribute("data-rendered", "true");
   }
 
+  // The site root, from this script's own address: pages sit at different depths, and
+  // instant navigation changes the page's address but not this script's.
+  var ROOT = (document.currentScript ? document.currentScript.src : "")
+    .replace(/assets\/js\/charts\.js(\?.*)?$/, "");
+  var fetched = {};
+
+  function getJSON(path) {
+    if (!fetched[path]) {
+      fetched[path] = fetch(ROOT + path).then(function (response) {
+        if (!response.ok) throw new Error(path + ": " + response.status);
+        return response.json();
+      });
+      fetched[path].catch(function () { delete fetched[path]; });  // retry on the next pick
+    }
+    return fetched[path];
+  }
+
+  function note(view, text) {
+    var p = view.querySelector(".tl-host-note") || document.createElement("p");
+    p.className = "tl-host-note";
+    p.textContent = text;  // text, never HTML
+    view.querySelector(".tl-host-pick").after(p);
+  }
+
+  // One view of one host: a figure (drawn like the fence's) or a table the build escaped.
+  function render(view, content) {
+    var body = view.querySelector(".tl-hostview-body");
+    var old = view.querySelector(".tl-host-note");
+    if (old) old.remove();
+    if (!content) {
+      body.textContent = "";
+      note(view, "This host's result has no data for this view.");
+      return;
+    }
+    if (content.html !== undefined) {
+      body.innerHTML = content.html;
+      return;
+    }
+    var chart = document.createElement("div");
+    chart.className = "tl-chart";
+    chart.setAttribute("data-traces", String(content.figure.data.length));
+    chart.setAttribute("data-figure", JSON.stringify(content.figure));
+    chart.appendChild(document.createElement("div")).className = "tl-plot";
+    body.textContent = "";
+    body.appendChild(chart);
+    draw(chart);
+  }
+
+  // Picking a host shows its views in every picker of the same recipe on the page; its file
+  // is fetched then, not before.
+  function pick(group, key) {
+    var views = document.querySelectorAll('.tl-hostview[data-group="' + CSS.escape(group) + '"]');
+    views.forEach(function (v) { v.querySelector("select").value = key; });
+    getJSON(group + "/" + key + ".json").then(function (host) {
+      if (views[0].querySelector("select").value !== key) return;  // a later pick won
+      views.forEach(function (v) { render(v, host.views[v.getAttribute("data-view")]); });
+    }).catch(function (err) {
+      views.forEach(function (v) {
+        note(v, "Could not load this host's results (" + err.message + "). The per-host " +
+             "files are written by `invoke docs.build`, not by `invoke docs.serve`.");
+      });
+    });
+  }
+
+  function setUpPicker(view) {
+    var select = view.querySelector("select");
+    var group = view.getAttribute("data-group");
+    view.setAttribute("data-picker", "true");
+    select.addEventListener("change", function () { pick(group, select.value); });
+    getJSON(group + "/index.json").then(function (index) {
+      var shown = select.value;
+      select.textContent = "";
+      index.hosts.slice().reverse().forEach(function (host) {  // newest first
+        var option = document.createElement("option");
+        option.value = host.key;
+        option.textContent = host.name + " (" + (host.contributed ? "contributed, " : "") +
+          host.started + ")";
+        select.appendChild(option);
+      });
+      select.value = shown;
+      view.setAttribute("data-hosts", String(index.hosts.length));
+    }).catch(function (err) { note(view, "The list of hosts did not load (" + err.message + ")."); });
+  }
+
   function drawAll() {
     document.querySelectorAll(".tl-chart:not([data-rendered])").forEach(draw);
+    document.querySelectorAll(".tl-hostview:not([data-picker])").forEach(setUpPicker);
   }
 
   function recolour() {
     var theme = palette();
     document.querySelectorAll(".tl-chart[data-rendered]").forEach(function (c) {
       window.Plotly.react(c.querySelector(".tl-plot"), withErrorColour(c._figure.data, theme),
-        merge(c._figure.layout, theme));
+        merge(c._figure.layout, theme), CONFIG);
       if (c._mode) show(c, c._mode);  // react redraws the raw values: keep the reader's choice
     });
   }

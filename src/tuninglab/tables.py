@@ -1,0 +1,61 @@
+"""HTML tables of one result file, for a topic page or a host's views (hostviews): the
+verdict per point, the trends over time, and the "functional only" label of a lab VM result.
+Every text from the file is escaped."""
+
+import html
+
+from . import figures, report, results, timeseries
+
+
+def functional(doc: dict) -> str:
+    """The label of a result that shows how something works, not how fast hardware is."""
+    why = figures.functional_only(doc)
+    if not why:
+        return ""
+    return ('<div class="admonition warning tl-functional"><p class="admonition-title">'
+            'Functional: shows the mechanism, not the hardware\'s speed</p>'
+            f'<p>In the latest result {html.escape(why)}. Compare the IO per transaction at the '
+            'devices, which holds on any storage, rather than the throughput.</p></div>')
+
+
+def verdicts(doc: dict) -> str:
+    """The latest result in words: median, interval, ratio, verdict per point."""
+    rows = []
+    name = results.metric(doc)
+    for p in doc["points"]:
+        s, ratio = p["stats"][name], p["stats"]["ratio"]
+        interval = "" if s["ci_low"] is None else f"{s['ci_low']:,.0f} to {s['ci_high']:,.0f}"
+        verdict = "baseline" if ratio is None else figures.verdict_text(p)
+        rows.append(f"<tr><td>{html.escape(p['value'])}</td><td>{s['median']:,.0f}</td>"
+                    f"<td>{interval}</td><td>{html.escape(verdict)}</td></tr>")
+    host = figures.series_name(doc)
+    return ('<div class="tl-verdicts"><table><thead><tr><th>setting</th>'
+            f'<th>median {report.LABELS[name]}</th>'
+            '<th>95% CI</th><th>ratio to baseline, 95% CI: verdict</th></tr></thead><tbody>'
+            + "".join(rows) + f"</tbody></table></div><p class='tl-caption'>Latest result: "
+            f"{host}; {html.escape(doc['methods']['ratio'])}.</p>")
+
+
+def trends(doc: dict) -> str:
+    """What the latest result's per-second series show, point by point (computed from the
+    series on the page, so a contributed file cannot claim trends its series do not show)."""
+    rows = []
+    for p in doc["points"]:
+        t = timeseries.point_trends(p["runs"])
+        if t is None:
+            continue
+        slope, growing = t["history_slope_per_s"], t["history_growing_runs"]
+        history = "not sampled" if slope is None else (
+            f"{slope:+,.1f}/s, growing in {growing} of {t['runs']} runs; "
+            f"{t['history_end']:,.0f} at the end")
+        fill = t["checkpoint_fill_max"]
+        dips = "-" if t["dips"] is None else f"{t['dips']:g} (deepest {t['dip_depth_pct']:g}%)"
+        rows.append(f"<tr><td>{html.escape(p['value'])}</td><td>{history}</td><td>{dips}</td>"
+                    f"<td>{'-' if fill is None else f'{100 * fill:.0f}%'}</td></tr>")
+    return ('<div class="tl-verdicts"><table><thead><tr><th>setting</th>'
+            '<th>history list length: slope, runs where it kept growing, last value</th>'
+            '<th>throughput dips below half the median (median per run)</th>'
+            '<th>redo log fullest (checkpoint age / capacity)</th></tr></thead><tbody>'
+            + "".join(rows) + "</tbody></table></div><p class='tl-caption'>Over time, in the "
+            f"latest result ({html.escape(figures.series_name(doc))}): medians over the runs "
+            "of each point.</p>")

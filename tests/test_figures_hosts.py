@@ -310,3 +310,33 @@ def test_hostile_text_on_the_results_page_is_inert(tmp_path, monkeypatch):
     row = next(r for r in figures.results_index(tmp_path) if r["contributed"])
     assert len(row["description"]) == 200 and row["host"].endswith("\u2026; id bbbbbbbb")
     assert "<script" not in out and "<img" not in out and "<b>" not in out
+
+
+# Many hosts
+
+def test_beyond_max_hosts_the_others_are_one_series_of_their_median_and_quartiles():
+    own = [result(f"{i:016x}", f"2026-11-0{i + 1}T00:00:00+00:00", tps=[1000, 900])
+           for i in range(2)]
+    contributed = [result(f"{100 + i:016x}", f"2026-11-2{i // 10}T{i % 10:02d}:00:00+00:00",
+                          tps=[10 * i, 5 * i], contribution={
+                              "description": f"host {i}", "submitted": "x", "tool": "t"})
+                   for i in range(figures.MAX_HOSTS + 3)]  # 23: 18 drawn, 5 aggregated
+    figure = figures.results_bars(own + contributed, "tps")
+    names = [t["name"] for t in figure["data"]]
+    assert len(names) == figures.MAX_HOSTS + 1
+    assert names[-1] == "5 other hosts (median)"
+    assert sum(n.startswith("AMD EPYC") for n in names) == 2  # the project's own stay
+    assert "host 0" not in names and "host 22" in names       # the oldest are aggregated
+    others = figure["data"][-1]
+    assert others["y"] == [20.0, 10.0]                       # hosts 0-4: 0, 10, 20, 30, 40
+    assert others["error_y"]["array"] == [10.0, 5.0] and others["customdata"][0] == "5 hosts"
+    assert len(figure["normalise"]["normalised"]["traces"]["y"]) == figures.MAX_HOSTS + 1
+
+
+def test_a_page_weighs_the_same_with_a_thousand_hosts_as_with_fifty():
+    def weight(n):
+        docs = [result(f"{i:016x}", f"2026-11-20T{i // 60 % 24:02d}:{i % 60:02d}:00+00:00",
+                       contribution={"description": f"host {i}", "submitted": "x",
+                                     "tool": "t"}) for i in range(n)]
+        return len(json.dumps(figures.results_bars(docs, "tps")))
+    assert weight(1000) < 1.1 * weight(50)

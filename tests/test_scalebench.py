@@ -31,3 +31,8 @@ def test_host_files_are_counted_apart_from_the_host_lists(tmp_path):
     (group / "aaaaaaaaaaaaaaaa.json").write_text("x" * 300)
     (group / "bbbbbbbbbbbbbbbb.json").write_text("x" * 200)
     assert scalebench.host_files(tmp_path) == {"files": 2, "largest": 300, "largest_index": 10}
+
+
+def test_all_results_can_come_from_one_recipe(tmp_path):
+    assert scalebench.generate(tmp_path, 5, "doublewrite") == 5
+    assert [p.name for p in tmp_path.iterdir()] == ["doublewrite"]

@@ -14,6 +14,7 @@ import datetime as dt
 import html
 import json
 import os
+import statistics
 import tomllib
 from functools import lru_cache
 from pathlib import Path
@@ -166,57 +167,133 @@ def baseline_text(doc: dict) -> str:
 NORMALISE = {"tps": ("fsync_per_s", 1000, "transactions/s per 1000 fsync/s")}
 
 
+# Hosts a results chart draws one by one; the others are drawn as one aggregate series, so a
+# page stays light however many people contribute.
+MAX_HOSTS = 20
+
+
 def results_bars(docs: list[dict], metric: str) -> dict:
     """Median per point with its 95% interval as error bars, one series per host (its latest
-    result), so different machines stand side by side. For a throughput chart whose hosts all
-    have a device baseline, the figure also carries the values divided by it ("normalise":
-    what the page's toggle swaps in), comparing the settings' effect rather than raw speed."""
+    result), so different machines stand side by side; beyond MAX_HOSTS, the project's own
+    hosts and the latest contributions, then one series for all the others. For a throughput
+    chart whose hosts all have a device baseline, the figure also carries the values divided
+    by it ("normalise": what the page's toggle swaps in), comparing the settings' effect
+    rather than raw speed."""
     label, unit = METRICS[metric]
-    scale = SCALE.get(metric, 1)
-    hosts = latest_per_host(docs)
-    names = [host_name(doc) for doc in hosts]
+    shown, others = split_hosts(latest_per_host(docs))
+    names = [host_name(doc) for doc in shown]
     traces, normalised = [], []
-    for doc, name in zip(hosts, names):
+    for doc, name in zip(shown, names):
         if names.count(name) > 1:  # two machines described alike: tell them apart
             name = f"{name} ({doc['host']['id'][:8]})"
-        about = "<br>".join(esc(text) for text in (
-            host_description(doc), software_text(doc), baseline_text(doc),
-            f"{doc['profile']} result of {doc['started'][:10]}"))
-        xs, ys, up, down, hover = [], [], [], [], []
-        for point in doc["points"]:
-            s = _stat_for(point, metric)
-            if not s:
-                continue
-            median = s["median"] * scale
-            xs.append(esc(point["value"]))
-            ys.append(median)
-            up.append((s["ci_high"] * scale - median) if s["ci_high"] is not None else 0)
-            down.append((median - s["ci_low"] * scale) if s["ci_low"] is not None else 0)
-            hover.append(esc(verdict_text(point)))
-        # The host's text once per trace (meta), not once per bar: pages carry many hosts.
-        traces.append({"type": "bar", "name": esc(name), "x": xs, "y": ys,
-                       "error_y": {"type": "data", "array": up, "arrayminus": down,
-                                   "visible": True},
-                       "customdata": hover, "meta": about,
-                       "hovertemplate": _hovertemplate(unit, ".1f")})
-        if metric in NORMALISE:
-            field, per, _ = NORMALISE[metric]
-            baseline = device(doc, field)
-            normalised.append(None if baseline is None else
-                              [[v * per / baseline for v in values] for values in (ys, up, down)])
+        trace, divided = _host_trace(doc, esc(name), metric, unit)
+        traces.append(trace)
+        normalised.append(divided)
+    if others:
+        trace, divided = _others_trace([_host_trace(d, "", metric, unit) for d in others],
+                                       unit)
+        traces.append(trace)
+        normalised.append(divided)
     setting = esc(docs[-1]["sweep"]["setting"]) if docs else ""
     title = f"{label} ({unit})"
     figure = {"data": traces, "layout": {
         "barmode": "group", "xaxis": {"title": {"text": setting}, "type": "category"},
         "yaxis": {"title": {"text": title}},
         "showlegend": True, "legend": {"orientation": "h", "y": -0.25}}}
-    if normalised and None not in normalised:
+    if metric in NORMALISE and normalised and None not in normalised:
         per_unit = NORMALISE[metric][2]
         figure["normalise"] = {
             "raw": _mode([[t["y"], t["error_y"]["array"], t["error_y"]["arrayminus"]]
                           for t in traces], title, _hovertemplate(unit, ".1f")),
             "normalised": _mode(normalised, per_unit, _hovertemplate(per_unit, ".2f"))}
     return figure
+
+
+def split_hosts(hosts: list[dict]) -> tuple[list[dict], list[dict]]:
+    """(drawn one by one, aggregated): every host whose latest result is the project's own,
+    then the latest contributions up to MAX_HOSTS; both oldest first."""
+    if len(hosts) <= MAX_HOSTS:
+        return hosts, []
+    own = [d for d in hosts if not d.get("contribution")]
+    contributed = [d for d in hosts if d.get("contribution")]
+    room = max(MAX_HOSTS - len(own), 0)
+    recent = contributed[len(contributed) - room:] if room else []
+    keep = {id(d) for d in own + recent}
+    return ([d for d in hosts if id(d) in keep], [d for d in hosts if id(d) not in keep])
+
+
+def _host_trace(doc: dict, name: str, metric: str, unit: str) -> tuple[dict, list | None]:
+    """One host's bars, and its [y, up, down] divided by its device (None: not normalisable)."""
+    scale = SCALE.get(metric, 1)
+    about = "<br>".join(esc(text) for text in (
+        host_description(doc), software_text(doc), baseline_text(doc),
+        f"{doc['profile']} result of {doc['started'][:10]}"))
+    xs, ys, up, down, hover = [], [], [], [], []
+    for point in doc["points"]:
+        s = _stat_for(point, metric)
+        if not s:
+            continue
+        median = s["median"] * scale
+        xs.append(esc(point["value"]))
+        ys.append(median)
+        up.append((s["ci_high"] * scale - median) if s["ci_high"] is not None else 0)
+        down.append((median - s["ci_low"] * scale) if s["ci_low"] is not None else 0)
+        hover.append(esc(verdict_text(point)))
+    # The host's text once per trace (meta), not once per bar.
+    trace = {"type": "bar", "name": name, "x": xs, "y": ys,
+             "error_y": {"type": "data", "array": up, "arrayminus": down, "visible": True},
+             "customdata": hover, "meta": about, "hovertemplate": _hovertemplate(unit, ".1f")}
+    divided = None
+    if metric in NORMALISE:
+        field, per, _ = NORMALISE[metric]
+        baseline = device(doc, field)
+        if baseline is not None:
+            divided = [[v * per / baseline for v in values] for values in (ys, up, down)]
+    return trace, divided
+
+
+def _others_trace(host_traces: list, unit: str) -> tuple[dict, list | None]:
+    """The hosts not drawn one by one, as one series: per setting, the median of their
+    medians, the error bars spanning the middle half of the hosts (quartiles)."""
+    xs = list(dict.fromkeys(x for trace, _ in host_traces for x in trace["x"]))
+
+    def spread(values_of):
+        ys, up, down, counts = [], [], [], []
+        for x in xs:
+            values = sorted(v for trace, divided in host_traces
+                            for v in values_of(trace, divided, x))
+            q1, median, q3 = _quartiles(values)
+            ys.append(median)
+            up.append(q3 - median)
+            down.append(median - q1)
+            counts.append(f"{len(values)} hosts")
+        return ys, up, down, counts
+
+    def raw(trace, _, x):
+        return [y for tx, y in zip(trace["x"], trace["y"]) if tx == x]
+
+    def normalised(trace, divided, x):
+        return [y for tx, y in zip(trace["x"], divided[0]) if tx == x] if divided else []
+
+    ys, up, down, counts = spread(raw)
+    trace = {"type": "bar", "name": f"{len(host_traces)} other hosts (median)", "x": xs,
+             "y": ys, "error_y": {"type": "data", "array": up, "arrayminus": down,
+                                  "visible": True},
+             "customdata": counts,
+             "meta": "the median of these hosts' latest results; error bars: the middle half "
+                     "of the hosts (quartiles)",
+             "hovertemplate": _hovertemplate(unit, ".1f")}
+    divided = None
+    if all(d is not None for _, d in host_traces):
+        divided = list(spread(normalised)[:3])
+    return trace, divided
+
+
+def _quartiles(values: list[float]) -> tuple[float, float, float]:
+    if len(values) == 1:
+        return values[0], values[0], values[0]
+    q1, median, q3 = statistics.quantiles(values, n=4, method="inclusive")
+    return q1, median, q3
 
 
 def _hovertemplate(unit: str, number: str) -> str:

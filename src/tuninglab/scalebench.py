@@ -1,7 +1,7 @@
 """The site with thousands of contributions (invoke bench --only scale): N result files made
-from the project's own, each under another host, in a temporary directory (never data/); then
-the strict build's time and the chart data the heaviest topic page carries, as ratios to their
-targets (60 s, 500 KB)."""
+from the project's own, each under another host, in a temporary directory (never data/), spread
+over the recipes and then all on one; each time the strict build's time and the chart data the
+heaviest topic page carries, as ratios to their targets (60 s, 500 KB)."""
 
 import copy
 import hashlib
@@ -21,18 +21,28 @@ FIGURE = re.compile(r'data-figure="([^"]*)"')
 
 
 def run(say=print, n: int = 1000) -> dict:
+    """Two shapes of n contributions: spread over every recipe like the project's own results,
+    and all on one recipe (the most popular page's worst case)."""
+    out = {}
+    for shape, recipe in (("spread over the recipes", None), ("all on doublewrite", "doublewrite")):
+        say(f"-- {n} contributions {shape}")
+        out[recipe or "spread"] = _build(say, n, recipe)
+    return out
+
+
+def _build(say, n: int, recipe: str | None) -> dict:
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
         work = Path(tmp)
-        made = generate(work / "data", n)
-        say(f"{made} result files generated in a temporary directory (from the "
-            f"{len(sources())} in data/)")
+        made = generate(work / "data", n, recipe)
+        say(f"{made} result files generated in a temporary directory (from "
+            f"{len(sources(recipe))} in data/)")
         started = time.monotonic()
         site.build(work / "site", data_dir=work / "data")
         build = time.monotonic() - started
         page, size = heaviest_page(work / "site")
         hosts = host_files(work / "site")
-    say(f"site build with {made} results: {build:.1f}s, {build / BUILD_TARGET_S:.2f} of the "
-        f"{BUILD_TARGET_S} s target")
+    say(f"site build: {build:.1f}s, {build / BUILD_TARGET_S:.2f} of the {BUILD_TARGET_S} s "
+        "target")
     say(f"chart data on the heaviest topic page ({page}): {size / 1000:,.0f} KB, "
         f"{size / PAGE_TARGET_BYTES:.2f} of the {PAGE_TARGET_BYTES // 1000} KB target")
     say(f"per-host files, fetched only when a reader picks a host: {hosts['files']}, the "
@@ -41,14 +51,15 @@ def run(say=print, n: int = 1000) -> dict:
     return {"files": made, "build_s": build, "page": page, "page_bytes": size, **hosts}
 
 
-def sources() -> list[Path]:
-    return result_files([results.DATA_DIR])
+def sources(recipe: str | None = None) -> list[Path]:
+    return result_files([results.DATA_DIR / recipe if recipe else results.DATA_DIR])
 
 
-def generate(data: Path, n: int) -> int:
-    """n results: the project's own, round robin, each as a contribution from its own host,
-    an hour apart (so every host's result is the latest of its host)."""
-    docs = [json.loads(p.read_text()) for p in sources()]
+def generate(data: Path, n: int, recipe: str | None = None) -> int:
+    """n results: the project's own (of one recipe, or of all), round robin, each as a
+    contribution from its own host, an hour apart (so every host's result is the latest of its
+    host)."""
+    docs = [json.loads(p.read_text()) for p in sources(recipe)]
     for i in range(n):
         doc = copy.deepcopy(docs[i % len(docs)])
         doc["host"]["id"] = hashlib.sha256(f"bench-host-{i}".encode()).hexdigest()[:16]

@@ -97,7 +97,7 @@ def lab_clean(c, workdir=None):
     cli.guard(cli.lab_clean, workdir)
 
 
-@task(help={"only": "site, scale, engine, sandbox or vm (default: all)"})
+@task(help={"only": "site, scale, engine, sandbox, vm or tpcc (default: all)"})
 def bench(c, only=None):
     """Benchmarks printed as ratios to their targets: the site (build, JavaScript, first chart),
     the site with 1,000 generated contributions (build time, chart data per page) and the engine

@@ -99,8 +99,9 @@ def test_charts_offer_no_button_that_uploads_them_elsewhere(page, base_url):
 def test_normalise_toggle_swaps_in_the_values_per_device_and_back(page, base_url):
     page.goto(f"{base_url}/topics/doublewrite/")
     charts_drawn(page)
-    chart = page.locator(".tl-chart:has(.tl-normalise)")
-    assert chart.count() == 1  # throughput only, not bytes per transaction
+    charts = page.locator(".tl-chart:has(.tl-normalise)")
+    assert charts.count() == 2  # throughput (tps, new-order TPM), not bytes per transaction
+    chart = charts.first
     state = """c => { const p = c.querySelector('.tl-plot');
         return [p.data.map(t => t.y), p.data.map(t => t.error_y.array),
                 p.layout.yaxis.title.text]; }"""
@@ -154,7 +155,7 @@ def test_a_hostile_result_file_shows_as_text_and_runs_nothing(browser, hostile_s
             assert pg.evaluate(injected) == 0, path
 
         # The results chart: the hostile host is a series of its own, named and hovered as text.
-        chart = pg.locator(".tl-chart:has(.tl-normalise)")
+        chart = pg.locator(".tl-chart:has(.tl-normalise)").first
         legend = chart.locator(".legendtext").all_text_contents()
         assert len(legend) == 2 and legend[1].startswith(IMG + QUOTES)
         chart.evaluate("c => Plotly.Fx.hover(c.querySelector('.tl-plot'), "

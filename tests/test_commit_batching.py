@@ -79,8 +79,8 @@ def test_warm_up_and_measured_run_use_the_points_workload(monkeypatch):
     monkeypatch.setattr(sysbench, "run", fake_run)
     monkeypatch.setattr(measure, "sampling", fake_sampling)
     clock = SimpleNamespace(phase=lambda *a: None, tick=None)
-    summary, _, _ = measure.oltp(SimpleNamespace(socket="/s.sock"), [], point.workload,
-                                 e.measure, e.dataset, clock)
+    server = SimpleNamespace(socket="/s.sock", variables=lambda names: {"max_connections": "151"})
+    summary, _, _ = measure.oltp(server, [], point.workload, e.measure, e.dataset, clock)
     assert summary["tps"] == 10.0
     assert len(commands) == 2
     assert all(c[1].endswith("insert_batch.lua") and "--commit=1s" in c and "--key=unique" in c

@@ -163,8 +163,20 @@ def test_results_index_lists_every_file_newest_first_with_its_origin(tmp_path):
         "recipe": "doublewrite", "variant": "", "profile": "full", "started": "2026-11-22 00:00",
         "host": "AMD EPYC, 2 cores, 24 GiB, virtualised (docker); id bbbbbbbb",
         "software": "mariadb 10.11.19, sysbench 1.0.20, kernel 6.18.44-fc-v657",
-        "contributed": True, "submitted": "2026-11-23", "description": "NVMe box"}
+        "contributed": True, "submitted": "2026-11-23", "description": "NVMe box",
+        "invalid": ""}
     assert not rows[1]["contributed"] and rows[1]["description"] == ""
+
+
+def test_an_invalid_result_is_listed_but_never_charted(tmp_path, monkeypatch):
+    write(tmp_path, "doublewrite", result(HOST_A, "2026-11-20T00:00:00+00:00"))
+    write(tmp_path, "doublewrite", result(HOST_B, "2026-11-22T00:00:00+00:00", invalid=[
+        "innodb_doublewrite=ON repeat 1: TPC-C consistency condition(s) 2 broken after the run"]))
+    assert [d["host"]["id"] for d in figures.results_for("doublewrite", data_dir=tmp_path)] == \
+        [HOST_A]
+    monkeypatch.setattr(figures, "DATA_DIR", tmp_path)
+    out = fence.results_index_fence("", "results-index", "", {}, None)
+    assert "Invalid, not charted: innodb_doublewrite=ON repeat 1: TPC-C consistency" in out
 
 
 def test_results_page_links_recipes_to_their_topic_page(tmp_path, monkeypatch):

@@ -68,7 +68,8 @@ def test_results_page_lists_every_result_file_linked_to_its_topic(built):
 
 def test_throughput_charts_carry_the_normalise_toggle(built):
     page = (built / "topics" / "doublewrite" / "index.html").read_text()
-    assert page.count('class="tl-chart"') == 3 and page.count("tl-normalise") == 1
+    # tps and the TPC-C-like variant's new-order TPM: not bytes per transaction, not series
+    assert page.count('class="tl-chart"') == 6 and page.count("tl-normalise") == 2
 
 
 def test_notebook_page_was_executed_on_the_real_data(built):
@@ -85,7 +86,8 @@ def test_bad_fence_is_a_warning_that_fails_a_strict_build(caplog):
     with caplog.at_level(logging.WARNING, logger="mkdocs.tuninglab"):
         out = fence.plotly_fence(spec(kind="pie", recipe="doublewrite"), "plotly", "", {}, None)
     assert "admonition failure" in out
-    assert "kind must be results, series, io, trends, historical, claims or kernels" in caplog.text
+    assert "kind must be results, series, io, trends, tpcc, historical, claims or kernels" in \
+        caplog.text
 
 
 def test_unknown_recipe_in_a_fence_is_an_error(caplog):

@@ -173,3 +173,13 @@ def test_load_commands_check_the_scale_first(tmp_path, command):
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
     assert out.returncode != 0
     assert "--warehouses=0: expected a whole number >= 1" in out.stdout + out.stderr
+
+
+def test_deadlocks_are_read_when_printed_and_none_in_older_output():
+    line = ("[ 2s ] tpcc: new_order 10 1.00ms payment 9 1.00ms order_status 1 1.00ms "
+            "delivery 1 1.00ms stock_level 1 1.00ms rollbacks 0 retries 3 deadlocks 2")
+    assert tpcc.parse_interval(line).deadlocks == 2
+    assert tpcc.parse_interval(line.rsplit(" deadlocks", 1)[0]).deadlocks is None
+    assert tpcc.parse_interval(line + " 7") is None
+    older = tpcc.summary(RUN, 6.0)["tpcc"]  # captured before deadlocks were counted apart
+    assert "deadlocks" not in older and older["retries"] == 4

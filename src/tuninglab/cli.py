@@ -133,8 +133,9 @@ def lab_clean(workdir=None, say=print):
 
 def bench(only=None, say=print):
     """Speed targets as ratios. Run it on a quiet machine: other work measures itself."""
-    if only not in (None, "site", "scale", "engine", "sandbox", "vm"):
-        raise UserError(f"--only: expected site, scale, engine, sandbox or vm, got {only!r}")
+    if only not in (None, "site", "scale", "engine", "sandbox", "vm", "tpcc"):
+        raise UserError("--only: expected site, scale, engine, sandbox, vm or tpcc, "
+                        f"got {only!r}")
     if only in (None, "sandbox"):
         say("== sandbox")
         bench_sandbox(say)
@@ -149,6 +150,10 @@ def bench(only=None, say=print):
         from . import scalebench
         say("== site with 1,000 contributed results")
         scalebench.run(say)
+    if only in (None, "tpcc"):
+        from . import tpccbench
+        say("== TPC-C-like workload")
+        tpccbench.run(say)
     if only in (None, "engine"):
         say("== engine")
         bench_engine(say)

@@ -1,7 +1,7 @@
 """pymdownx.superfences custom fences that put data on the page at build time.
 
-```plotly            a chart: kind = "results" | "series" | "io" | "trends" | "historical"
-                     | "claims" | "kernels" (TOML spec)
+```plotly            a chart: kind = "results" | "series" | "io" | "trends" | "tpcc"
+                     | "historical" | "claims" | "kernels" (TOML spec)
 ```reproduce         the "Reproduce" box of a recipe
 ```topics            the home page's table of topics
 ```results-index     the Results page: every result file, where it ran and who ran it
@@ -63,7 +63,7 @@ def _chart(spec: dict) -> str:
             f'{html.escape(source["source"]["hardware"])}. Software: ' \
             f'{html.escape(source["source"]["software"])}.</p>'
 
-    if kind in ("results", "series", "io", "trends"):
+    if kind in ("results", "series", "io", "trends", "tpcc"):
         name, variant = spec["recipe"], spec.get("variant", "")
         recipes.load(name, variant=variant)  # unknown: an error, not "no data yet"
         docs = figures.results_for(name, variant)
@@ -81,11 +81,13 @@ def _chart(spec: dict) -> str:
             return _host_view(docs, name, variant, "io", _embed(figures.io_bars(doc)))
         if kind == "trends":
             return _host_view(docs, name, variant, "trends", tables.trends(doc))
+        if kind == "tpcc":
+            return _host_view(docs, name, variant, "tpcc", tables.tpcc(doc))
         metric = spec["metric"]
         return _host_view(docs, name, variant, f"series:{metric}",
                           _embed(figures.series_lines(doc, metric)))
-    raise ValueError("kind must be results, series, io, trends, historical, claims or kernels, "
-                     f"got {kind!r}")
+    raise ValueError("kind must be results, series, io, trends, tpcc, historical, claims or "
+                     f"kernels, got {kind!r}")
 
 
 def _kernels_table() -> str:
@@ -266,6 +268,8 @@ def _results_row(row: dict, topic: str | None) -> str:
         origin = " ".join(x for x in ("contributed", row["submitted"]) if x)
         if row["description"]:
             origin += f": {row['description']}"
+    if row["invalid"]:
+        origin += f". Invalid, not charted: {row['invalid']}"
     return (f"<tr><td>{recipe}</td><td>{e(row['variant'] or '-')}</td><td>{e(row['profile'])}"
             f"</td><td>{e(row['started'])}</td><td>{e(row['host'])}</td><td>{e(row['software'])}"
             f"</td><td>{e(origin)}</td></tr>")

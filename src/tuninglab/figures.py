@@ -25,6 +25,7 @@ DATA_DIR = Path(os.environ.get("TUNINGLAB_DATA_DIR") or results.DATA_DIR)
 HISTORICAL_DIR = results.DATA_DIR / "historical"
 METRICS = {
     "tps": ("throughput", "transactions/s"),
+    "new_order_tpm": ("new-order throughput", "new-order transactions/min"),
     "mib_per_s": ("scan rate (InnoDB reads)", "MiB/s"),
     "runtime_s": ("scan runtime", "s"),
     "disk_read_bytes": ("disk reads", "MiB/s"),
@@ -38,6 +39,7 @@ METRICS = {
     "resync_pct": ("RAID rebuild progress", "%"),
     "pages_flushed": ("pages flushed", "pages/s"),
     "checkpoint_fill_pct": ("checkpoint age / redo capacity", "%"),
+    "tpcc_retries": ("transactions retried (deadlock, lock wait timeout)", "per second"),
 }
 # Series computed from others when charted, not stored.
 DERIVED = {"checkpoint_fill_pct": timeseries.fill_pct}
@@ -61,16 +63,18 @@ def _load_results(directory: str, _stamp: float) -> tuple:
     return tuple(docs)
 
 
-def results_for(recipe: str, variant: str | None = "",
-                data_dir: Path = DATA_DIR) -> list[dict]:
+def results_for(recipe: str, variant: str | None = "", data_dir: Path = DATA_DIR,
+                listing: bool = False) -> list[dict]:
     """Result files of a recipe's main experiment or of one variant (None: all), oldest
-    first."""
+    first. A result marked invalid (its TPC-C-like data broke a consistency condition) is
+    never charted: only a listing (the Results page) gets it."""
     directory = Path(data_dir) / recipe
     if not directory.is_dir():
         return []
     stamp = max((p.stat().st_mtime for p in directory.glob("*.json")), default=0)
     docs = _load_results(str(directory), stamp)
-    return [d for d in docs if variant is None or d.get("variant", "") == variant]
+    return [d for d in docs if (variant is None or d.get("variant", "") == variant)
+            and (listing or not d.get("invalid"))]
 
 
 def series_name(doc: dict) -> str:
@@ -164,7 +168,9 @@ def baseline_text(doc: dict) -> str:
 # Metrics that can be divided by the host's device: (baseline field, per how many, unit). The
 # result's own baseline is used (measured where its runs live), not a sandbox run's, which
 # measures the very configuration under test and would divide its effect away.
-NORMALISE = {"tps": ("fsync_per_s", 1000, "transactions/s per 1000 fsync/s")}
+NORMALISE = {"tps": ("fsync_per_s", 1000, "transactions/s per 1000 fsync/s"),
+             "new_order_tpm": ("fsync_per_s", 1000,
+                               "new-order transactions/min per 1000 fsync/s")}
 
 
 # Hosts a results chart draws one by one; the others are drawn as one aggregate series, so a
@@ -469,8 +475,8 @@ def results_index(data_dir: Path | None = None) -> list[dict]:
     data_dir = data_dir or DATA_DIR  # at call time, so a test can point it elsewhere
     rows = []
     for directory in _result_dirs(data_dir):
-        for doc in sorted(results_for(directory.name, variant=None, data_dir=data_dir),
-                          key=_started, reverse=True):
+        for doc in sorted(results_for(directory.name, variant=None, data_dir=data_dir,
+                                      listing=True), key=_started, reverse=True):
             contribution = doc.get("contribution")
             rows.append({
                 "recipe": directory.name, "variant": doc.get("variant", ""),
@@ -479,5 +485,6 @@ def results_index(data_dir: Path | None = None) -> list[dict]:
                 "software": software_text(doc),
                 "contributed": contribution is not None,
                 "submitted": str((contribution or {}).get("submitted", ""))[:10],
-                "description": shorten((contribution or {}).get("description", ""), 200)})
+                "description": shorten((contribution or {}).get("description", ""), 200),
+                "invalid": shorten("; ".join(doc.get("invalid", [])), 300)})
     return sorted(rows, key=lambda r: (r["recipe"], r["variant"]))  # stable: newest first

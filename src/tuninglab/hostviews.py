@@ -59,6 +59,8 @@ def views(doc: dict) -> dict:
     if io["data"]:
         out["io"] = {"figure": io}
     out["trends"] = {"html": tables.trends(doc)}
+    if doc["workload"].get("tool") == "tpcc":
+        out["tpcc"] = {"html": tables.tpcc(doc)}
     out["verdicts"] = {"html": tables.verdicts(doc) + tables.functional(doc)}
     return out
 

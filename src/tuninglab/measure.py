@@ -3,8 +3,9 @@ with the sampler running over it. Stdlib and the engine only: the lab VM's guest
 
 from contextlib import contextmanager
 
+from .errors import UserError
 from .sampler import Sampler, merge_series
-from .workloads import scan, sysbench
+from .workloads import scan, sysbench, tpcc
 
 IO_FIELDS = ("reads", "writes", "read_bytes", "write_bytes")
 
@@ -23,10 +24,18 @@ def io_totals(totals: dict) -> dict:
 
 
 def oltp(server, disks, workload, measure, dataset, clock, aside=(), extra=None):
-    """Warm-up (discarded), then the measured sysbench run with the sampler. Returns the
-    summary, the per-second series and the IO totals of each disk (and of those aside, which
-    are left out of the summary and series)."""
+    """Warm-up (discarded), then the measured run with the sampler: a sysbench script, or the
+    TPC-C-like workload, whose dataset is checked before and whose consistency after. Returns
+    the summary, the per-second series and the IO totals of each disk (and of those aside,
+    which are left out of the summary and series)."""
+    check_connections(server, workload.threads)
+    if workload.tool == "tpcc":
+        check_tpcc_dataset(server, dataset)
+
     def command(seconds):
+        if workload.tool == "tpcc":
+            return tpcc.run_command(server.socket, dataset.warehouses, workload.threads, seconds,
+                                    dict(workload.options).get("active_warehouses", 0))
         return sysbench.run_command(server.socket, workload.script, dataset.tables,
                                     dataset.table_size, workload.threads, seconds,
                                     workload.options)
@@ -42,7 +51,42 @@ def oltp(server, disks, workload, measure, dataset, clock, aside=(), extra=None)
     summary["errors"] = measured.summary.get("ignored_errors", 0)
     summary["io"] = io_per_transaction({d: sampler.totals[d] for d in disks},
                                        summary["transactions"])
-    return summary, merge_series(measured.intervals, sampler.samples), sampler.totals
+    series = merge_series(measured.intervals, sampler.samples)
+    if workload.tool == "tpcc":
+        summary.update(tpcc.summary(measured.text, measured.summary.get("total_time_s")
+                                    or measure.duration))
+        series.update(tpcc.series(measured.text, len(series["t"])))
+        summary["tpcc"]["consistency"] = tpcc.consistency(server.query)
+    return summary, series, sampler.totals
+
+
+# Connections beside the workload's threads: the sampler's and the engine's own queries.
+OWN_CONNECTIONS = 2
+
+
+def check_connections(server, threads: int) -> None:
+    allowed = int(server.variables(["max_connections"])["max_connections"])
+    if threads + OWN_CONNECTIONS > allowed:
+        raise UserError(f"{threads} threads need {threads + OWN_CONNECTIONS} connections with "
+                        f"the engine's own, but the server allows max_connections = {allowed}: "
+                        "use fewer threads, or set max_connections in [server.settings]")
+
+
+def check_tpcc_dataset(server, dataset) -> None:
+    """The run's copy holds the dataset the recipe asks for (the template key promises it; a
+    tampered or half-copied datadir would otherwise mix versions or scales)."""
+    state = tpcc.dataset_state(server.query)
+    wanted = (tpcc.SCHEMA_VERSION, dataset.warehouses)
+    if state != wanted:
+        raise UserError(f"the datadir's TPC-C-like dataset is {_state_text(state)}, the recipe "
+                        f"needs {_state_text(wanted)}: remove the work directory's templates/ "
+                        "to load it again")
+
+
+def _state_text(state) -> str:
+    if state is None:
+        return "missing or not fully loaded"
+    return f"schema version {state[0]} with {state[1]} warehouses"
 
 
 def full_scan(server, disks, dataset, clock):

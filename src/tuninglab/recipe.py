@@ -22,9 +22,10 @@ SHAPES = {
     "disk-bound": {"tables": 8, "table_size": 200_000, "buffer_pool_size": "64M"},
 }
 NEEDS = {"root", "md", "zfs", "kvm"}
-TOOLS = ("sysbench", "scan")
+TOOLS = ("sysbench", "scan", "tpcc")
 # The primary metric of each workload tool: the one summarized, compared and charted first.
-METRICS = {"sysbench": "tps", "scan": "mib_per_s"}
+# tpcc: new-order transactions a minute, the sources' TPM.
+METRICS = {"sysbench": "tps", "scan": "mib_per_s", "tpcc": "new_order_tpm"}
 SYSBENCH_SCRIPTS = {
     "oltp_read_only", "oltp_read_write", "oltp_write_only", "oltp_update_index",
     "oltp_update_non_index", "oltp_insert", "oltp_delete", "oltp_point_select",
@@ -35,6 +36,12 @@ def _one_of(*allowed):
     def check(value):
         return None if value in allowed else f"expected one of {', '.join(allowed)}, got {value!r}"
     return check
+
+
+def _whole_number(value):
+    if re.fullmatch(r"[0-9]+", value):
+        return None
+    return f"expected a whole number >= 0, got {value!r}"
 
 
 def _commit_every(value):
@@ -49,6 +56,9 @@ def _commit_every(value):
 PROJECT_SCRIPTS = {
     "insert_batch": {"commit": (_commit_every, "statement"),
                      "key": (_one_of("unique", "primary"), "unique")},
+    # The TPC-C-like workload (tool = "tpcc"): active_warehouses N > 0 keeps the transactions'
+    # home warehouses to 1..N, the small, CPU-bound shape; 0 uses all the dataset's.
+    "tpcc": {"active_warehouses": (_whole_number, "0")},
 }
 
 # Options the engine sets itself: a recipe changing them would break the sandbox.
@@ -85,7 +95,8 @@ SWEPT_TABLES = {"storage": STORAGE_SWEEPABLE, "raid": RAID_SWEEPABLE, "lab": LAB
 VARIANT_KEYS = ("title", "question", "dataset", "server", "workload", "sweep", "measure",
                 "profiles", "storage", "raid", "lab", "zfs")
 PROFILE_KEYS = {"warmup", "duration", "repeats", "threads", "tables", "table_size",
-                "buffer_pool_size"}
+                "buffer_pool_size", "warehouses"}
+DATASET_KEYS = ("tables", "table_size", "buffer_pool_size", "warehouses")
 
 
 @dataclass(frozen=True)
@@ -94,6 +105,7 @@ class Dataset:
     tables: int
     table_size: int
     buffer_pool_size: str
+    warehouses: int | None = None   # the TPC-C-like scale W (tool = "tpcc"); None otherwise
 
 
 @dataclass(frozen=True)
@@ -113,8 +125,8 @@ class Workload:
 
     @property
     def timed(self) -> bool:
-        """sysbench runs for a set time; a scan runs until the table is read."""
-        return self.tool == "sysbench"
+        """sysbench and tpcc run for a set time; a scan runs until the table is read."""
+        return self.tool != "scan"
 
 
 @dataclass(frozen=True)
@@ -190,10 +202,15 @@ class Recipe:
         measure = dataclasses.replace(
             self.measure, **{k: over[k] for k in ("warmup", "duration", "repeats") if k in over})
         dataset = dataclasses.replace(
-            self.dataset, **{k: over[k] for k in ("tables", "table_size", "buffer_pool_size")
-                             if k in over})
+            self.dataset, **{k: over[k] for k in DATASET_KEYS if k in over})
         workload = dataclasses.replace(self.workload, threads=over.get("threads",
                                                                       self.workload.threads))
+        if "warehouses" in over and workload.tool != "tpcc":
+            raise UserError(f"{self.path}: profiles.{profile}.warehouses: only a tpcc workload "
+                            "loads warehouses")
+        if workload.tool == "tpcc":
+            _check_warehouses(_Reader(self.path, {}, f"profiles.{profile}"), dataset, workload,
+                              self.sweep)
         return Experiment(self, profile, dataset, workload, self.sweep, measure)
 
 
@@ -469,6 +486,8 @@ def _build(data, path, raw, variant="") -> Recipe:
         top.fail("storage.logs", "the lab VM keeps the redo log in the datadir")
     if (raid or lab) and not zfs and dict(storage)["filesystem"] not in LAB_FILESYSTEMS:
         top.fail("storage.filesystem", f"the lab VM's image makes {' or '.join(LAB_FILESYSTEMS)}")
+    dataset = _dataset(top.table("dataset"))
+    _check_warehouses(top, dataset, workload, parsed_sweep)
     if not workload.timed and not storage:
         top.fail("workload.tool", "a scan needs a [storage] table: its sandbox lets the page "
                                   "cache be dropped before each scan")
@@ -476,22 +495,41 @@ def _build(data, path, raw, variant="") -> Recipe:
         name=path.parent.name, path=path, sha256=hashlib.sha256(raw).hexdigest(),
         text=raw.decode("utf-8"), title=top.get("title", str), question=top.get("question", str),
         topic=top.get("topic", str, path.parent.name), needs=tuple(needs),
-        dataset=_dataset(top.table("dataset")), server_settings=_settings(top.table("server", False)),
+        dataset=dataset, server_settings=_settings(top.table("server", False)),
         workload=workload, sweep=parsed_sweep,
         measure=_measure(top.table("measure"), workload.timed),
         profiles=_profiles(top.table("profiles", False)), storage=storage, raid=raid, lab=lab,
         zfs=zfs, variant=variant)
 
 
+def _check_warehouses(top: _Reader, dataset: Dataset, workload: Workload, sweep: Sweep):
+    """A tpcc workload's scale is [dataset] warehouses; no other workload has one."""
+    if workload.tool != "tpcc":
+        if dataset.warehouses is not None:
+            top.fail("dataset.warehouses", 'only a tpcc workload loads warehouses (tool = "tpcc")')
+        return
+    if dataset.warehouses is None:
+        top.fail("dataset.warehouses", "a tpcc workload needs its scale: the number of "
+                                       "warehouses to load, a whole number >= 1")
+    actives = [dict(workload.options)["active_warehouses"]]
+    if sweep.setting == "workload.active_warehouses":
+        actives += sweep.values
+    for value in actives:
+        if int(value) > dataset.warehouses:
+            top.fail("workload.options.active_warehouses",
+                     f"{value} is more than the {dataset.warehouses} warehouses loaded")
+
+
 def _dataset(t: _Reader) -> Dataset:
-    t.only("shape", "tables", "table_size", "buffer_pool_size")
+    t.only("shape", "tables", "table_size", "buffer_pool_size", "warehouses")
     shape = t.get("shape", str)
     if shape not in SHAPES:
         t.fail("shape", f"expected one of {', '.join(SHAPES)}, got {shape!r}")
     default = SHAPES[shape]
     return Dataset(shape, t.positive_int("tables", default["tables"]),
                    t.positive_int("table_size", default["table_size"]),
-                   t.size("buffer_pool_size", default["buffer_pool_size"]))
+                   t.size("buffer_pool_size", default["buffer_pool_size"]),
+                   t.positive_int("warehouses", None))
 
 
 def _settings(t: _Reader):
@@ -518,8 +556,14 @@ def _workload(t: _Reader) -> Workload:
     if tool == "scan":  # one full scan of every table, one query at a time, as in 2008
         t.only("tool")
         return Workload(tool, "full-scan", 1)
+    if tool == "tpcc":  # the project's TPC-C-like script, its scale in [dataset] warehouses
+        t.only("tool", "threads", "options")
+        return Workload(tool, "tpcc", t.positive_int("threads", 4),
+                        _script_options("tpcc", t.table("options", required=False)))
     t.only("tool", "script", "threads", "options")
     script = t.get("script", str)
+    if script == "tpcc":
+        t.fail("script", 'the TPC-C-like workload is its own tool: tool = "tpcc", no script')
     if script not in SYSBENCH_SCRIPTS and script not in PROJECT_SCRIPTS:
         known = sorted(SYSBENCH_SCRIPTS) + sorted(PROJECT_SCRIPTS)
         t.fail("script", f"expected one of {', '.join(known)}, got {script!r}")

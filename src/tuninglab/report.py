@@ -18,7 +18,7 @@ def table(rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-LABELS = {"tps": "tps", "mib_per_s": "MiB/s"}
+LABELS = {"tps": "tps", "mib_per_s": "MiB/s", "new_order_tpm": "new-order TPM"}
 
 
 def results_table(doc: dict) -> str:
@@ -68,4 +68,10 @@ def run_line(summary: dict) -> str:
                 f"({summary['scanned_bytes'] / 2**20:,.0f} MiB read by InnoDB{read})")
     written = summary["io"]["write_bytes_per_trx"]
     io = f", {written / 1024:.1f} KiB written/trx" if written is not None else ""
-    return f"{summary['tps']:,.1f} tps, p95 {summary['latency_p95_ms']} ms{io}"
+    line = f"{summary['tps']:,.1f} tps, p95 {summary['latency_p95_ms']} ms{io}"
+    if "tpcc" in summary:
+        t = summary["tpcc"]
+        check = "consistent" if t["consistency"]["ok"] else "INCONSISTENT after the run"
+        line = (f"{summary['new_order_tpm']:,.0f} new-order TPM, {line}, "
+                f"{t['rollbacks']} rollbacks, {t['retries']} retries, {check}")
+    return line

@@ -12,7 +12,7 @@ from pathlib import Path
 import jsonschema
 
 from . import stats, timeseries
-from .workloads import scan, sysbench
+from .workloads import scan, sysbench, tpcc
 from .workdir import PROJECT_DIR, atomic_write_json
 
 SCHEMA_VERSION = 1
@@ -71,9 +71,7 @@ def new_document(plan, binary, provenance: dict) -> dict:
         "profile": e.profile,
         "plan": {"seed": plan.seed, "repeats": e.measure.repeats, "warmup_s": e.measure.warmup,
                  "duration_s": e.measure.duration, "order": [run.key for run in plan.runs]},
-        "dataset": {"shape": e.dataset.shape, "tables": e.dataset.tables,
-                    "table_size": e.dataset.table_size,
-                    "buffer_pool_size": e.dataset.buffer_pool_size},
+        "dataset": dataset_description(e.dataset),
         "workload": workload_description(e),
         "server": binary.describe(),
         **provenance,
@@ -86,10 +84,22 @@ def new_document(plan, binary, provenance: dict) -> dict:
     }
 
 
+def dataset_description(d) -> dict:
+    if d.warehouses:  # sysbench's tables do not apply to the TPC-C-like workload
+        return {"shape": d.shape, "warehouses": d.warehouses,
+                "buffer_pool_size": d.buffer_pool_size}
+    return {"shape": d.shape, "tables": d.tables, "table_size": d.table_size,
+            "buffer_pool_size": d.buffer_pool_size}
+
+
 def workload_description(e) -> dict:
     """The baseline point's workload (a workload.* sweep changes one option per point)."""
     w, d = e.workload_for(e.sweep.baseline), e.dataset
-    if w.timed:
+    if w.tool == "tpcc":
+        command = tpcc.run_command("SOCKET", d.warehouses, w.threads, e.measure.duration,
+                                   dict(w.options).get("active_warehouses", 0))
+        command = [a.replace(str(sysbench.LUA_DIR), "tuninglab/workloads/lua") for a in command]
+    elif w.timed:
         command = sysbench.run_command("SOCKET", w.script, d.tables, d.table_size, w.threads,
                                        e.measure.duration, w.options)
         # A project script's path without the checkout's location, which may name the user.
@@ -136,8 +146,25 @@ def finish(doc: dict) -> dict:
         else:
             p["stats"]["ratio"] = {"ratio": None, "ci_low": None, "ci_high": None,
                                    "verdict": "no throughput to compare"}
+    broken = inconsistent_runs(doc)
+    if broken:
+        doc["invalid"] = broken
     doc["finished"] = now()
     return doc
+
+
+def inconsistent_runs(doc: dict) -> list[str]:
+    """The runs whose TPC-C-like data broke a consistency condition after the run: such a
+    result is kept (to be looked into) but marked invalid, and no chart draws it."""
+    out = []
+    for p in doc["points"]:
+        for run in p["runs"]:
+            check = run["summary"].get("tpcc", {}).get("consistency")
+            if check and not check["ok"]:
+                failed = ", ".join(str(c["number"]) for c in check["conditions"] if not c["ok"])
+                out.append(f"{p['id']} repeat {run['repeat']}: TPC-C consistency condition(s) "
+                           f"{failed} broken after the run")
+    return out
 
 
 def final_path(doc: dict, data_dir: Path = DATA_DIR) -> Path:

@@ -173,6 +173,8 @@ def _measure(plan, binary, wd, saved, opts, say):
     say("")
     say(report.results_table(doc))
     say(f"\nwrote {path}")
+    if doc.get("invalid"):
+        say("INVALID: the site will not chart this result:\n  " + "\n  ".join(doc["invalid"]))
     return path
 
 

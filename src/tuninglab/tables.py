@@ -3,6 +3,7 @@ verdict per point, the trends over time, and the "functional only" label of a la
 Every text from the file is escaped."""
 
 import html
+import statistics
 
 from . import figures, report, results, timeseries
 
@@ -59,3 +60,45 @@ def trends(doc: dict) -> str:
             + "".join(rows) + "</tbody></table></div><p class='tl-caption'>Over time, in the "
             f"latest result ({html.escape(figures.series_name(doc))}): medians over the runs "
             "of each point.</p>")
+
+
+TPCC_TYPES = (("new_order", "new-order"), ("payment", "payment"),
+              ("order_status", "order-status"), ("delivery", "delivery"),
+              ("stock_level", "stock-level"))
+
+
+def tpcc(doc: dict) -> str:
+    """A TPC-C-like result per point: each transaction type's share of the mix and its p95
+    latency, the rollbacks and retries, and whether every run kept the data consistent
+    (medians over the runs; computed from the runs on the page)."""
+    rows = []
+    for p in doc["points"]:
+        runs = [r["summary"]["tpcc"] for r in p["runs"] if "tpcc" in r["summary"]]
+        if not runs:
+            continue
+        cells = []
+        for name, _ in TPCC_TYPES:
+            share = statistics.median([100 * t["transactions"][name]["count"] /
+                             max(1, sum(x["count"] for x in t["transactions"].values()))
+                             for t in runs])
+            p95 = statistics.median([t["transactions"][name]["latency_p95_ms"] for t in runs])
+            cells.append(f"<td>{share:.1f}% · {p95:g} ms</td>")
+        rollbacks = statistics.median([t["rollbacks"] for t in runs])
+        retries = f"{statistics.median([t['retries'] for t in runs]):g}"
+        deadlocks = [t["deadlocks"] for t in runs if "deadlocks" in t]
+        if deadlocks:  # counted apart since the script's second version of its output
+            retries += f" ({statistics.median(deadlocks):g} deadlocks)"
+        consistent = sum(t["consistency"]["ok"] for t in runs)
+        rows.append(f"<tr><td>{html.escape(p['value'])}</td>{''.join(cells)}"
+                    f"<td>{rollbacks:g}</td><td>{retries}</td>"
+                    f"<td>{consistent} of {len(runs)}</td></tr>")
+    if not rows:
+        return ""
+    heads = "".join(f"<th>{label}: share · p95</th>" for _, label in TPCC_TYPES)
+    return ('<div class="tl-verdicts"><table><thead><tr><th>setting</th>' + heads +
+            '<th>rollbacks (intended)</th><th>retries (deadlock, lock wait)</th>'
+            '<th>runs consistent after the run (conditions 1-4)</th></tr></thead><tbody>'
+            + "".join(rows) + "</tbody></table></div><p class='tl-caption'>The TPC-C-like mix "
+            f"in the latest result ({html.escape(figures.series_name(doc))}): medians over the "
+            "runs of each point.</p>")
+

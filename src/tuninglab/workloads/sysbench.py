@@ -47,6 +47,7 @@ class Interval:
 class Report:
     intervals: list = field(default_factory=list)
     summary: dict = field(default_factory=dict)
+    text: str = ""   # the whole output, for a script's own lines (tpcc)
 
 
 def parse_interval(line: str) -> Interval | None:
@@ -72,7 +73,7 @@ def parse_summary(text: str) -> dict:
 
 def parse_report(text: str) -> Report:
     intervals = [i for i in map(parse_interval, text.splitlines()) if i]
-    return Report(intervals, parse_summary(text))
+    return Report(intervals, parse_summary(text), text)
 
 
 def executable() -> str:
@@ -142,5 +143,5 @@ def run(command: list[str], on_interval=None, timeout: float | None = None) -> R
 def prepare(command: list[str]) -> None:
     out = subprocess.run(command, capture_output=True, text=True)
     if out.returncode != 0:
-        raise UserError(f"sysbench prepare failed (exit {out.returncode}):\n"
+        raise UserError(f"sysbench {command[-1]} failed (exit {out.returncode}):\n"
                         f"{(out.stdout + out.stderr).strip()[-1500:]}")

@@ -8,7 +8,7 @@ create. A load is: cleanup (if anything is there), create (one thread: the table
 tpcc_meta row), prepare (parallel: thread i loads warehouses i+1, i+1+T, ...)."""
 
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from . import sysbench
 
@@ -22,7 +22,8 @@ TRANSACTIONS = ("new_order", "payment", "order_status", "delivery", "stock_level
 IGNORE_ERRORS = "1213,1205,1020"
 
 _PAIR = r"\s+".join(rf"{name} (?P<{name}>\d+) (?P<{name}_p95>[\d.]+)ms" for name in TRANSACTIONS)
-_TAIL = r" rollbacks (?P<rollbacks>\d+) retries (?P<retries>\d+)$"
+# deadlocks: printed since the script counted them apart; None in older output.
+_TAIL = r" rollbacks (?P<rollbacks>\d+) retries (?P<retries>\d+)(?: deadlocks (?P<deadlocks>\d+))?$"
 _INTERVAL = re.compile(r"^\[ *(?P<t>\d+(?:\.\d+)?)s \] tpcc: " + _PAIR + _TAIL)
 _TOTAL = re.compile(r"^tpcc total: " + _PAIR + _TAIL, re.MULTILINE)
 
@@ -40,6 +41,7 @@ class Metrics:
     types: dict            # transaction name -> TypeStats
     rollbacks: int         # new-orders rolled back on purpose (1%); counted in new_order too
     retries: int           # transactions retried after a deadlock or lock wait timeout
+    deadlocks: int | None = None   # those of the retries a deadlock caused
 
     @property
     def new_orders(self) -> int:
@@ -53,7 +55,8 @@ class Metrics:
 def _metrics(match, t) -> Metrics:
     types = {name: TypeStats(int(match[name]), float(match[f"{name}_p95"]))
              for name in TRANSACTIONS}
-    return Metrics(t, types, int(match["rollbacks"]), int(match["retries"]))
+    deadlocks = None if match["deadlocks"] is None else int(match["deadlocks"])
+    return Metrics(t, types, int(match["rollbacks"]), int(match["retries"]), deadlocks)
 
 
 def parse_interval(line: str) -> Metrics | None:
@@ -173,3 +176,43 @@ def check_consistency(query) -> list[Condition]:
         results.append(Condition(number, name, not rows, len(rows),
                                  tuple(rows[0]) if rows else None))
     return results
+
+
+def describe_failures(failed: list[Condition]) -> str:
+    """Broken conditions in one line: which, how many rows, the first of them."""
+    return "; ".join(f"condition {c.number} ({c.name}) is broken in {c.violations} "
+                     f"row{'s' if c.violations != 1 else ''}, for example {c.example}"
+                     for c in failed)
+
+
+# Into a result file ----------------------------------------------------------------------------
+
+def summary(text: str, seconds: float) -> dict:
+    """A measured run's TPC-C-like figures: new-order TPM (the primary metric) and, per
+    transaction type, its count and p95 latency; the intended rollbacks and the retries."""
+    total = parse_total(text)
+    return {"new_order_tpm": round(tpm(total.new_orders, seconds), 1), "tpcc": {
+        "transactions": {name: {"count": s.count, "latency_p95_ms": s.p95_ms}
+                         for name, s in total.types.items()},
+        "rollbacks": total.rollbacks, "retries": total.retries,
+        **({} if total.deadlocks is None else {"deadlocks": total.deadlocks})}}
+
+
+def series(text: str, n: int) -> dict:
+    """Per-second new-order TPM, retries and each type's p95 latency, n values each (padded
+    with None, like the other series)."""
+    seconds = parse_intervals(text)[:n]
+    pad = [None] * (n - len(seconds))
+    out = {"new_order_tpm": [m.new_orders * 60 for m in seconds] + pad,
+           "tpcc_retries": [m.retries for m in seconds] + pad}
+    for name in TRANSACTIONS:
+        out[f"{name}_p95_ms"] = [m.types[name].p95_ms for m in seconds] + pad
+    return out
+
+
+def consistency(query) -> dict:
+    """The conditions after a run, as the result file keeps them; ok False makes it invalid."""
+    conditions = check_consistency(query)
+    return {"ok": all(c.ok for c in conditions),
+            "conditions": [{**asdict(c), "example": None if c.example is None
+                            else [str(v) for v in c.example]} for c in conditions]}

@@ -15,8 +15,8 @@
 -- Output. sysbench's own per-second line and summary are printed exactly as sysbench prints
 -- them; besides them, one line a second and one at the end (after sysbench's summary):
 --
---   [ 1s ] tpcc: new_order 45 3.10ms payment 43 2.00ms order_status 4 0.90ms delivery 4 5.00ms stock_level 4 1.20ms rollbacks 0 retries 0
---   tpcc total: new_order 1234 3.10ms payment ... stock_level 51 1.20ms rollbacks 12 retries 3
+--   [ 1s ] tpcc: new_order 45 3.10ms payment 43 2.00ms order_status 4 0.90ms delivery 4 5.00ms stock_level 4 1.20ms rollbacks 0 retries 0 deadlocks 0
+--   tpcc total: new_order 1234 3.10ms payment ... stock_level 51 1.20ms rollbacks 12 retries 3 deadlocks 1
 --
 -- For each transaction type: how many finished (in that second; in the whole run for the
 -- total), new-orders rolled back on purpose included, and the 95th percentile of their
@@ -24,6 +24,7 @@
 -- rolled back on purpose (an unused item, 1%). retries: transactions rolled back and run again
 -- after a deadlock (1213), a lock wait timeout (1205) or 1020; these reach the script only if
 -- sysbench is told to ignore them (--mysql-ignore-errors, whose default is 1213,1020,1205).
+-- deadlocks: those of the retries that a deadlock (1213) caused.
 
 local ffi = require("ffi")
 local bit = require("bit")
@@ -405,7 +406,7 @@ sysbench.cmdline.commands = {
 -- to clean up) and leaves its address in an environment variable named with the process id;
 -- every state finds it there. Each worker writes only its own slot, so there are no atomics;
 -- the reporter sums the slots. A slot is SLOT doubles: the five counts, rollbacks, retries,
--- a spare, then a latency histogram per transaction type.
+-- deadlocks, then a latency histogram per transaction type.
 
 pcall(ffi.cdef, "void *mmap(void *addr, size_t length, int prot, int flags, int fd, long off);")
 pcall(ffi.cdef, "int setenv(const char *name, const char *value, int overwrite);")
@@ -414,7 +415,7 @@ pcall(ffi.cdef, "typedef struct { long tv_sec; long tv_nsec; } tpcc_timespec;")
 pcall(ffi.cdef, "int clock_gettime(int clk_id, tpcc_timespec *tp);")
 
 local PROT_RW, MAP_PRIVATE_ANON, CLOCK_MONOTONIC = 3, 0x22, 1
-local ROLLBACKS, RETRIES, HIST = 5, 6, 8
+local ROLLBACKS, RETRIES, DEADLOCKS, HIST = 5, 6, 7, 8
 local NB, MIN_MS, RATIO = 420, 0.01, 1.04   -- buckets from 10 us to 140 s, 4% wide
 local LOG_RATIO = math.log(RATIO)
 local SLOT = HIST + #TRANSACTIONS * NB
@@ -487,7 +488,8 @@ local function metrics_line(prefix, sum)
    for k, name in ipairs(TRANSACTIONS) do
       parts[#parts + 1] = format("%s %d %.2fms", name, sum[k - 1], p95(sum, k))
    end
-   parts[#parts + 1] = format("rollbacks %d retries %d", sum[ROLLBACKS], sum[RETRIES])
+   parts[#parts + 1] = format("rollbacks %d retries %d deadlocks %d", sum[ROLLBACKS],
+                              sum[RETRIES], sum[DEADLOCKS])
    return table.concat(parts, " ")
 end
 
@@ -786,6 +788,9 @@ local function execute(run, t)
          error(result, 0)   -- sysbench restarts the event or stops, as for any script
       end
       slot[RETRIES] = slot[RETRIES] + 1
+      if result.sql_errno == 1213 then
+         slot[DEADLOCKS] = slot[DEADLOCKS] + 1
+      end
    end
 end
 

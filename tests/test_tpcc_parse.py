@@ -183,3 +183,14 @@ def test_deadlocks_are_read_when_printed_and_none_in_older_output():
     assert tpcc.parse_interval(line + " 7") is None
     older = tpcc.summary(RUN, 6.0)["tpcc"]  # captured before deadlocks were counted apart
     assert "deadlocks" not in older and older["retries"] == 4
+
+
+def test_series_hold_every_second_of_each_type_padded_to_the_sampler():
+    intervals = tpcc.parse_intervals(RUN)
+    out = tpcc.series(RUN, len(intervals) + 2)
+    assert out["payment_per_s"][:len(intervals)] == [m.types["payment"].count for m in intervals]
+    assert out["delivery_p95_ms"][0] == intervals[0].types["delivery"].p95_ms
+    assert out["tpcc_retries"][-2:] == [None, None]
+    assert sum(out["tpcc_rollbacks"][:len(intervals)]) == sum(m.rollbacks for m in intervals)
+    assert "tpcc_deadlocks" not in out  # captured before deadlocks were counted apart
+    assert all(len(v) == len(intervals) + 2 for v in out.values())

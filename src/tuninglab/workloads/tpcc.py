@@ -199,13 +199,17 @@ def summary(text: str, seconds: float) -> dict:
 
 
 def series(text: str, n: int) -> dict:
-    """Per-second new-order TPM, retries and each type's p95 latency, n values each (padded
-    with None, like the other series)."""
+    """Second by second: new-order TPM, each type's count and p95 latency, the rollbacks,
+    retries and deadlocks; n values each (padded with None, like the other series)."""
     seconds = parse_intervals(text)[:n]
     pad = [None] * (n - len(seconds))
     out = {"new_order_tpm": [m.new_orders * 60 for m in seconds] + pad,
+           "tpcc_rollbacks": [m.rollbacks for m in seconds] + pad,
            "tpcc_retries": [m.retries for m in seconds] + pad}
+    if seconds and all(m.deadlocks is not None for m in seconds):
+        out["tpcc_deadlocks"] = [m.deadlocks for m in seconds] + pad
     for name in TRANSACTIONS:
+        out[f"{name}_per_s"] = [m.types[name].count for m in seconds] + pad
         out[f"{name}_p95_ms"] = [m.types[name].p95_ms for m in seconds] + pad
     return out
 

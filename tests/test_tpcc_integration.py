@@ -164,6 +164,36 @@ def test_lock_wait_timeouts_are_retried(db, run):
     assert_consistent(db.query)
 
 
+def test_deadlocks_are_retried_and_counted_apart(db, run):
+    # A session that has changed many rows (so InnoDB rolls back the payment, the lighter
+    # side) holds warehouse 1's districts, then asks for the warehouse a payment holds while
+    # it waits for its district: a deadlock, which the payment retries.
+    holder = pymysql.connect(unix_socket=str(db.socket), user="root", password="",
+                             autocommit=False)
+
+    def hold():
+        time.sleep(1)
+        with holder.cursor() as cur:
+            cur.execute("UPDATE tpcc.stock SET s_quantity = s_quantity + 1 "
+                        "WHERE s_w_id = 1 AND s_i_id <= 5000")
+            cur.execute("SELECT d_ytd FROM tpcc.district WHERE d_w_id = 1 FOR UPDATE")
+            time.sleep(0.5)
+            cur.execute("UPDATE tpcc.warehouse SET w_ytd = w_ytd WHERE w_id = 1")
+        holder.rollback()
+
+    try:
+        thread = threading.Thread(target=hold)
+        thread.start()
+        code, text = sysbench(tpcc.run_command(db.socket, 1, 2, 4))
+        thread.join()
+    finally:
+        holder.close()
+    assert code == 0, text
+    total = tpcc.parse_total(text)
+    assert total.deadlocks >= 1 and total.retries >= total.deadlocks
+    assert_consistent(db.query)
+
+
 def test_broken_ytd_fails_condition_1(db, run, uncommitted):
     uncommitted("UPDATE tpcc.district SET d_ytd = d_ytd + 1 WHERE d_w_id = 1 AND d_id = 3")
     results = {r.number: r for r in tpcc.check_consistency(uncommitted)}

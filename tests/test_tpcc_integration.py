@@ -137,59 +137,62 @@ def test_consistent_after_run(run):
     assert all(r.ok for r in run.consistency), run.consistency
 
 
-def test_lock_wait_timeouts_are_retried(db, run):
-    # A session holding warehouse 1 makes payments time out after 1 s; they roll back and retry.
-    db.query("SET GLOBAL innodb_lock_wait_timeout = 1")
+def run_beside(db, steps, threads=2):
+    """A 4 s run while another session (autocommit off) runs steps(cursor) a second in and
+    then rolls back. Returns the run's totals."""
     holder = pymysql.connect(unix_socket=str(db.socket), user="root", password="",
                              autocommit=False)
 
     def hold():
         time.sleep(1)
         with holder.cursor() as cur:
-            cur.execute("SELECT w_ytd FROM tpcc.warehouse WHERE w_id = 1 FOR UPDATE")
-        time.sleep(1.5)
+            steps(cur)
         holder.rollback()
 
     try:
         thread = threading.Thread(target=hold)
         thread.start()
-        code, text = sysbench(tpcc.run_command(db.socket, 1, 2, 4))
+        code, text = sysbench(tpcc.run_command(db.socket, 1, threads, 4))
         thread.join()
     finally:
         holder.close()
-        db.query("SET GLOBAL innodb_lock_wait_timeout = 50")
     assert code == 0, text
-    total = tpcc.parse_total(text)
+    return tpcc.parse_total(text)
+
+
+def test_lock_wait_timeouts_are_retried(db, run):
+    # A session holding warehouse 1 makes payments time out after 1 s; they roll back and retry.
+    def steps(cur):
+        cur.execute("SELECT w_ytd FROM tpcc.warehouse WHERE w_id = 1 FOR UPDATE")
+        time.sleep(1.5)
+
+    db.query("SET GLOBAL innodb_lock_wait_timeout = 1")
+    try:
+        total = run_beside(db, steps)
+    finally:
+        db.query("SET GLOBAL innodb_lock_wait_timeout = 50")
     assert total.retries > 0 and total.deadlocks == 0  # timeouts, counted apart from deadlocks
     assert_consistent(db.query)
 
 
 def test_deadlocks_are_retried_and_counted_apart(db, run):
     # A session that has changed many rows (so InnoDB rolls back the payment, the lighter
-    # side) holds warehouse 1's districts, then asks for the warehouse a payment holds while
-    # it waits for its district: a deadlock, which the payment retries.
-    holder = pymysql.connect(unix_socket=str(db.socket), user="root", password="",
-                             autocommit=False)
+    # side) holds warehouse 1's districts, waits until a payment (which has updated the
+    # warehouse) waits for its district, then asks for the warehouse: a deadlock, which the
+    # payment retries. 8 threads: some thread's first blocked transaction is a payment.
+    def steps(cur):
+        cur.execute("UPDATE tpcc.stock SET s_quantity = s_quantity + 1 "
+                    "WHERE s_w_id = 1 AND s_i_id <= 5000")
+        cur.execute("SELECT d_ytd FROM tpcc.district WHERE d_w_id = 1 FOR UPDATE")
+        for _ in range(40):
+            cur.execute("SELECT COUNT(*) FROM information_schema.innodb_trx WHERE trx_state "
+                        "= 'LOCK WAIT' AND trx_query LIKE 'UPDATE district SET d_ytd%'")
+            if cur.fetchone()[0]:
+                break
+            time.sleep(0.05)
+        cur.execute("UPDATE tpcc.warehouse SET w_ytd = w_ytd WHERE w_id = 1")
 
-    def hold():
-        time.sleep(1)
-        with holder.cursor() as cur:
-            cur.execute("UPDATE tpcc.stock SET s_quantity = s_quantity + 1 "
-                        "WHERE s_w_id = 1 AND s_i_id <= 5000")
-            cur.execute("SELECT d_ytd FROM tpcc.district WHERE d_w_id = 1 FOR UPDATE")
-            time.sleep(0.5)
-            cur.execute("UPDATE tpcc.warehouse SET w_ytd = w_ytd WHERE w_id = 1")
-        holder.rollback()
-
-    try:
-        thread = threading.Thread(target=hold)
-        thread.start()
-        code, text = sysbench(tpcc.run_command(db.socket, 1, 2, 4))
-        thread.join()
-    finally:
-        holder.close()
-    assert code == 0, text
-    total = tpcc.parse_total(text)
+    total = run_beside(db, steps, threads=8)
     assert total.deadlocks >= 1 and total.retries >= total.deadlocks
     assert_consistent(db.query)
 

@@ -75,17 +75,18 @@ def _chart(spec: dict) -> str:
             bars = _embed(figures.results_bars(docs, metric))
             if metric != results.metric(doc):
                 return bars
-            return bars + _host_view(docs, name, variant, "verdicts",
-                                     tables.verdicts(doc) + tables.functional(doc))
+            view, body = "verdicts", tables.verdicts(doc) + tables.functional(doc)
+            return bars + _host_view(docs, doc, name, variant, view, body)
         if kind == "io":
-            return _host_view(docs, name, variant, "io", _embed(figures.io_bars(doc)))
-        if kind == "trends":
-            return _host_view(docs, name, variant, "trends", tables.trends(doc))
-        if kind == "tpcc":
-            return _host_view(docs, name, variant, "tpcc", tables.tpcc(doc))
-        metric = spec["metric"]
-        return _host_view(docs, name, variant, f"series:{metric}",
-                          _embed(figures.series_lines(doc, metric)))
+            view, body = "io", _embed(figures.io_bars(doc))
+        elif kind == "trends":
+            view, body = "trends", tables.trends(doc)
+        elif kind == "tpcc":
+            view, body = "tpcc", tables.tpcc(doc)
+        else:
+            view, body = f"series:{spec['metric']}", _embed(figures.series_lines(doc,
+                                                                                 spec["metric"]))
+        return _host_view(docs, doc, name, variant, view, body)
     raise ValueError("kind must be results, series, io, trends, tpcc, historical, claims or "
                      f"kernels, got {kind!r}")
 
@@ -133,14 +134,14 @@ def _embed(figure: dict) -> str:
             f'{toggle}<div class="tl-plot"></div></div>')
 
 
-def _host_view(docs: list[dict], name: str, variant: str, view: str, body: str) -> str:
-    """A view of one host's result. With several hosts it gets a picker: the page fetches the
-    other hosts' views (hostviews) only when a reader picks one, and pickers of the same recipe
-    on a page follow each other."""
+def _host_view(docs: list[dict], shown: dict, name: str, variant: str, view: str,
+               body: str) -> str:
+    """A view of one host's result (shown). With several hosts it gets a picker: the page
+    fetches the other hosts' views (hostviews) only when a reader picks one, and pickers of
+    the same recipe on a page follow each other."""
     hosts = figures.latest_per_host(docs)
     if len(hosts) < 2:
         return body
-    shown = hostviews.shown_by_default(docs)
     e = html.escape
     return (f'<div class="tl-hostview" data-group="{e(hostviews.group_path(name, variant))}" '
             f'data-view="{e(view)}"><label class="tl-host-pick">Host: <select '

@@ -262,26 +262,7 @@ def _others_trace(host_traces: list, unit: str) -> tuple[dict, list | None]:
     """The hosts not drawn one by one, as one series: per setting, the median of their
     medians, the error bars spanning the middle half of the hosts (quartiles)."""
     xs = list(dict.fromkeys(x for trace, _ in host_traces for x in trace["x"]))
-
-    def spread(values_of):
-        ys, up, down, counts = [], [], [], []
-        for x in xs:
-            values = sorted(v for trace, divided in host_traces
-                            for v in values_of(trace, divided, x))
-            q1, median, q3 = _quartiles(values)
-            ys.append(median)
-            up.append(q3 - median)
-            down.append(median - q1)
-            counts.append(f"{len(values)} hosts")
-        return ys, up, down, counts
-
-    def raw(trace, _, x):
-        return [y for tx, y in zip(trace["x"], trace["y"]) if tx == x]
-
-    def normalised(trace, divided, x):
-        return [y for tx, y in zip(trace["x"], divided[0]) if tx == x] if divided else []
-
-    ys, up, down, counts = spread(raw)
+    ys, up, down, counts = _spread(xs, [(t["x"], t["y"]) for t, _ in host_traces])
     trace = {"type": "bar", "name": f"{len(host_traces)} other hosts (median)", "x": xs,
              "y": ys, "error_y": {"type": "data", "array": up, "arrayminus": down,
                                   "visible": True},
@@ -291,8 +272,25 @@ def _others_trace(host_traces: list, unit: str) -> tuple[dict, list | None]:
              "hovertemplate": _hovertemplate(unit, ".1f")}
     divided = None
     if all(d is not None for _, d in host_traces):
-        divided = list(spread(normalised)[:3])
+        divided = list(_spread(xs, [(t["x"], d[0]) for t, d in host_traces])[:3])
     return trace, divided
+
+
+def _spread(xs: list, hosts: list) -> tuple[list, list, list, list]:
+    """Per setting x, over the hosts' (xs, ys): the median, the error bars up to the quartiles,
+    and how many hosts have a value."""
+    by_x = {x: [] for x in xs}
+    for host_xs, host_ys in hosts:
+        for x, y in zip(host_xs, host_ys):
+            by_x[x].append(y)
+    ys, up, down, counts = [], [], [], []
+    for x in xs:
+        q1, median, q3 = _quartiles(sorted(by_x[x]))
+        ys.append(median)
+        up.append(q3 - median)
+        down.append(median - q1)
+        counts.append(f"{len(by_x[x])} hosts")
+    return ys, up, down, counts
 
 
 def _quartiles(values: list[float]) -> tuple[float, float, float]:
@@ -335,7 +333,7 @@ def series_lines(doc: dict, metric: str) -> dict:
     traces = []
     for point in doc["points"]:
         run = point["runs"][0]
-        values = DERIVED[metric](run["series"]) if metric in DERIVED else run["series"].get(metric)
+        values = series_values(run["series"], metric)
         if values is None:
             continue
         traces.append({"type": "scatter", "mode": "lines", "name": esc(point["value"]),
@@ -345,6 +343,11 @@ def series_lines(doc: dict, metric: str) -> dict:
         "xaxis": {"title": {"text": "seconds into the measured phase"}},
         "yaxis": {"title": {"text": f"{label} ({unit})"}},
         "legend": {"orientation": "h", "y": -0.25}}}
+
+
+def series_values(series: dict, metric: str) -> list | None:
+    """A run's per-second values of a metric: stored, or derived from others (DERIVED)."""
+    return DERIVED[metric](series) if metric in DERIVED else series.get(metric)
 
 
 def historical_source(slug: str, base: Path = HISTORICAL_DIR) -> dict:
@@ -448,7 +451,7 @@ def by_kernel(data_dir: Path = DATA_DIR) -> list[dict]:
     """Every result file grouped by the kernel its runs measured on: the host's, or the lab
     VM's guest kernel (with its accelerator). Newest first within a kernel."""
     groups = {}
-    for directory in _result_dirs(data_dir):
+    for directory in result_dirs(data_dir):
         for doc in results_for(directory.name, variant=None, data_dir=data_dir):
             labs = [r["lab"] for p in doc["points"] for r in p["runs"] if "lab" in r]
             kernels = {(lab.get("kernel", "?"), f"lab VM ({lab['accelerator']})")
@@ -464,7 +467,8 @@ def by_kernel(data_dir: Path = DATA_DIR) -> list[dict]:
             for _, g in sorted(groups.items(), key=lambda kv: kv[0])]
 
 
-def _result_dirs(data_dir: Path) -> list[Path]:
+def result_dirs(data_dir: Path) -> list[Path]:
+    """A data directory's recipe directories (the transcribed sources are not results)."""
     return sorted(p for p in Path(data_dir).iterdir() if p.is_dir() and p.name != "historical")
 
 
@@ -474,7 +478,7 @@ def results_index(data_dir: Path | None = None) -> list[dict]:
     200 characters: a table row, not the file."""
     data_dir = data_dir or DATA_DIR  # at call time, so a test can point it elsewhere
     rows = []
-    for directory in _result_dirs(data_dir):
+    for directory in result_dirs(data_dir):
         for doc in sorted(results_for(directory.name, variant=None, data_dir=data_dir,
                                       listing=True), key=_started, reverse=True):
             contribution = doc.get("contribution")

@@ -44,11 +44,8 @@ def shown_by_default(docs: list[dict]) -> dict:
 def series_metrics(doc: dict) -> list[str]:
     """The charted metrics this result has a per-second series of (in its first repeats)."""
     series = [p["runs"][0].get("series") or {} for p in doc["points"]]
-
-    def measured(metric, s):
-        values = figures.DERIVED[metric](s) if metric in figures.DERIVED else s.get(metric)
-        return any(v is not None for v in values or [])
-    return [m for m in figures.METRICS if any(measured(m, s) for s in series)]
+    return [m for m in figures.METRICS
+            if any(v is not None for s in series for v in figures.series_values(s, m) or [])]
 
 
 def views(doc: dict) -> dict:
@@ -77,8 +74,7 @@ def write(site_dir: Path, data_dir: Path) -> dict:
     """Every recipe's and variant's host files under site_dir. Returns counts and the size of
     the largest file, for the scale bench."""
     written, largest = 0, 0
-    for directory in sorted(p for p in Path(data_dir).iterdir()
-                            if p.is_dir() and p.name != "historical"):
+    for directory in figures.result_dirs(data_dir):
         docs = figures.results_for(directory.name, variant=None, data_dir=data_dir)
         for variant in sorted({d.get("variant", "") for d in docs}):
             group = [d for d in docs if d.get("variant", "") == variant]

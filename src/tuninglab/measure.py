@@ -33,12 +33,7 @@ def oltp(server, disks, workload, measure, dataset, clock, aside=(), extra=None)
         check_tpcc_dataset(server, dataset)
 
     def command(seconds):
-        if workload.tool == "tpcc":
-            return tpcc.run_command(server.socket, dataset.warehouses, workload.threads, seconds,
-                                    dict(workload.options).get("active_warehouses", 0))
-        return sysbench.run_command(server.socket, workload.script, dataset.tables,
-                                    dataset.table_size, workload.threads, seconds,
-                                    workload.options)
+        return run_command(server.socket, workload, dataset, seconds)
 
     if measure.warmup > 0:
         clock.phase("warm-up", measure.warmup)
@@ -58,6 +53,15 @@ def oltp(server, disks, workload, measure, dataset, clock, aside=(), extra=None)
         series.update(tpcc.series(measured.text, len(series["t"])))
         summary["tpcc"]["consistency"] = tpcc.consistency(server.query)
     return summary, series, sampler.totals
+
+
+def run_command(socket, workload, dataset, seconds) -> list[str]:
+    """The timed workload's command line: a sysbench script, or the TPC-C-like workload."""
+    if workload.tool == "tpcc":
+        return tpcc.run_command(socket, dataset.warehouses, workload.threads, seconds,
+                                dict(workload.options).get("active_warehouses", 0))
+    return sysbench.run_command(socket, workload.script, dataset.tables, dataset.table_size,
+                                workload.threads, seconds, workload.options)
 
 
 # Connections beside the workload's threads: the sampler's and the engine's own queries.

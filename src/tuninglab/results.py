@@ -11,8 +11,8 @@ from pathlib import Path
 
 import jsonschema
 
-from . import stats, timeseries
-from .workloads import scan, sysbench, tpcc
+from . import measure, stats, timeseries
+from .workloads import scan, sysbench
 from .workdir import PROJECT_DIR, atomic_write_json
 
 SCHEMA_VERSION = 1
@@ -95,13 +95,8 @@ def dataset_description(d) -> dict:
 def workload_description(e) -> dict:
     """The baseline point's workload (a workload.* sweep changes one option per point)."""
     w, d = e.workload_for(e.sweep.baseline), e.dataset
-    if w.tool == "tpcc":
-        command = tpcc.run_command("SOCKET", d.warehouses, w.threads, e.measure.duration,
-                                   dict(w.options).get("active_warehouses", 0))
-        command = [a.replace(str(sysbench.LUA_DIR), "tuninglab/workloads/lua") for a in command]
-    elif w.timed:
-        command = sysbench.run_command("SOCKET", w.script, d.tables, d.table_size, w.threads,
-                                       e.measure.duration, w.options)
+    if w.timed:
+        command = measure.run_command("SOCKET", w, d, e.measure.duration)
         # A project script's path without the checkout's location, which may name the user.
         command = [a.replace(str(sysbench.LUA_DIR), "tuninglab/workloads/lua") for a in command]
     else:

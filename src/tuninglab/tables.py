@@ -76,11 +76,11 @@ def tpcc(doc: dict) -> str:
         runs = [r["summary"]["tpcc"] for r in p["runs"] if "tpcc" in r["summary"]]
         if not runs:
             continue
+        totals = [max(1, sum(x["count"] for x in t["transactions"].values())) for t in runs]
         cells = []
         for name, _ in TPCC_TYPES:
-            share = statistics.median([100 * t["transactions"][name]["count"] /
-                             max(1, sum(x["count"] for x in t["transactions"].values()))
-                             for t in runs])
+            share = statistics.median([100 * t["transactions"][name]["count"] / total
+                                       for t, total in zip(runs, totals)])
             p95 = statistics.median([t["transactions"][name]["latency_p95_ms"] for t in runs])
             cells.append(f"<td>{share:.1f}% · {p95:g} ms</td>")
         rollbacks = statistics.median([t["rollbacks"] for t in runs])

@@ -96,9 +96,7 @@ def _load_tpcc(server, dataset, threads: int) -> None:
     """Warehouses loaded in parallel, then checked: a template that breaks the spec's
     consistency conditions would make every run's result invalid, so it is not kept."""
     w = dataset.warehouses
-    server.query(tpcc.CREATE_DATABASE)
-    sysbench.prepare(tpcc.create_command(server.socket, w))
-    sysbench.prepare(tpcc.prepare_command(server.socket, w, min(threads, w, os.cpu_count() or 1)))
+    tpcc.load(server, w, threads)
     state = tpcc.dataset_state(server.query)
     if state != (tpcc.SCHEMA_VERSION, w):
         raise UserError(f"the TPC-C-like load did not finish: the dataset reads as {state}, "

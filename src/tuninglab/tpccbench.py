@@ -3,7 +3,6 @@ directory: how fast the loader fills warehouses (target: 10 in at most 3 minutes
 small shape's new-order TPM at 4 threads (transactions on 1 of the warehouses, in a buffer pool
 that holds them)."""
 
-import os
 import shutil
 import time
 
@@ -39,12 +38,9 @@ def run(say=print, warehouses: int = WAREHOUSES, seconds: int = SECONDS) -> dict
 
 def _load(binary, base, warehouses: int) -> tuple[float, int]:
     """The template builder's settings and thread count, timed from create to loaded."""
-    threads = min(THREADS, warehouses, os.cpu_count() or 1)
     with srv.Server(binary, base, base / "data", template.LOAD_SETTINGS) as server:
-        server.query(tpcc.CREATE_DATABASE)
         started = time.monotonic()
-        sysbench.prepare(tpcc.create_command(server.socket, warehouses))
-        sysbench.prepare(tpcc.prepare_command(server.socket, warehouses, threads))
+        threads = tpcc.load(server, warehouses, THREADS)
         load_s = time.monotonic() - started
         server.stop(slow=True)
     return load_s, threads

@@ -7,6 +7,7 @@ The dataset lives in its own database, DATABASE, made by the caller (CREATE_DATA
 create. A load is: cleanup (if anything is there), create (one thread: the tables and the
 tpcc_meta row), prepare (parallel: thread i loads warehouses i+1, i+1+T, ...)."""
 
+import os
 import re
 from dataclasses import asdict, dataclass
 
@@ -111,6 +112,16 @@ def run_command(socket, warehouses, threads, seconds, active_warehouses=0) -> li
         f"--active-warehouses={active_warehouses}", f"--time={int(round(seconds))}",
         "--report-interval=1", "--percentile=95", "--events=0",
         f"--mysql-ignore-errors={IGNORE_ERRORS}", "run"]
+
+
+def load(server, warehouses: int, threads: int) -> int:
+    """W warehouses into a server without the dataset (its database made here), by up to
+    `threads` loaders in parallel (no more than W or the CPUs). Returns how many loaded."""
+    threads = min(threads, warehouses, os.cpu_count() or 1)
+    server.query(CREATE_DATABASE)
+    sysbench.prepare(create_command(server.socket, warehouses))
+    sysbench.prepare(prepare_command(server.socket, warehouses, threads))
+    return threads
 
 
 # The dataset -------------------------------------------------------------------------------

@@ -7,11 +7,16 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import datacheck, plan as planner, recipe as recipes, results, runner, stats, template
-from . import workdir as workdir_mod
-from .errors import UserError
-from .report import table
-from .units import human_seconds
+from tuninglab import files
+from tuninglab.contrib import check
+from tuninglab.engine import datadir, runner
+from tuninglab.engine import workdir as workdir_mod
+from tuninglab.errors import UserError
+from tuninglab.recipes import plan as planner
+from tuninglab.recipes import recipe as recipes
+from tuninglab.results import document, stats
+from tuninglab.results.report import table
+from tuninglab.units import human_seconds
 
 
 def say(message: str = "") -> None:
@@ -73,8 +78,8 @@ def recipe_list(recipes_dir=recipes.RECIPES_DIR, say=print):
 
 def data_check(paths, say=print):
     """Check result files (datacheck): one line per problem naming the file and the JSON path."""
-    files = datacheck.result_files(paths)
-    problems = datacheck.check_paths(files)
+    files = check.result_files(paths)
+    problems = check.check_paths(files)
     for line in problems:
         say(line)
     say(f"{plural(len(files), 'result file')} checked, {plural(len(problems), 'problem')}")
@@ -85,8 +90,8 @@ def data_check(paths, say=print):
 def data_submit(path, description=None, keep_paths=False, data_dir=None, say=print):
     """Prepare a result file for a pull request (submit.py): check it, replace the paths that
     name the user, mark it contributed, write it into data/<recipe>/, print the git commands."""
-    from . import submit
-    submit.submit(path, description, keep_paths, Path(data_dir) if data_dir else results.DATA_DIR,
+    from tuninglab.contrib import submit
+    submit.submit(path, description, keep_paths, Path(data_dir) if data_dir else document.DATA_DIR,
                   say)
 
 
@@ -95,26 +100,26 @@ def plural(n: int, noun: str) -> str:
 
 
 def docs_build(site_dir=None, say=print):
-    from . import site
-    out = site.build(Path(site_dir) if site_dir else site.SITE_DIR)
+    from tuninglab.site import builder
+    out = builder.build(Path(site_dir) if site_dir else builder.SITE_DIR)
     say(f"site built: open {out.resolve() / 'index.html'} "
         "(or `invoke docs.serve` for http://127.0.0.1:8000)")
 
 
 def docs_serve(address):
-    from . import site
-    site.serve(address)
+    from tuninglab.site import builder
+    builder.serve(address)
 
 
 def lab_check(workdir=None, say=print):
-    from .storage import check
-    say(check.report(Path(workdir) if workdir else workdir_mod.default()))
+    from tuninglab.engine.storage import check
+    say(check.report(Path(workdir) if workdir else files.default_workdir()))
 
 
 def lab_clean(workdir=None, say=print):
     """Remove what a killed run left: its servers, then its mounts, loop devices and files."""
-    from .storage import sandbox
-    wd = (Path(workdir) if workdir else workdir_mod.default()).resolve()
+    from tuninglab.engine.storage import sandbox
+    wd = (Path(workdir) if workdir else files.default_workdir()).resolve()
     if not wd.exists():
         say(f"nothing to clean: {wd} does not exist")
         return
@@ -143,17 +148,17 @@ def bench(only=None, say=print):
         say("== lab VM")
         bench_vm(say)
     if only in (None, "site"):
-        from . import sitebench
+        from tuninglab.bench import site
         say("== site")
-        sitebench.run(say)
+        site.run(say)
     if only in (None, "scale"):
-        from . import scalebench
+        from tuninglab.bench import scale
         say("== site with 1,000 contributed results")
-        scalebench.run(say)
+        scale.run(say)
     if only in (None, "tpcc"):
-        from . import tpccbench
+        from tuninglab.bench import tpcc
         say("== TPC-C-like workload")
-        tpccbench.run(say)
+        tpcc.run(say)
     if only in (None, "engine"):
         say("== engine")
         bench_engine(say)
@@ -162,15 +167,15 @@ def bench(only=None, say=print):
 def bench_sandbox(say=print):
     """Setting up one sandboxed point: loop device, mkfs, mount, and the disk-bound template
     copied onto it (target: at most 5 s for a 2 GB sandbox), per filesystem."""
-    from .storage.sandbox import Sandbox, Spec, require_root
+    from tuninglab.engine.storage.sandbox import Sandbox, Spec, require_root
     require_root("the sandbox benchmark")
     plan, binary = runner.prepare("filesystems", runner.Options(profile="quick"))
     data = _template_for(plan, binary, say)
-    with workdir_mod.held(workdir_mod.default()) as wd:
+    with workdir_mod.held(files.default_workdir()) as wd:
         for fs in ("ext4", "xfs", "btrfs"):
             started = time.monotonic()
             with Sandbox(wd, Spec(filesystem=fs, size="2G"), name=f"bench-{fs}") as box:
-                template.clone(data, box.mountpoint / "data")
+                datadir.clone(data, box.mountpoint / "data")
                 seconds = time.monotonic() - started
             say(f"{fs} sandbox setup with the {workdir_mod.dir_bytes(data) / 2**20:.0f} MiB datadir: "
                 f"{seconds:.2f}s, {seconds / 5:.2f} of the 5 s target")
@@ -179,8 +184,8 @@ def bench_sandbox(say=print):
 def bench_vm(say=print):
     """The lab VM: image build cold (in a scratch directory) and cached, an empty boot, and
     one RAID run's overhead over its workload (boot, array, copy, server start)."""
-    from .lab import image, qemu
-    scratch = Path(tempfile.mkdtemp(prefix="bench-vm-", dir=workdir_mod.default()))
+    from tuninglab.engine.lab import image, qemu
+    scratch = Path(tempfile.mkdtemp(prefix="bench-vm-", dir=files.default_workdir()))
     try:
         started = time.monotonic()
         image.ensure(scratch, say=lambda _line: None)
@@ -214,8 +219,8 @@ def bench_vm(say=print):
 
 def _template_for(plan, binary, say) -> Path:
     """Build (or find) the plan's template first, so benchmarks time only what they measure."""
-    with workdir_mod.held(workdir_mod.default()) as wd:
-        return template.ensure(wd, binary, plan.experiment.dataset,
+    with workdir_mod.held(files.default_workdir()) as wd:
+        return datadir.ensure(wd, binary, plan.experiment.dataset,
                                plan.experiment.workload.threads, say)
 
 
@@ -238,7 +243,7 @@ def bench_engine(say=print):
     wall = time.monotonic() - started
     doc = json.loads(Path(path).read_text())
     workload = len(plan.runs) * (m.warmup + m.duration)
-    base = stats.Summary(**results.point(doc, doc["sweep"]["baseline"])["stats"]["tps"])
+    base = stats.Summary(**document.point(doc, doc["sweep"]["baseline"])["stats"]["tps"])
     say(f"wall time {wall:.1f}s, of which warm-up + measured {workload:.0f}s")
     say(f"harness overhead: {(wall - workload) / wall:.3f} of wall time (target <= 0.10)")
     say(f"quick profile time: {wall / 300:.2f} of the 5-minute budget (target <= 1.00)")

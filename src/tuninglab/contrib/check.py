@@ -1,0 +1,348 @@
+"""Checks a result file before it joins data/: that it is a small JSON object, matches the
+schema, names a recipe and a version of it that exist, holds sane values and plain text, and sits
+where document.final_path puts it. Every problem is one line:
+'<file>: <json path>: <what is wrong>; expected <what>'.
+"""
+
+import datetime as dt
+import hashlib
+import json
+import math
+import re
+import subprocess
+import unicodedata
+from functools import lru_cache
+from itertools import islice
+from pathlib import Path
+
+from tuninglab.errors import UserError
+from tuninglab.recipes import recipe
+from tuninglab.results import document
+
+MAX_BYTES = 20_000_000          # a full run is ~1 MB; more is not a result
+MAX_TEXT = 2_000                # characters in any string of the document...
+MAX_RECIPE_TEXT = 64 * 1024     # ...but recipe/text, the whole recipe file (UTF-8 bytes)
+SAMPLE_SLACK = 2                # series samples more or fewer than plan/duration_s
+MAX_LINE = 400                  # a problem line is cut in the middle beyond this
+
+
+# --- entry points -------------------------------------------------------------------------------
+
+def result_files(paths=()) -> list[Path]:
+    """The files to check: directories expand to their *.json except historical/ (CSV sources);
+    default data/."""
+    files = []
+    for p in [Path(p) for p in paths] or [document.DATA_DIR]:
+        if p.is_dir():
+            files += sorted(f for f in p.rglob("*.json")
+                            if "historical" not in f.relative_to(p).parts)
+        else:
+            files.append(p)  # a missing or odd path is reported by check_file
+    return files
+
+
+def check_paths(paths=()) -> list[str]:
+    return [line for path in result_files(paths) for line in check_file(path)]
+
+
+def check_file(path) -> list[str]:
+    """Every problem of one result file as a line; empty when it may join data/."""
+    path = Path(path)
+    doc, problems = load(path)
+    if doc is not None:
+        schema = document.validate(doc)
+        problems = check_text(doc) + schema
+        if not schema:  # the deeper checks need a document of the schema's shape
+            for check in (check_recipe, check_numbers, check_repeats, check_series,
+                          check_times, check_points):
+                problems += check(doc)
+            problems += check_location(doc, path)
+    return [one_line(f"{path}: {problem}") for problem in problems]
+
+
+# --- the file -----------------------------------------------------------------------------------
+
+class NonFinite:
+    """NaN, Infinity or -Infinity: Python's json reads them, JSON has none."""
+
+    def __init__(self, token):
+        self.token = token
+
+
+def load(path: Path) -> tuple[dict | None, list[str]]:
+    """The document, or None and why the file is not one."""
+    if not path.exists():
+        return None, [at("(file)", "no such file; expected a result file")]
+    if path.is_symlink() or not path.is_file():  # never follow a link or read a device
+        return None, [at("(file)", "not a regular file; expected a result file")]
+    size = path.stat().st_size
+    if size > MAX_BYTES:
+        return None, [at("(file)", f"{size:,} bytes; expected at most 20 MB "
+                                   f"({MAX_BYTES:,} bytes)")]
+    try:
+        doc = json.loads(path.read_bytes().decode("utf-8"), parse_constant=NonFinite)
+    except UnicodeDecodeError as exc:
+        return None, [at("(file)", f"not UTF-8 (byte {exc.start}); expected UTF-8 JSON")]
+    except json.JSONDecodeError as exc:
+        return None, [at("(file)", f"not JSON: {exc.msg} at line {exc.lineno} column "
+                                   f"{exc.colno}; expected a JSON document")]
+    except (ValueError, RecursionError) as exc:  # a 5000-digit number, deep nesting
+        return None, [at("(file)", f"not JSON this checker reads: {exc}; "
+                                   "expected a JSON document")]
+    if not isinstance(doc, dict):
+        return None, [at("(top)", f"a JSON {type(doc).__name__}; expected an object")]
+    bad = [at(key, f"{value.token}; expected a finite number (JSON has no NaN or Infinity)")
+           for key, value in walk(doc) if isinstance(value, NonFinite)]
+    bad += [at(key, f"{value!r} (a number too large for a float); expected a finite number")
+            for key, value in walk(doc) if isinstance(value, float) and not math.isfinite(value)]
+    return (None, bad) if bad else (doc, [])
+
+
+# --- text ---------------------------------------------------------------------------------------
+
+def check_text(doc: dict) -> list[str]:
+    """Every string, keys included: not too long, no control characters (they would forge lines
+    of a terminal or a CI log), no lone surrogates (not text)."""
+    problems = []
+    for path, value in walk(doc):
+        if isinstance(value, dict):
+            problems += [at(path + (key,), f"the key {problem}")
+                         for key in value for problem in text_problems(key, MAX_TEXT)]
+        elif isinstance(value, str):
+            is_recipe = path == ("recipe", "text")
+            problems += [at(path, problem) for problem in
+                         text_problems(value, MAX_RECIPE_TEXT if is_recipe else MAX_TEXT,
+                                       in_bytes=is_recipe)]
+    return problems
+
+
+def text_problems(text: str, limit: int, in_bytes=False) -> list[str]:
+    problems = []
+    size = len(text.encode("utf-8", "surrogatepass")) if in_bytes else len(text)
+    if size > limit:
+        unit = "bytes" if in_bytes else "characters"
+        problems.append(f"{size:,} {unit}; expected at most {limit:,}")
+    for i, c in enumerate(text):
+        kind = unicodedata.category(c)
+        if kind == "Cs" or kind == "Cc" and c not in "\n\t":
+            what = "lone surrogate" if kind == "Cs" else "control character"
+            problems.append(f"{what} U+{ord(c):04X} at character {i}; expected text without "
+                            "control characters (newline and tab are fine)")
+            break
+    return problems
+
+
+# --- the recipe and its version -----------------------------------------------------------------
+
+def check_recipe(doc: dict) -> list[str]:
+    """The recipe and variant exist, the text is the one hashed, and the hash is a version of
+    the recipe: the current file or a committed one (results keep the version they ran)."""
+    name, text, sha = (doc["recipe"][k] for k in ("name", "text", "sha256"))
+    if name not in recipe.list_names():
+        return [at("recipe/name", f"no recipe {name!r}: recipes/{name}/recipe.toml does not "
+                                  "exist; expected a recipe in recipes/ (invoke recipe.list)")]
+    problems = check_variant(name, doc.get("variant", ""))
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    if digest != sha:
+        return problems + [at("recipe/sha256", f"{sha} is not the sha256 of recipe/text "
+                                               f"({digest}); expected the two to match")]
+    versions, why_not_all = known_versions(name)
+    if sha not in versions:
+        where = f"recipes/{name}/recipe.toml"
+        if why_not_all:
+            problems.append(at("recipe/sha256", f"{sha} is not the current {where}, and cannot "
+                                                f"check older versions: {why_not_all}"))
+        else:
+            problems.append(at("recipe/sha256", f"{sha} is no version of {where}; expected "
+                                                "the current file or one in its git history"))
+    return problems
+
+
+def check_variant(name: str, variant: str) -> list[str]:
+    try:
+        variants = [r.variant for r in recipe.load_all(name)]
+    except UserError as exc:
+        return [at("recipe/name", f"the recipe does not load ({exc}); expected a valid recipe")]
+    if variant in variants:
+        return []
+    choices = ", ".join(repr(v) + (" (the main experiment)" if not v else "") for v in variants)
+    return [at("variant", f"recipe {name} has no variant {variant!r}; expected one of: "
+                          f"{choices}")]
+
+
+@lru_cache(maxsize=None)
+def known_versions(name: str) -> tuple[frozenset, str | None]:
+    """The sha256 of the recipe file as it is and of each version in its git history (across
+    renames), and why the history could not be read in full, if it could not."""
+    path = recipe.recipe_path(name)
+    hashes = {hashlib.sha256(path.read_bytes()).hexdigest()}
+    why = None
+    try:
+        if _git(path.parent, "rev-parse", "--is-shallow-repository").strip() == b"true":
+            why = "shallow clone; fetch the full history (git fetch --unshallow)"
+        log = _git(path.parent, "log", "--format=%H", "--name-only", "--follow", "--",
+                   path.name).decode()
+        rev = None
+        for line in filter(None, log.splitlines()):
+            if re.fullmatch(r"[0-9a-f]{40}", line):
+                rev = line
+            else:  # the file's path (from the top of the repository) in that commit
+                hashes.add(hashlib.sha256(_git(path.parent, "show", f"{rev}:{line}"))
+                           .hexdigest())
+    except FileNotFoundError:
+        why = "git is not installed"
+    except subprocess.CalledProcessError as exc:
+        why = "git failed: " + (exc.stderr.decode(errors="replace").strip().splitlines()
+                                or ["?"])[0]
+    return frozenset(hashes), why
+
+
+def _git(cwd: Path, *args) -> bytes:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=True).stdout
+
+
+# --- values -------------------------------------------------------------------------------------
+
+def check_numbers(doc: dict) -> list[str]:
+    """A run's summary and series hold throughputs, latencies, counts, bytes, times and
+    percentages: none can be negative."""
+    return [at(key, f"{value!r} is negative; expected a number >= 0")
+            for run_path, run in runs(doc)
+            for part in ("summary", "series")
+            for key, value in walk(run[part], (*run_path, part))
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0]
+
+
+def check_repeats(doc: dict) -> list[str]:
+    n = doc["plan"]["repeats"]
+    problems = []
+    for i, point in enumerate(doc["points"]):
+        got = sorted(run["repeat"] for run in point["runs"])
+        if len(got) == n and got == list(range(1, n + 1)):
+            continue
+        count = n - len({r for r in got if r <= n})
+        first = islice((r for r in range(1, n + 1) if r not in got), 5)  # n may be a billion
+        missing = f", missing {', '.join(map(str, first))}{' ...' if count > 5 else ''}" \
+            if count else ""
+        problems.append(at(("points", i, "runs"),
+                           f"repeats {', '.join(map(str, got)) or 'none'}{missing}; expected 1 "
+                           f"to {n} once each (plan/repeats)"))
+    return problems
+
+
+def check_series(doc: dict) -> list[str]:
+    """One sample a second: every series as long as series/t, and about plan/duration_s of
+    them (a scan is untimed: duration 0, no samples or a stray one)."""
+    duration = doc["plan"]["duration_s"]
+    problems = []
+    for run_path, run in runs(doc):
+        series = run["series"]
+        n = len(series["t"])
+        problems += [at((*run_path, "series", key), f"{len(values)} samples; expected {n}, one "
+                                                    "per entry of series/t")
+                     for key, values in series.items() if len(values) != n]
+        if abs(n - duration) > SAMPLE_SLACK:
+            low, high = max(0, duration - SAMPLE_SLACK), duration + SAMPLE_SLACK
+            problems.append(at((*run_path, "series", "t"),
+                               f"{n} samples for a {duration:g} s run; expected {low:g} to "
+                               f"{high:g} (plan/duration_s, one a second)"))
+    return problems
+
+
+def check_times(doc: dict) -> list[str]:
+    """started <= each run's started <= its finished <= finished."""
+    if doc["finished"] is None:
+        return [at("finished", "null; expected the time the run finished (only finished "
+                               "results belong in data/)")]
+    problems = []
+    for run_path, run in runs(doc):
+        chain = [(("started",), doc["started"]), ((*run_path, "started"), run["started"]),
+                 ((*run_path, "finished"), run["finished"]), (("finished",), doc["finished"])]
+        times = [parse_time(value) for _, value in chain]
+        problems += [at(key, f"{value!r} is not a date-time with a time zone; expected one "
+                             "like 2026-11-21T23:38:47+00:00")
+                     for (key, value), t in zip(chain, times) if t is None]
+        for (earlier, early), (later, late), a, b in zip(chain, chain[1:], times, times[1:]):
+            if a and b and a > b:
+                problems.append(at(later, f"{late} is before {fmt(earlier)} {early}; expected "
+                                          "started <= each run's started <= its finished <= "
+                                          "finished"))
+    return problems
+
+
+def parse_time(value: str) -> dt.datetime | None:
+    try:
+        t = dt.datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return t if t.tzinfo else None
+
+
+def check_points(doc: dict) -> list[str]:
+    """Point ids are unique (runs and charts find points by id) and the baseline is one."""
+    problems, first = [], {}
+    for i, point in enumerate(doc["points"]):
+        if point["id"] in first:
+            problems.append(at(("points", i, "id"), f"{point['id']!r} is also points/"
+                                                    f"{first[point['id']]}/id; expected unique "
+                                                    "point ids"))
+        first.setdefault(point["id"], i)
+    baseline = doc["sweep"]["baseline"]
+    if baseline not in first:
+        problems.append(at("sweep/baseline", f"{baseline!r} is no point; expected one of: "
+                                             f"{', '.join(map(repr, first))}"))
+    return problems
+
+
+# --- the file's place ---------------------------------------------------------------------------
+
+def check_location(doc: dict, path: Path) -> list[str]:
+    """data/<recipe>/<name>.json as document.final_path names it: a file cannot pose as another
+    recipe's result, nor hide under another name."""
+    expected = document.final_path(doc, Path("data"))
+    if (path.parent.name, path.name) == (expected.parent.name, expected.name):
+        return []
+    return [at("(top)", f"the file is {path.parent.name}/{path.name}; expected {expected} "
+                        "(document.final_path: recipe/name, started, host/id, profile, variant)")]
+
+
+# --- helpers ------------------------------------------------------------------------------------
+
+def walk(value, path=()):
+    """(path, value) of every value in document order, iteratively: a deeply nested file must
+    not overflow the stack."""
+    stack = [(tuple(path), value)]
+    while stack:
+        path, value = stack.pop()
+        yield path, value
+        if isinstance(value, dict):
+            stack += reversed([((*path, k), v) for k, v in value.items()])
+        elif isinstance(value, list):
+            stack += reversed([((*path, i), v) for i, v in enumerate(value)])
+
+
+def runs(doc: dict):
+    for i, point in enumerate(doc["points"]):
+        for j, run in enumerate(point["runs"]):
+            yield ("points", i, "runs", j), run
+
+
+def fmt(path) -> str:
+    """A JSON path as document.validate writes it: points/0/runs/1, (top) for the document."""
+    if isinstance(path, str):
+        return path
+    return "/".join(map(str, path)) or "(top)"
+
+
+def at(path, message: str) -> str:
+    return f"{fmt(path)}: {message}"
+
+
+def one_line(text: str) -> str:
+    """Control characters escaped (a line cannot forge another, nor a terminal's colours) and a
+    long line cut in the middle, keeping the file, the path and what was expected."""
+    text = "".join(c.encode("unicode_escape").decode("ascii")
+                   if unicodedata.category(c) in ("Cc", "Cf", "Cs") else c for c in text)
+    if len(text) > MAX_LINE:
+        text = text[:MAX_LINE * 2 // 3] + " ... " + text[-MAX_LINE // 3:]
+    return text

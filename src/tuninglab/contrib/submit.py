@@ -1,0 +1,246 @@
+"""Prepares a result file for a pull request (invoke data.submit): checks it, removes what names
+the user, marks it as contributed, writes it into data/<recipe>/ and prints the git commands. It
+runs no git command itself.
+
+The path rule, on every string of the document but the recipe text (hashed, so never changed):
+- under a work directory -> "<workdir>/...": this command's ($TUNINGLAB_WORKDIR or ./work) and
+  the run's own, read from the result (the directory holding its runs/ or sandboxes/); what lies
+  below it the engine named (runs, sandboxes/storage.filesystem=ext4-r1.img, ...);
+- under a home directory ($HOME, /home/NAME, /root) -> "~/...";
+- anything else is kept: system paths (/usr/sbin/mariadbd, /dev/loop3, /proc, /sys) say what ran
+  where. Other paths outside system directories are listed, for the contributor to look at.
+--keep-paths keeps every path. Options and variables that look like secrets
+(--mysql-password=..., API_TOKEN=...) lose their value in any case.
+"""
+
+import json
+import os
+import re
+import shlex
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+from tuninglab import files
+from tuninglab.contrib import check
+from tuninglab.errors import UserError
+from tuninglab.results import document
+
+MAX_DESCRIPTION = 500
+TOOL = "data.submit"
+SYSTEM = ("/usr/", "/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/etc/", "/dev/", "/proc/",
+          "/sys/", "/run/", "/var/", "/opt/", "/boot/", "/tmp/")
+# A path begins a string or follows a space, a quote or an option's '=' or ':'
+# ("--datadir=/home/a", "root=/dev/vda"), and a directory ends at '/' or where the path does.
+START = r"(?:^|(?<=[\s'\"=:,;(]))"
+END = r"(?=[/\s'\",;:)]|$)"
+HOMES = re.compile(START + r"(?:/home/[^/\s'\",;:]+|/root)" + END)
+PATH = re.compile(START + r"/[^\s'\",;:]+")
+RUN_WORKDIR = re.compile(r"(/.+?)/(?:runs|sandboxes)(?:/|$)")  # the engine's own layout
+SECRET = re.compile(r"((?<![\w-])[A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TOKEN|API_KEY)[A-Z0-9_]*="
+                    r"|--[\w-]*password=)[^\s'\"]+")
+
+
+def submit(path, description=None, keep_paths=False, data_dir=document.DATA_DIR,
+           say=print) -> Path:
+    """Prepare the result at path and write it into data_dir/<recipe>/; the written file."""
+    description = check_description(description)
+    path, data_dir = Path(path), Path(data_dir)
+    doc = load(path, data_dir, say)
+    in_place = path.resolve().is_relative_to(data_dir.resolve())
+    stripped = {} if keep_paths else strip_paths(doc)
+    kept = [] if keep_paths else kept_paths(doc)
+    secrets = strip_secrets(doc)
+    doc["contribution"] = {**({"description": description} if description else {}),
+                           "submitted": document.now(), "tool": TOOL}
+    target = write_new(doc, data_dir, replacing=path if in_place else None)
+    problems = check.check_file(target)
+    if problems:  # a bug of this command, not of the file: leave nothing half-done behind
+        target.unlink()
+        reject(problems, f"{target} failed data.check once prepared; removed it", say)
+    report(stripped, kept, secrets, keep_paths, say)
+    say(f"wrote {shown(target)}: data.check passes")
+    for line in git_commands(doc, target, description):
+        say(line)
+    return target
+
+
+def check_description(text):
+    """The contributor's words on the hardware, held to data.check's text rules."""
+    text = (text or "").strip()
+    problems = check.text_problems(text, MAX_DESCRIPTION)
+    if problems:
+        raise UserError(f"--description: {'; '.join(problems)}")
+    return text or None
+
+
+# --- the file -----------------------------------------------------------------------------------
+
+def load(path: Path, data_dir: Path, say) -> dict:
+    """The document, once data.check finds nothing wrong with it (but its place: this command
+    puts it in place)."""
+    if not path.exists():
+        raise UserError(f"--path {path}: no such file; expected a result file")
+    if path.resolve().is_relative_to(data_dir.resolve()) and tracked(path):
+        raise UserError(f"--path {path}: already committed in {data_dir}/ (results there are "
+                        "append-only); submit a result of your own run")
+    problems = [p for p in check.check_file(path) if p not in misplaced(path)]
+    if problems:
+        reject(problems, f"{path} is not a result data.check accepts; nothing written", say)
+    return json.loads(path.read_text())
+
+
+def tracked(path: Path) -> bool:
+    """Whether git has the file: a run's own new result in data/ is not tracked yet and is
+    prepared where it is; a committed one belongs to someone already."""
+    try:
+        out = subprocess.run(["git", "ls-files", "--error-unmatch", path.name],
+                             cwd=path.resolve().parent, capture_output=True)
+    except FileNotFoundError:
+        return True   # no git: cannot tell, so never rewrite a file in data/
+    return out.returncode == 0
+
+
+def misplaced(path: Path) -> set[str]:
+    """data.check's lines saying the file is not where final_path puts it."""
+    doc, _ = check.load(path)
+    if doc is None or document.validate(doc):
+        return set()  # data.check looks at the place of valid documents only
+    return {check.one_line(f"{path}: {p}") for p in check.check_location(doc, path)}
+
+
+def reject(problems, summary, say):
+    for line in problems:
+        say(line)
+    say(summary)
+    raise SystemExit(1)
+
+
+def write_new(doc: dict, data_dir: Path, replacing: Path | None = None) -> Path:
+    """Write doc where final_path names it, never over an existing file (but the run's own
+    untracked result being prepared in place) nor outside data_dir/<recipe>/ (a profile is
+    free text: it could hold '/' or '..')."""
+    target = document.final_path(doc, data_dir)
+    home = data_dir / doc["recipe"]["name"]
+    if target.parent != home or not target.resolve().is_relative_to(data_dir.resolve()):
+        raise UserError(f"refusing to write {target}: outside {home}/ (profile "
+                        f"{doc['profile']!r}); expected a file in data/<recipe>/")
+    if replacing and target.resolve() == replacing.resolve():
+        tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+        tmp.write_text(json.dumps(doc, indent=1) + "\n")
+        os.replace(tmp, target)   # whole or not at all
+        return target
+    if target.exists():  # checked first for the message; the link below closes the race
+        raise UserError(f"{target} already exists: results are append-only, a submitted file "
+                        "is never replaced")
+    home.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+    try:
+        with open(tmp, "w") as f:
+            json.dump(doc, f, indent=1)
+            f.write("\n")
+        os.link(tmp, target)  # whole or not at all, and fails if the name was taken meanwhile
+    except FileExistsError:
+        raise UserError(f"{target} already exists: results are append-only") from None
+    finally:
+        tmp.unlink(missing_ok=True)
+    return target
+
+
+# --- what names the user ------------------------------------------------------------------------
+
+def strip_paths(doc: dict) -> Counter:
+    """Replace work and home directories by placeholders; how many strings each changed."""
+    rules = path_rules(doc)
+    counts = Counter()
+
+    def replace(text):
+        for pattern, placeholder in rules:
+            for found in set(pattern.findall(text)):
+                counts[f"{found} -> {placeholder}"] += 1
+            text = pattern.sub(placeholder, text)
+        return text
+
+    rewrite(doc, replace)
+    return counts
+
+
+def path_rules(doc: dict) -> list[tuple[re.Pattern, str]]:
+    """(directory pattern, placeholder), work directories first: they may lie in a home."""
+    default = files.default_workdir()
+    workdirs = {str(default), str(default.resolve())}
+    workdirs |= {m[1] for _, text in strings(doc)
+                 if (m := RUN_WORKDIR.match(text)) and not text.startswith(SYSTEM)}
+    rules = [(re.compile(START + re.escape(d) + END), "<workdir>")
+             for d in sorted(workdirs, key=len, reverse=True)]
+    home = str(Path.home())
+    if home != "/":
+        rules.append((re.compile(START + re.escape(home) + END), "~"))
+    return rules + [(HOMES, "~")]
+
+
+def kept_paths(doc: dict) -> list[str]:
+    """Absolute paths left outside system directories: worth a look before they are public."""
+    return sorted({p for _, text in strings(doc) for p in PATH.findall(text)
+                   if not p.startswith(SYSTEM)})
+
+
+def strip_secrets(doc: dict) -> int:
+    """Secret-looking NAME=value and --...password=value lose their value."""
+    return rewrite(doc, lambda text: SECRET.sub(r"\1<removed>", text))
+
+
+def strings(doc: dict):
+    """(path, text) of every string value, but the recipe text: its sha256 is recorded."""
+    return [(path, value) for path, value in check.walk(doc)
+            if isinstance(value, str) and path != ("recipe", "text")]
+
+
+def rewrite(doc: dict, change) -> int:
+    """Apply change to every string of strings(doc); how many it changed."""
+    changed = 0
+    for path, text in strings(doc):
+        new = change(text)
+        if new != text:
+            parent = doc
+            for key in path[:-1]:
+                parent = parent[key]
+            parent[path[-1]] = new
+            changed += 1
+    return changed
+
+
+# --- what the contributor sees ------------------------------------------------------------------
+
+def report(stripped: Counter, kept: list[str], secrets: int, keep_paths: bool, say):
+    if keep_paths:
+        say("paths: kept as they are (--keep-paths)")
+    elif stripped:
+        say("paths: " + ", ".join(f"{rule} ({n} string{'s' * (n != 1)})"
+                                  for rule, n in stripped.items()))
+    else:
+        say("paths: none under a home or work directory")
+    if kept:
+        say(f"kept, check that they name nothing private: {', '.join(kept)}")
+    if secrets:
+        say(f"secrets: the values of {secrets} secret-looking options removed")
+
+
+def git_commands(doc: dict, target: Path, description) -> list[str]:
+    """The commands that open the pull request, for the contributor to run."""
+    recipe = doc["recipe"]["name"]
+    branch = shlex.quote(f"result-{recipe}-{target.stem}")  # recipe, time, host id, profile
+    hardware = " ".join((description or doc["host"]["cpu_model"] or
+                         f"host {doc['host']['id'][:8]}").split())
+    return ["open the pull request (data.submit runs no git command):",
+            f"  git checkout -b {branch}",
+            f"  git add {shlex.quote(shown(target))}",
+            f"  git commit -m {shlex.quote(f'{recipe} result from {hardware}')}",
+            f"  git push -u origin {branch}   # origin: your fork; then open the pull request"]
+
+
+def shown(path: Path) -> str:
+    """A path as the contributor types it: relative to the checkout when inside it."""
+    path = path.resolve()
+    return str(path.relative_to(files.PROJECT_DIR)
+               if path.is_relative_to(files.PROJECT_DIR) else path)

@@ -1,0 +1,138 @@
+"""Template datadirs: initialise and load a dataset once, cached by (server version, dataset),
+then copy it for every run so each run starts from the same bytes in a second or two.
+
+Two kinds of dataset: sysbench's tables, and the TPC-C-like workload's warehouses (a dataset
+with `warehouses`). A TPC-C-like template is keyed by its schema version too, so a dataset of an
+older version of the workload is never reused: it is loaded again. It is cached only if it
+passes the spec's consistency conditions."""
+
+import errno
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+from tuninglab.engine import server as srv
+from tuninglab.engine.workdir import check_free, disk_error
+from tuninglab.engine.workloads import sysbench, tpcc
+from tuninglab.errors import UserError
+from tuninglab.files import atomic_write_json
+
+# Loading is not measured: make it fast and leave no redo or undo backlog in the copy.
+LOAD_SETTINGS = {"innodb_buffer_pool_size": "1G", "innodb_flush_log_at_trx_commit": "0",
+                 "innodb_doublewrite": "OFF"}
+ROW_BYTES = 300  # on-disk bytes per sysbench row with its secondary index, rounded up
+WAREHOUSE_BYTES = 110 * 2**20  # on-disk bytes per TPC-C-like warehouse, rounded up
+
+
+def identity(dataset) -> dict:
+    """What a template holds, beyond the server's version."""
+    if dataset.warehouses:
+        return {"warehouses": dataset.warehouses, "workload": "tpcc",
+                "schema_version": tpcc.SCHEMA_VERSION}
+    return {"tables": dataset.tables, "table_size": dataset.table_size,
+            "workload": "sysbench-oltp"}
+
+
+def key(binary: srv.ServerBinary, dataset) -> str:
+    ident = json.dumps({"server": binary.version_text, **identity(dataset)}, sort_keys=True)
+    return hashlib.sha256(ident.encode()).hexdigest()[:16]
+
+
+def path_for(workdir: Path, binary, dataset) -> Path:
+    return Path(workdir) / "templates" / key(binary, dataset)
+
+
+def is_cached(workdir: Path, binary, dataset) -> bool:
+    return (path_for(workdir, binary, dataset) / "meta.json").is_file()
+
+
+def estimated_bytes(dataset) -> int:
+    if dataset.warehouses:
+        return dataset.warehouses * WAREHOUSE_BYTES + 250 * 2**20
+    return dataset.tables * dataset.table_size * ROW_BYTES + 200 * 2**20
+
+
+def ensure(workdir: Path, binary, dataset, threads: int, say=print) -> Path:
+    """The template's datadir, built now if it is not cached yet."""
+    final = path_for(workdir, binary, dataset)
+    if (final / "meta.json").is_file():
+        return final / "data"
+    check_free(Path(workdir), 2 * estimated_bytes(dataset), "the template datadir")
+    building = final.with_name(final.name + f".building-{os.getpid()}")
+    shutil.rmtree(building, ignore_errors=True)
+    building.mkdir(parents=True)
+    what = (f"{dataset.warehouses} TPC-C-like warehouses" if dataset.warehouses else
+            f"{dataset.tables} tables x {dataset.table_size} rows")
+    say(f"building the template datadir ({binary.label}, {what}); this happens once per server "
+        "version and dataset")
+    started = time.monotonic()
+    try:
+        srv.initialize(binary, building / "data", building / "install.log")
+        with srv.Server(binary, building, building / "data", LOAD_SETTINGS) as server:
+            (_load_tpcc if dataset.warehouses else _load_sysbench)(server, dataset, threads)
+            server.stop(slow=True)
+        atomic_write_json(building / "meta.json", {
+            "server": binary.describe(), **identity(dataset),
+            "build_seconds": round(time.monotonic() - started, 1)})
+        shutil.rmtree(final, ignore_errors=True)
+        building.rename(final)
+    finally:
+        shutil.rmtree(building, ignore_errors=True)
+    say(f"template ready in {time.monotonic() - started:.1f}s")
+    return final / "data"
+
+
+def _load_sysbench(server, dataset, threads: int) -> None:
+    server.query("CREATE DATABASE sbtest")
+    sysbench.prepare(sysbench.prepare_command(
+        server.socket, "oltp_read_write", dataset.tables, dataset.table_size,
+        min(threads, dataset.tables, os.cpu_count() or 1)))
+
+
+def _load_tpcc(server, dataset, threads: int) -> None:
+    """Warehouses loaded in parallel, then checked: a template that breaks the spec's
+    consistency conditions would make every run's result invalid, so it is not kept."""
+    w = dataset.warehouses
+    tpcc.load(server, w, threads)
+    state = tpcc.dataset_state(server.query)
+    if state != (tpcc.SCHEMA_VERSION, w):
+        raise UserError(f"the TPC-C-like load did not finish: the dataset reads as {state}, "
+                        f"expected schema version {tpcc.SCHEMA_VERSION} with {w} warehouses")
+    failed = [c for c in tpcc.check_consistency(server.query) if not c.ok]
+    if failed:
+        raise UserError("the freshly loaded TPC-C-like dataset fails the consistency check: " +
+                        tpcc.describe_failures(failed))
+
+
+def clone(template_data: Path, dest: Path) -> None:
+    """Copy the template datadir; reflinks where the filesystem has them."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    out = subprocess.run(["cp", "-a", "--reflink=auto", str(template_data), str(dest)],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        shutil.rmtree(dest, ignore_errors=True)
+        if "No space left" in out.stderr:
+            raise UserError(disk_error(OSError(errno.ENOSPC, "No space left"), dest.parent))
+        raise UserError(f"copying the template datadir to {dest} failed: {out.stderr.strip()}")
+
+
+# The redo log's files in a datadir: MariaDB's and older MySQL's ib_logfileN, MySQL 8.0.30+'s
+# #innodb_redo directory.
+REDO_FILES = ("ib_logfile*", "#innodb_redo")
+
+
+def move_redo(datadir: Path, logs: Path) -> None:
+    """Put a fresh copy's redo log where innodb_log_group_home_dir will point: the server
+    refuses to start on a datadir whose log it cannot find."""
+    logs.mkdir(parents=True, exist_ok=True)
+    moved = [p for pattern in REDO_FILES for p in datadir.glob(pattern)]
+    if not moved:
+        raise UserError(f"no redo log ({', '.join(REDO_FILES)}) in {datadir} to move to {logs}")
+    for path in moved:
+        shutil.move(str(path), str(logs / path.name))

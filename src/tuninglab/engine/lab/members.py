@@ -1,0 +1,65 @@
+"""The member disks of a lab VM run: sparse files by default, or block devices the user names
+(`--device ... --destroy-data`), each shown to the guest as a disk of exactly the recipe's
+member size so a run on real disks builds the same array as one on files."""
+
+import os
+from pathlib import Path
+
+from tuninglab import units
+from tuninglab.engine.devices import storage_info, whole_disk
+from tuninglab.errors import UserError
+
+DEFAULT_SIZE = "2G"   # one disk without [raid]: the [storage] size, else this
+MIB = 2**20
+
+
+def member_size(point) -> str:
+    if point.raid:
+        return point.raid["member_size"]
+    if point.zfs and point.zfs.get("size"):
+        return point.zfs["size"]
+    return (point.storage or {}).get("size") or DEFAULT_SIZE
+
+
+def serials(point) -> list[str]:
+    """The guest's names for the disks of one point: members, then a rebuild's spare."""
+    count = point.raid["disks"] if point.raid else 1
+    spare = ["lab-spare"] if point.raid and point.raid.get("state") == "rebuilding" else []
+    return [f"lab-m{i}" for i in range(count)] + spare
+
+
+def check(devices: tuple, points, label: str, sys_block: Path = Path("/sys/class/block")) -> None:
+    """Enough devices (distinct: the runner checks) for the largest point, each at least a
+    member's size."""
+    widest = max(points, key=lambda p: len(serials(p)))
+    need = len(serials(widest))
+    if len(devices) < need:
+        what = f"{widest.raid['disks']} members" if widest.raid else "one disk"
+        if widest.raid and widest.raid.get("state") == "rebuilding":
+            what += " and a spare"
+        raise UserError(f"recipe {label} needs {need} devices (point {widest.id}: {what}), "
+                        f"but --device names {len(devices)}: {', '.join(devices)}")
+    size = max(units.size_bytes(member_size(p)) for p in points)
+    for dev in devices:
+        have = device_bytes(dev, sys_block)
+        if have < size:
+            raise UserError(f"refusing {dev}: it holds {have / MIB:.0f} MiB, less than the "
+                            f"{size / MIB:.0f} MiB each member of recipe {label} uses")
+
+
+def device_bytes(dev: str, sys_block: Path = Path("/sys/class/block")) -> int:
+    return int((sys_block / Path(dev).name / "size").read_text()) * 512
+
+
+def shared_physical(devices: tuple) -> bool:
+    """Whether two named devices sit on one disk (partitions of it, or loop devices over files
+    on it): then their IO competes and the array's speed is not that of its members."""
+    return len({_physical_disk(d) for d in devices}) < len(devices)
+
+
+def _physical_disk(dev: str) -> str:
+    name = Path(dev).name
+    backing = Path(f"/sys/class/block/{name}/loop/backing_file")
+    if backing.is_file():
+        return storage_info(os.path.dirname(backing.read_text().strip()))["disk"] or name
+    return whole_disk(name)

@@ -1,0 +1,112 @@
+"""The measured phase of one run, given a started server: a timed sysbench workload or a scan,
+with the sampler running over it. Stdlib and the engine only: the lab VM's guest runs it too."""
+
+from contextlib import contextmanager
+
+from tuninglab.engine.sampler import Sampler, merge_series
+from tuninglab.engine.workloads import scan, sysbench, tpcc
+from tuninglab.errors import UserError
+
+IO_FIELDS = ("reads", "writes", "read_bytes", "write_bytes")
+
+
+def io_per_transaction(totals: dict, transactions: int) -> dict:
+    """Disk IO over the measured phase divided by the transactions in it."""
+    if not totals or not transactions:
+        return {f"{f}_per_trx": None for f in IO_FIELDS}
+    return {f"{f}_per_trx": round(sum(t[f] for t in totals.values()) / transactions, 3)
+            for f in IO_FIELDS}
+
+
+def io_totals(totals: dict) -> dict:
+    """Disk IO over the measured phase, summed over the devices (a scan has no transactions)."""
+    return {f: sum(t[f] for t in totals.values()) if totals else None for f in IO_FIELDS}
+
+
+def oltp(server, disks, workload, measure, dataset, clock, aside=(), extra=None):
+    """Warm-up (discarded), then the measured run with the sampler: a sysbench script, or the
+    TPC-C-like workload, whose dataset is checked before and whose consistency after. Returns
+    the summary, the per-second series and the IO totals of each disk (and of those aside,
+    which are left out of the summary and series)."""
+    check_connections(server, workload.threads)
+    if workload.tool == "tpcc":
+        check_tpcc_dataset(server, dataset)
+
+    def command(seconds):
+        return run_command(server.socket, workload, dataset, seconds)
+
+    if measure.warmup > 0:
+        clock.phase("warm-up", measure.warmup)
+        sysbench.run(command(measure.warmup), clock.tick)
+    clock.phase("measure", measure.duration)
+    with sampling(server, disks, aside, extra) as sampler:
+        measured = sysbench.run(command(measure.duration), clock.tick)
+    summary = {k: measured.summary[k] for k in ("transactions", "tps", "latency_p95_ms")}
+    summary["latency_avg_ms"] = measured.summary.get("latency_avg_ms")
+    summary["errors"] = measured.summary.get("ignored_errors", 0)
+    summary["io"] = io_per_transaction({d: sampler.totals[d] for d in disks},
+                                       summary["transactions"])
+    series = merge_series(measured.intervals, sampler.samples)
+    if workload.tool == "tpcc":
+        summary.update(tpcc.summary(measured.text, measured.summary.get("total_time_s")
+                                    or measure.duration))
+        series.update(tpcc.series(measured.text, len(series["t"])))
+        summary["tpcc"]["consistency"] = tpcc.consistency(server.query)
+    return summary, series, sampler.totals
+
+
+def run_command(socket, workload, dataset, seconds) -> list[str]:
+    """The timed workload's command line: a sysbench script, or the TPC-C-like workload."""
+    if workload.tool == "tpcc":
+        return tpcc.run_command(socket, dataset.warehouses, workload.threads, seconds,
+                                dict(workload.options).get("active_warehouses", 0))
+    return sysbench.run_command(socket, workload.script, dataset.tables, dataset.table_size,
+                                workload.threads, seconds, workload.options)
+
+
+# Connections beside the workload's threads: the sampler's and the engine's own queries.
+OWN_CONNECTIONS = 2
+
+
+def check_connections(server, threads: int) -> None:
+    allowed = int(server.variables(["max_connections"])["max_connections"])
+    if threads + OWN_CONNECTIONS > allowed:
+        raise UserError(f"{threads} threads need {threads + OWN_CONNECTIONS} connections with "
+                        f"the engine's own, but the server allows max_connections = {allowed}: "
+                        "use fewer threads, or set max_connections in [server.settings]")
+
+
+def check_tpcc_dataset(server, dataset) -> None:
+    """The run's copy holds the dataset the recipe asks for (the template key promises it; a
+    tampered or half-copied datadir would otherwise mix versions or scales)."""
+    state = tpcc.dataset_state(server.query)
+    wanted = (tpcc.SCHEMA_VERSION, dataset.warehouses)
+    if state != wanted:
+        raise UserError(f"the datadir's TPC-C-like dataset is {_state_text(state)}, the recipe "
+                        f"needs {_state_text(wanted)}: remove the work directory's templates/ "
+                        "to load it again")
+
+
+def _state_text(state) -> str:
+    if state is None:
+        return "missing or not fully loaded"
+    return f"schema version {state[0]} with {state[1]} warehouses"
+
+
+def full_scan(server, disks, dataset, clock):
+    with sampling(server, disks) as sampler:
+        summary = scan.run(server, dataset.tables, clock.scanned)
+    summary["io"] = io_totals(sampler.totals)
+    return summary, merge_series([], sampler.samples), sampler.totals
+
+
+@contextmanager
+def sampling(server, disks, aside=(), extra=None):
+    """Per-second server and disk samples over the measured phase (kept only if it succeeds)."""
+    sampler = Sampler(server, disks, aside=aside, extra=extra)
+    sampler.start()
+    try:
+        yield sampler
+        sampler.stop()
+    finally:
+        sampler.close()

@@ -1,0 +1,82 @@
+"""A new result document: the recipe, the plan, the exact workload command and the provenance;
+and the key that lets a rerun resume the same plan's runs."""
+
+import hashlib
+import json
+import os
+import secrets
+from pathlib import Path
+
+from tuninglab.engine import measure
+from tuninglab.engine.workloads import scan, sysbench
+from tuninglab.results import stats
+from tuninglab.results.document import SCHEMA_VERSION, now
+
+
+def host_salt() -> str:
+    """A random salt kept per user, so host ids group one host's results but reveal no name."""
+    path = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "tuninglab" / "salt"
+    try:
+        return path.read_text().strip()
+    except OSError:
+        salt = secrets.token_hex(16)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(salt + "\n")
+        except OSError:
+            pass  # no writable home: this run's id is still a salted hash, just not a stable one
+        return salt
+
+
+def resume_key(plan, binary) -> str:
+    e = plan.experiment
+    ident = [e.recipe.sha256, e.recipe.variant, e.profile, plan.seed, e.measure.repeats,
+             e.measure.warmup, e.measure.duration, e.dataset.tables, e.dataset.table_size,
+             e.dataset.buffer_pool_size, e.workload.threads, binary.version_text, binary.path]
+    return hashlib.sha256(json.dumps(ident).encode()).hexdigest()[:16]
+
+
+def new_document(plan, binary, provenance: dict) -> dict:
+    e = plan.experiment
+    r = e.recipe
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "recipe": {"name": r.name, "sha256": r.sha256, "title": r.title, "question": r.question,
+                   "topic": r.topic, "text": r.text},
+        **({"variant": r.variant} if r.variant else {}),
+        "profile": e.profile,
+        "plan": {"seed": plan.seed, "repeats": e.measure.repeats, "warmup_s": e.measure.warmup,
+                 "duration_s": e.measure.duration, "order": [run.key for run in plan.runs]},
+        "dataset": dataset_description(e.dataset),
+        "workload": workload_description(e),
+        "server": binary.describe(),
+        **provenance,
+        "started": now(),
+        "finished": None,
+        "sweep": {"setting": e.sweep.setting, "baseline": plan.baseline.id},
+        "points": [{"id": p.id, "value": p.value, "settings": binary.map(p.settings),
+                    "runs": []} for p in plan.points],
+        "methods": {"summary": stats.SUMMARY_METHOD, "ratio": stats.RATIO_METHOD},
+    }
+
+
+def dataset_description(d) -> dict:
+    if d.warehouses:  # sysbench's tables do not apply to the TPC-C-like workload
+        return {"shape": d.shape, "warehouses": d.warehouses,
+                "buffer_pool_size": d.buffer_pool_size}
+    return {"shape": d.shape, "tables": d.tables, "table_size": d.table_size,
+            "buffer_pool_size": d.buffer_pool_size}
+
+
+def workload_description(e) -> dict:
+    """The baseline point's workload (a workload.* sweep changes one option per point)."""
+    w, d = e.workload_for(e.sweep.baseline), e.dataset
+    if w.timed:
+        command = measure.run_command("SOCKET", w, d, e.measure.duration)
+        # A project script's path without the checkout's location, which may name the user;
+        # the label predates the engine/ package and stays, so commands compare across results.
+        command = [a.replace(str(sysbench.LUA_DIR), "tuninglab/workloads/lua") for a in command]
+    else:
+        command = scan.statements(d.tables)
+    return {"tool": w.tool, "script": w.script, "threads": w.threads, "metric": w.metric,
+            **({"options": dict(w.options)} if w.options else {}), "command": command}

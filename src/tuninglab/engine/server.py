@@ -1,0 +1,287 @@
+"""Throwaway mysqld/mariadbd instances: find the binary, learn its version and options, start
+one on a socket in the run's own directory (no TCP port), stop it on every exit path."""
+
+import ctypes
+import functools
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pymysql
+
+from tuninglab.engine.server_options import engine_settings, map_settings
+from tuninglab.errors import UserError
+
+DEFAULT_BINARIES = ("/usr/sbin/mariadbd", "mariadbd", "/usr/sbin/mysqld", "mysqld")
+INSTALL_HINT = "install Debian's server with `apt-get install mariadb-server`, or pass --mysqld PATH"
+_VERSION = re.compile(r"\bVer\s+(\d+)\.(\d+)\.(\d+)(\S*)")
+SOCKET_MAX = 100  # AF_UNIX paths are limited to 107 bytes
+
+
+@dataclass(frozen=True)
+class ServerBinary:
+    path: str
+    flavor: str          # mariadb, mysql or percona
+    version: tuple
+    version_text: str    # the whole --version line
+
+    @property
+    def label(self) -> str:
+        name = {"mariadb": "MariaDB", "mysql": "MySQL", "percona": "Percona Server"}[self.flavor]
+        return f"{name} {'.'.join(map(str, self.version))}"
+
+    @property
+    def variables(self) -> frozenset:
+        return _variables(self.path, os.stat(self.path).st_mtime_ns)
+
+    def map(self, settings: dict) -> dict:
+        return map_settings(settings, self.flavor, self.version)
+
+    def describe(self) -> dict:
+        return {"flavor": self.flavor, "version": ".".join(map(str, self.version)),
+                "version_text": self.version_text, "path": self.path}
+
+
+def parse_version(text: str) -> tuple[str, tuple]:
+    """`mysqld --version` output -> (flavor, (major, minor, patch))."""
+    match = _VERSION.search(text)
+    if not match:
+        raise ValueError(f"not a mysqld --version line: {text.strip()[:200]!r}")
+    flavor = "mariadb" if "mariadb" in text.lower() else (
+        "percona" if "percona" in text.lower() else "mysql")
+    return flavor, tuple(int(match.group(i)) for i in (1, 2, 3))
+
+
+def find(path: str | None = None) -> ServerBinary:
+    """The server to test: the one named, or Debian's MariaDB."""
+    if path:
+        resolved = shutil.which(path) or path
+        if not os.path.exists(resolved):
+            raise UserError(f"--mysqld {path}: no such file")
+        if not os.access(resolved, os.X_OK) or os.path.isdir(resolved):
+            raise UserError(f"--mysqld {path}: not an executable file")
+    else:
+        resolved = next((shutil.which(c) for c in DEFAULT_BINARIES if shutil.which(c)), None)
+        if not resolved:
+            raise UserError(f"no MySQL or MariaDB server found: {INSTALL_HINT}")
+    try:
+        out = subprocess.run([resolved, "--version"], capture_output=True, text=True, timeout=30)
+        flavor, version = parse_version(out.stdout + out.stderr)
+    except (OSError, subprocess.TimeoutExpired, ValueError) as exc:
+        raise UserError(f"{resolved} does not answer like a MySQL server: {exc}") from None
+    return ServerBinary(resolved, flavor, version, (out.stdout or out.stderr).strip())
+
+
+def parse_variables(help_text: str) -> frozenset:
+    """Option names from `mysqld --verbose --help` (the table after 'Variables ...')."""
+    names, in_table = set(), False
+    for line in help_text.splitlines():
+        if line.startswith("Variables (--variable-name=value)"):
+            in_table = True
+        elif in_table and not line.strip():
+            break  # the table ends at the first blank line
+        elif in_table and not line.startswith(("-", "and boolean", " ")):
+            names.add(line.split()[0].replace("-", "_"))
+    return frozenset(names)
+
+
+@functools.lru_cache(maxsize=8)
+def _variables(path: str, _mtime: int) -> frozenset:
+    cmd = [path, "--no-defaults", "--verbose", "--help"] + _user_args()
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    names = parse_variables(out.stdout)
+    if not names:
+        raise UserError(f"{path} --verbose --help listed no options: {out.stderr.strip()[-300:]}")
+    return names
+
+
+def _user_args() -> list[str]:
+    # mysqld refuses to run as root unless told to; unprivileged users need nothing.
+    return ["--user=root"] if os.geteuid() == 0 else []
+
+
+def initialize(binary: ServerBinary, datadir: Path, log: Path) -> None:
+    """A new, empty datadir with a passwordless root account reachable over the socket."""
+    basedir = Path(binary.path).resolve().parent.parent
+    if binary.flavor == "mariadb":
+        script = _install_db_script(binary)
+        cmd = [script, "--no-defaults", f"--datadir={datadir}", f"--basedir={basedir}",
+               "--auth-root-authentication-method=normal", "--skip-test-db"] + _user_args()
+    else:
+        cmd = [binary.path, "--no-defaults", "--initialize-insecure", f"--datadir={datadir}",
+               f"--basedir={basedir}"] + _user_args()
+    with open(log, "w") as out:
+        result = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, timeout=600)
+    if result.returncode != 0:
+        raise UserError(f"initialising a datadir with {binary.label} failed (exit "
+                        f"{result.returncode}); the end of {log}:\n{_tail(log)}")
+
+
+def _install_db_script(binary: ServerBinary) -> str:
+    here = Path(binary.path).resolve().parent
+    for name in ("mariadb-install-db", "mysql_install_db"):
+        for candidate in (here / name, here.parent / "bin" / name, here.parent / "scripts" / name):
+            if candidate.is_file():
+                return str(candidate)
+        if shutil.which(name):
+            return shutil.which(name)
+    raise UserError(f"mariadb-install-db not found next to {binary.path}: {INSTALL_HINT}")
+
+
+class Server:
+    """One throwaway instance. Use as a context manager: it is stopped however the block ends."""
+
+    def __init__(self, binary: ServerBinary, rundir: Path, datadir: Path, settings: dict):
+        self.binary, self.rundir, self.datadir = binary, Path(rundir), Path(datadir)
+        self.settings = binary.map(settings)
+        self.cnf = self.rundir / "my.cnf"
+        self.errlog = self.rundir / "error.log"
+        self.socket = _socket_path(self.rundir)
+        self.process = None
+
+    def config_text(self) -> str:
+        lines = ["[mysqld]", f"datadir={self.datadir}", f"socket={self.socket}",
+                 f"pid-file={self.rundir / 'mysqld.pid'}", f"log-error={self.errlog}",
+                 "skip-networking"]
+        lines += [a.lstrip("-") for a in _user_args()]
+        items = {**engine_settings(self.binary.flavor, self.binary.version), **self.settings}
+        lines += [name if value is None else f"{name}={value}" for name, value in items.items()]
+        return "\n".join(lines) + "\n"
+
+    def start(self, timeout: float = 300) -> None:
+        self.rundir.mkdir(parents=True, exist_ok=True)
+        self.cnf.write_text(self.config_text())
+        self.errlog.write_text("")
+        # Own session: the terminal's Ctrl-C reaches us, and we stop the server cleanly.
+        self.process = subprocess.Popen(
+            [self.binary.path, f"--defaults-file={self.cnf}"], stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+            preexec_fn=die_with_parent)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                self.process = None
+                raise UserError(self.explain_failure())
+            if self.socket.exists() and self._ping():
+                return
+            time.sleep(0.05)
+        self.stop()
+        raise UserError(f"{self.binary.label} did not accept connections within {timeout:.0f}s;"
+                        f" the end of {self.errlog}:\n{_tail(self.errlog)}")
+
+    def log_notes(self) -> dict:
+        return log_notes(self.errlog.read_text(errors="replace"))
+
+    def explain_failure(self) -> str:
+        log = self.errlog.read_text(errors="replace") if self.errlog.exists() else ""
+        return explain_start_failure(log, self.binary.label, self.errlog)
+
+    def _ping(self) -> bool:
+        try:
+            self.connect(timeout=2).close()
+            return True
+        except pymysql.err.OperationalError:
+            return False
+
+    def connect(self, timeout: float = 10, database: str | None = None):
+        return pymysql.connect(unix_socket=str(self.socket), user="root", password="",
+                               database=database, connect_timeout=timeout, autocommit=True)
+
+    def query(self, sql: str) -> list[tuple]:
+        with self.connect() as conn, conn.cursor() as cur:
+            cur.execute(sql)
+            return list(cur.fetchall())
+
+    def variables(self, names) -> dict:
+        """The values in force, read back from the running server."""
+        wanted = ",".join(f"'{n}'" for n in names if re.fullmatch(r"\w+", n))
+        if not wanted:
+            return {}
+        rows = self.query(f"SHOW GLOBAL VARIABLES WHERE Variable_name IN ({wanted})")
+        return {name.lower(): value for name, value in rows}
+
+    def stop(self, timeout: float = 600, slow: bool = False, discard: bool = False) -> None:
+        """Clean shutdown (SIGTERM); slow=True also finishes purge and merges, for templates;
+        discard=True kills at once, for a datadir that is thrown away next."""
+        if self.process is None:
+            return
+        if slow and self.process.poll() is None:
+            self.query("SET GLOBAL innodb_fast_shutdown=0")
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL if discard else signal.SIGTERM)
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        finally:
+            self.process = None
+            if self.socket.parent != self.rundir:
+                shutil.rmtree(self.socket.parent, ignore_errors=True)
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+# What the error log says the server chose at start, where no variable shows it.
+LOG_NOTES = {"aio": ((r"InnoDB: Using (?:io_uring|liburing)", "io_uring"),
+                     (r"InnoDB: Using Linux native AIO", "libaio"))}
+
+
+def log_notes(log: str) -> dict:
+    """e.g. {"aio": "io_uring"}; a note the log does not give (the asynchronous IO interface
+    with innodb_use_native_aio=OFF, say) is left out."""
+    notes = {}
+    for name, patterns in LOG_NOTES.items():
+        for pattern, value in patterns:
+            if re.search(pattern, log):
+                notes[name] = value
+                break
+    return notes
+
+
+def explain_start_failure(log: str, label: str, errlog) -> str:
+    """One clear sentence about why the server did not start, then the log's tail."""
+    unknown = re.search(r"unknown (?:variable|option) '(?:--)?([^'=]+)", log)
+    bad_value = re.search(r"Error while setting value '([^']*)' to '([^']+)'", log)
+    if unknown:
+        head = f"{label} refused to start: it does not know the option " \
+               f"'{unknown.group(1).replace('-', '_')}'"
+    elif bad_value:
+        head = f"{label} refused to start: the value '{bad_value.group(1)}' is not valid for " \
+               f"{bad_value.group(2).replace('-', '_')}"
+    else:
+        head = f"{label} exited during start-up"
+    tail = "\n".join(log.rstrip().splitlines()[-15:])
+    return f"{head}; the end of {errlog}:\n{tail}"
+
+
+def _tail(path, lines=15) -> str:
+    try:
+        return "\n".join(Path(path).read_text(errors="replace").rstrip().splitlines()[-lines:])
+    except OSError:
+        return "(no log)"
+
+
+def _socket_path(rundir: Path) -> Path:
+    path = rundir / "mysqld.sock"
+    if len(str(path)) <= SOCKET_MAX:
+        return path
+    # A deep work directory would overflow the socket path limit: use a private temp dir.
+    return Path(tempfile.mkdtemp(prefix="tuninglab-")) / "mysqld.sock"
+
+
+def die_with_parent() -> None:
+    """Runs in the child: if the runner is killed (even SIGKILL), the server dies too."""
+    libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG

@@ -1,0 +1,245 @@
+"""Storage sandboxes: a sparse file in the work directory, a loop device over it, a filesystem
+with the options under test, mounted, with the IO scheduler and read-ahead set. Every step is
+recorded in the ledger before the next, and undone in reverse order on every exit path.
+
+Device mode (device="/dev/sdb"): a disk the user named and agreed to erase takes the place of
+the file and the loop device; the rest is the same, and it is never detached.
+
+Safety: the only block devices touched are loop devices this code attached to files under the
+work directory, and a named device that guard.check_device accepts right before mkfs;
+clean() checks the backing file again before detaching anything.
+"""
+
+import json
+import os
+import re
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tuninglab import units
+from tuninglab.engine.devices import storage_info
+from tuninglab.engine.storage import guard
+from tuninglab.engine.storage.ledger import Ledger
+from tuninglab.engine.workdir import check_free
+from tuninglab.errors import UserError
+
+MKFS = {"ext4": (["mkfs.ext4", "-q", "-F"], "e2fsprogs"),
+        "xfs": (["mkfs.xfs", "-q", "-f"], "xfsprogs"),
+        "btrfs": (["mkfs.btrfs", "-q", "-f"], "btrfs-progs")}
+
+
+@dataclass(frozen=True)
+class Spec:
+    filesystem: str = "ext4"
+    size: str = "2G"
+    mkfs_options: tuple[str, ...] = field(default_factory=tuple)
+    mount_options: str = ""
+    scheduler: str | None = None
+    read_ahead_kb: int | None = None
+
+
+def require_root(what: str) -> None:
+    if os.geteuid() != 0:
+        raise UserError(f"{what} needs root (loop devices, mkfs and mount): run it with sudo")
+
+
+def _run(cmd: list[str], what: str) -> str:
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    except FileNotFoundError:
+        raise UserError(f"{what}: {cmd[0]} not found") from None
+    if out.returncode != 0:
+        raise UserError(f"{what} failed ({' '.join(cmd)}): {out.stderr.strip()[-500:]}")
+    return out.stdout.strip()
+
+
+class Sandbox:
+    """Use as a context manager; state() reads back what the kernel has in force."""
+
+    def __init__(self, workdir: Path, spec: Spec, name: str = "sandbox",
+                 device: str | None = None):
+        self.workdir = Path(workdir).resolve()
+        self.spec, self.name = spec, name
+        self.given = device  # a user's disk instead of a loop device; spec.size is then unused
+        self.image = None if device else self.workdir / "sandboxes" / f"{name}.img"
+        self.mountpoint = self.workdir / "sandboxes" / name
+        self.ledger = Ledger(self.workdir)
+        self.device = None
+        self._made = []
+
+    def __enter__(self):
+        require_root("a storage sandbox")
+        try:
+            self._build()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _build(self) -> None:
+        s = self.spec
+        if s.filesystem not in MKFS:
+            raise UserError(f"filesystem {s.filesystem!r} is not supported "
+                            f"(expected one of {', '.join(MKFS)})")
+        mkfs, package = MKFS[s.filesystem]
+        if not have_tool(mkfs[0]):
+            raise UserError(f"{mkfs[0]} not found: install it with `apt-get install {package}`")
+        if self.given:
+            self.device = self._claim_device()
+        else:
+            self._attach_loop()
+        _run(mkfs + list(s.mkfs_options) + [self.device], f"mkfs.{s.filesystem}")
+        self.mountpoint.parent.mkdir(parents=True, exist_ok=True)
+        self.mountpoint.mkdir(exist_ok=True)
+        self._push({"kind": "dir", "path": str(self.mountpoint)})
+        options = ["-o", s.mount_options] if s.mount_options else []
+        _run(["mount", "-t", s.filesystem] + options + [self.device, str(self.mountpoint)],
+             f"mounting {s.filesystem} with options {s.mount_options or '(defaults)'}")
+        self._push({"kind": "mount", "path": str(self.mountpoint), "device": self.device})
+        if s.scheduler:
+            self._set_queue("scheduler", s.scheduler)
+        if s.read_ahead_kb is not None:
+            self._set_queue("read_ahead_kb", str(s.read_ahead_kb))
+
+    def _attach_loop(self) -> None:
+        size = units.size_bytes(self.spec.size)
+        check_free(self.workdir, size, f"a {self.spec.size} sandbox")
+        self.image.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.image, "wb") as f:
+            f.truncate(size)  # sparse: blocks are allocated as the sandbox fills
+        self._push({"kind": "file", "path": str(self.image)})
+        self.device = _run(["losetup", "--find", "--show", str(self.image)], "attaching a loop device")
+        self._push({"kind": "loop", "device": self.device, "backing": str(self.image)})
+
+    def _claim_device(self) -> str:
+        # Checked again right before mkfs: the disk may have been mounted since the runner
+        # checked --destroy-data. Nothing is recorded for it: there is nothing to detach.
+        device = guard.check_device(self.given, destroy_data=True)
+        s = self.spec
+        # A partition's scheduler and read-ahead are its disk's, shared with the other
+        # partitions: refused rather than changed under them.
+        disk = guard.parent_disk(Path(device).name)
+        if disk and (s.scheduler or s.read_ahead_kb is not None):
+            raise UserError(f"{device} is a partition of /dev/{disk}: its IO scheduler and "
+                            "read-ahead belong to the whole disk, so pass the whole disk or "
+                            "leave storage.scheduler and storage.read_ahead_kb unset")
+        return device
+
+    def _push(self, entry: dict) -> None:
+        self._made.append(self.ledger.record(entry))
+
+    def _set_queue(self, name: str, value: str) -> None:
+        path = Path(f"/sys/block/{Path(self.device).name}/queue/{name}")
+        previous = _queue_value(path)
+        if name == "scheduler":
+            available = path.read_text().replace("[", "").replace("]", "").split()
+            if value not in available:
+                raise UserError(f"IO scheduler {value!r} is not available for {self.device} "
+                                f"(available: {', '.join(available)})")
+        self._push({"kind": "queue", "path": str(path), "previous": previous})
+        path.write_text(value)
+        if _queue_value(path) != value:
+            raise UserError(f"{path} did not take {value!r} (reads {_queue_value(path)!r})")
+
+    def state(self) -> dict:
+        """The storage as the kernel reports it now, for the result file."""
+        info = storage_info(self.mountpoint)
+        queue = Path(f"/sys/block/{info['disk']}/queue")  # a partition's queue is its disk's
+        size = self.spec.size if self.image else f"{_device_bytes(self.device) // 2**20}M"
+        info.update({"sandbox": True, "backing_file": str(self.image) if self.image else None,
+                     "size": size, "nr_requests": int((queue / "nr_requests").read_text())})
+        return info
+
+    def close(self) -> None:
+        for entry in reversed(self._made):
+            undo(entry, self.workdir)
+            self.ledger.forget(entry)
+        self._made = []
+
+
+def have_tool(tool: str) -> bool:
+    return any(Path(d, tool).exists() for d in os.environ.get("PATH", "").split(":")
+               + ["/usr/sbin", "/sbin"])
+
+
+def _device_bytes(device: str) -> int:
+    return int(Path(f"/sys/class/block/{Path(device).name}/size").read_text()) * 512  # sectors
+
+
+def _queue_value(path: Path) -> str:
+    text = path.read_text().strip()
+    if "[" in text:  # the scheduler file lists all, the active one in brackets
+        return text[text.index("[") + 1:text.index("]")]
+    return text
+
+
+def _mounted(path: str) -> bool:
+    with open("/proc/self/mounts") as f:
+        return any(line.split()[1] == path for line in f)
+
+
+def _loop_backing(device: str) -> str | None:
+    out = subprocess.run(["losetup", "-J", "-l", device], capture_output=True, text=True)
+    if out.returncode != 0 or not out.stdout.strip():
+        return None
+    return json.loads(out.stdout)["loopdevices"][0].get("back-file", "").split(" (")[0]
+
+
+def undo(entry: dict, workdir: Path) -> str:
+    """Undo one recorded step; refuse anything outside the work directory."""
+    kind = entry["kind"]
+    inside = lambda p: Path(p).resolve().is_relative_to(Path(workdir).resolve())
+    if kind == "queue":
+        if not re.fullmatch(r"/sys/block/[\w.-]+/queue/(scheduler|read_ahead_kb)", entry["path"]):
+            raise UserError(f"refusing to write {entry['path']}: not a block queue setting")
+        if Path(entry["path"]).exists():
+            Path(entry["path"]).write_text(entry["previous"])
+        return f"restored {entry['path']} to {entry['previous']}"
+    if kind == "mount":
+        if not inside(entry["path"]):
+            raise UserError(f"refusing to unmount {entry['path']}: not under {workdir}")
+        for attempt in range(20):  # a just-killed server may hold files for a moment
+            if not _mounted(entry["path"]):
+                break
+            if subprocess.run(["umount", entry["path"]], capture_output=True).returncode == 0:
+                break
+            time.sleep(0.5)
+        else:
+            _run(["umount", entry["path"]], f"unmounting {entry['path']}")
+        return f"unmounted {entry['path']}"
+    if kind == "loop":
+        if not inside(entry["backing"]):
+            raise UserError(f"refusing to detach {entry['device']}: its recorded file "
+                            f"{entry['backing']} is not under {workdir}")
+        if _loop_backing(entry["device"]) == entry["backing"]:
+            _run(["losetup", "-d", entry["device"]], f"detaching {entry['device']}")
+        return f"detached {entry['device']}"
+    if kind == "dir":
+        if not inside(entry["path"]):
+            raise UserError(f"refusing to remove {entry['path']}: not under {workdir}")
+        try:
+            Path(entry["path"]).rmdir()  # only if empty: a mount point, never data
+        except FileNotFoundError:
+            pass
+        return f"removed the mount point {entry['path']}"
+    if kind == "file":
+        if not inside(entry["path"]):
+            raise UserError(f"refusing to remove {entry['path']}: not under {workdir}")
+        Path(entry["path"]).unlink(missing_ok=True)
+        return f"removed {entry['path']}"
+    raise ValueError(f"unknown ledger entry {entry!r}")
+
+
+def clean(workdir: Path) -> list[str]:
+    """Remove whatever a killed run left, newest first, as the ledger lists it."""
+    ledger = Ledger(workdir)
+    done = []
+    for entry in reversed(ledger.entries()):
+        done.append(undo(entry, workdir))
+        ledger.forget(entry)
+    return done

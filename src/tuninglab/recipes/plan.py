@@ -1,0 +1,164 @@
+"""Sweep x repeats -> an interleaved, seeded run order, a time estimate and a dry-run listing.
+
+Each repeat visits every point once, in a seeded order rotated by one place per repeat
+(A B C, B C A, C A B, ...): drift during a sitting then hits every point alike.
+"""
+
+import random
+import re
+from dataclasses import dataclass
+
+from tuninglab.units import human_seconds
+
+# Per-run cost besides warm-up and measurement: copy the template datadir, start, stop
+# (measured here: about 1.5 s for the disk-bound shape).
+RUN_OVERHEAD_S = 2.0
+# One-off costs: building a template datadir (measured: 1.6M rows in 9 s) and fio.
+TEMPLATE_BASE_S = 5.0
+TEMPLATE_PER_ROW_S = 6e-6
+# The TPC-C-like dataset (measured: 10 warehouses loaded in 47 s), and per run the copy of its
+# datadir and the consistency check after it.
+TEMPLATE_PER_WAREHOUSE_S = 5.0
+RUN_PER_WAREHOUSE_S = 0.5
+BASELINE_S = 8.0
+SANDBOX_S = 2.0   # sparse file, loop device, mkfs, mount, and the datadir copy onto it
+SCAN_ROW_S = 2e-6  # a cold full scan of the disk-bound shape: 1.6M rows in about 3 s
+# A run in the lab VM besides its workload: job disk, boot, array, copy, server start and stop
+# (measured under TCG: 22 s for 8 tables of 50k rows).
+LAB_VM_S = 22.0
+
+
+@dataclass(frozen=True)
+class Point:
+    id: str
+    value: str
+    settings: dict
+    storage: dict | None = None   # the sandbox of this point, if the recipe has [storage]
+    raid: dict | None = None      # the md array under it, if the recipe has [raid]
+    lab: dict | None = None       # the lab VM's kernel and mitigations, for runs in the VM
+    zfs: dict | None = None       # the ZFS pool of this point, if the recipe has [zfs]
+    workload: object = None       # the recipe.Workload of this point (a workload.* sweep)
+
+
+@dataclass(frozen=True)
+class Run:
+    index: int        # position in the run order, 0-based
+    point: Point
+    repeat: int       # 1-based
+
+    @property
+    def key(self) -> str:
+        return f"{self.point.id}#{self.repeat}"
+
+
+@dataclass(frozen=True)
+class Plan:
+    experiment: object
+    points: tuple[Point, ...]
+    runs: tuple[Run, ...]
+    seed: int
+
+    @property
+    def baseline(self) -> Point:
+        return next(p for p in self.points if p.value == self.experiment.sweep.baseline)
+
+    def run_seconds(self) -> float:
+        m, d = self.experiment.measure, self.experiment.dataset
+        if not self.experiment.workload.timed:
+            return SCAN_ROW_S * d.tables * d.table_size + RUN_OVERHEAD_S
+        return m.warmup + m.duration + RUN_OVERHEAD_S + RUN_PER_WAREHOUSE_S * (d.warehouses or 0)
+
+    def estimate(self, pending=None, template_cached=False, baseline_done=False) -> float:
+        runs = len(self.runs if pending is None else pending)
+        total = runs * self.run_seconds()
+        if not template_cached:
+            d = self.experiment.dataset
+            total += TEMPLATE_BASE_S + (TEMPLATE_PER_WAREHOUSE_S * d.warehouses if d.warehouses
+                                        else TEMPLATE_PER_ROW_S * d.tables * d.table_size)
+        if self.experiment.recipe.in_lab_vm:  # a VM boot per run
+            total += runs * LAB_VM_S
+        elif self.experiment.recipe.storage:  # a sandbox per run, fio per storage configuration
+            total += runs * SANDBOX_S + len(self.points) * BASELINE_S
+        return total + (0 if baseline_done else BASELINE_S)
+
+
+def point_id(setting: str, value: str) -> str:
+    """A stable, file-name-safe id for a point, e.g. innodb_doublewrite=OFF."""
+    return f"{setting}={re.sub(r'[^A-Za-z0-9_.-]', '_', value)}"
+
+
+def build(experiment, seed: int = 1) -> Plan:
+    sweep = experiment.sweep
+    points = tuple(Point(point_id(sweep.setting, v), v, experiment.settings_for(v),
+                         experiment.storage_for(v), experiment.raid_for(v),
+                         experiment.lab_for(v), experiment.zfs_for(v),
+                         experiment.workload_for(v))
+                   for v in sweep.values)
+    order = list(points)
+    random.Random(seed).shuffle(order)
+    runs = []
+    for repeat in range(1, experiment.measure.repeats + 1):
+        shift = (repeat - 1) % len(order)
+        for point in order[shift:] + order[:shift]:
+            runs.append(Run(len(runs), point, repeat))
+    return Plan(experiment, points, tuple(runs), seed)
+
+
+def profile_estimates(variants, template_cached: bool = True) -> dict[str, float]:
+    """Estimated seconds of each profile of a recipe (all its variants), the quick one first."""
+    profiles = sorted(variants[0].profiles, key=lambda p: p != "quick")
+    return {p: sum(build(v.experiment(p)).estimate(template_cached=template_cached)
+                   for v in variants) for p in profiles}
+
+
+def describe(plan: Plan, server_label: str, pending=None, template_cached=False,
+             baseline_done=False) -> str:
+    """The dry-run listing: what will run, in which order, and how long it should take."""
+    e = plan.experiment
+    m, d, w = e.measure, e.dataset, e.workload
+    pending = plan.runs if pending is None else pending
+    if w.timed:
+        fixed = [f" --{k}={v}" for k, v in w.options  # a swept option is in the points
+                 if not (e.sweep.table == "workload" and k == e.sweep.key)]
+        workload = (f"the TPC-C-like workload ({_active_text(w, d)}), {w.threads} threads"
+                    if w.tool == "tpcc" else
+                    f"sysbench {w.script}{''.join(fixed)}, {w.threads} threads")
+        each = (f"{human_seconds(m.warmup)} warm-up (discarded) + "
+                f"{human_seconds(m.duration)} measured")
+    else:
+        workload = "a full scan of every table, one query at a time"
+        each = "cold page cache and buffer pool, one scan timed"
+    lines = [
+        f"recipe {e.recipe.label} ({e.profile} profile): {e.recipe.question}",
+        f"server {server_label}; {workload}",
+        f"data shape {d.shape}: {_dataset_text(d)}, buffer pool {d.buffer_pool_size}",
+        f"each run: {each}; {m.repeats} repeats per point; seed {plan.seed}",
+        "points:",
+    ]
+    for p in plan.points:
+        mark = " (baseline)" if p == plan.baseline else ""
+        lines.append(f"  {p.id}{mark}")
+    done = len(plan.runs) - len(pending)
+    lines.append(f"run order ({len(plan.runs)} runs" + (f", {done} already done" if done else "")
+                 + "):")
+    for repeat in range(1, m.repeats + 1):
+        row = [r.point.value + ("" if r in pending else " (done)")
+               for r in plan.runs if r.repeat == repeat]
+        lines.append(f"  repeat {repeat}: " + ", ".join(row))
+    estimate = plan.estimate(pending, template_cached, baseline_done)
+    lines.append(f"estimated time: {human_seconds(estimate)}"
+                 + ("" if template_cached else " (includes building the template datadir)"))
+    return "\n".join(lines)
+
+
+def _dataset_text(d) -> str:
+    if d.warehouses:
+        return f"{d.warehouses} TPC-C-like warehouses"
+    return f"{d.tables} tables x {d.table_size} rows"
+
+
+def _active_text(w, d) -> str:
+    active = int(dict(w.options).get("active_warehouses", 0))
+    if active == 0:
+        return f"transactions on all {d.warehouses} warehouses"
+    return f"transactions on warehouses 1 to {active} of {d.warehouses}"

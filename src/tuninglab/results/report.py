@@ -1,0 +1,77 @@
+"""Plain-text tables for the terminal."""
+
+from tuninglab.results.document import metric
+
+
+def _fmt(value, digits=1):
+    return "-" if value is None else f"{value:,.{digits}f}"
+
+
+def _interval(low, high, digits=1):
+    return "-" if low is None else f"{_fmt(low, digits)} .. {_fmt(high, digits)}"
+
+
+def table(rows: list[list[str]]) -> str:
+    widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+LABELS = {"tps": "tps", "mib_per_s": "MiB/s", "new_order_tpm": "new-order TPM"}
+
+
+def results_table(doc: dict) -> str:
+    """Median of the primary metric, its interval, the ratio to the baseline and the verdict."""
+    name = metric(doc)
+    rows = [["point", f"median {LABELS[name]}", "95% CI", "ratio", "95% CI", "verdict",
+             "KiB written/trx"]]
+    for p in doc["points"]:
+        s, ratio = p["stats"][name], p["stats"]["ratio"]
+        written = p["stats"].get("write_bytes_per_trx")
+        row = [p["id"], _fmt(s["median"]), _interval(s["ci_low"], s["ci_high"])]
+        if ratio is None:
+            row += ["1 (baseline)", "", ""]
+        else:
+            row += [_fmt(ratio["ratio"], 3), _interval(ratio["ci_low"], ratio["ci_high"], 3),
+                    ratio["verdict"]]
+        row.append(_fmt(written["median"] / 1024 if written else None))
+        rows.append(row)
+    return table(rows) + trends_table(doc)
+
+
+def trends_table(doc: dict) -> str:
+    """What the per-second series show, per point (medians over the runs): purge keeping up or
+    not, throughput dips, how full the redo log got. Empty for results without series."""
+    points = [p for p in doc["points"] if p.get("trends")]
+    if not points:
+        return ""
+    rows = [["point", "history list /s", "growing in", "history at end", "dips",
+             "dip depth %", "near full redo", "redo fill max %"]]
+    for p in points:
+        t = p["trends"]
+        growing = t["history_growing_runs"]
+        fill = t["checkpoint_fill_max"]
+        rows.append([p["id"], _fmt(t["history_slope_per_s"], 2),
+                     "-" if growing is None else f"{growing} of {t['runs']} runs",
+                     _fmt(t["history_end"], 0), _fmt(t["dips"]), _fmt(t["dip_depth_pct"]),
+                     _fmt(t["dips_near_capacity"], 0), _fmt(fill * 100 if fill else fill, 0)])
+    return "\n\nover time (per-second series, medians over the runs):\n" + table(rows)
+
+
+def run_line(summary: dict) -> str:
+    """One finished run, for the progress output."""
+    if "mib_per_s" in summary:
+        device = summary["io"]["read_bytes"]
+        read = f", {device / 2**20:,.0f} MiB read from the device" if device is not None else ""
+        return (f"scan {summary['runtime_s']:.2f}s, {summary['mib_per_s']:,.1f} MiB/s "
+                f"({summary['scanned_bytes'] / 2**20:,.0f} MiB read by InnoDB{read})")
+    written = summary["io"]["write_bytes_per_trx"]
+    io = f", {written / 1024:.1f} KiB written/trx" if written is not None else ""
+    line = f"{summary['tps']:,.1f} tps, p95 {summary['latency_p95_ms']} ms{io}"
+    if "tpcc" in summary:
+        t = summary["tpcc"]
+        check = "consistent" if t["consistency"]["ok"] else "INCONSISTENT after the run"
+        line = (f"{summary['new_order_tpm']:,.0f} new-order TPM, {line}, "
+                f"{t['rollbacks']} rollbacks, {t['retries']} retries, {check}")
+    return line

@@ -1,0 +1,143 @@
+"""Statistics for benchmark repeats: median, 95% intervals, ratio to a baseline.
+
+Each point of an experiment is run N times (typically 3-10). We report the
+median (robust to one odd repeat) with a Student t interval of the mean, and
+compare points by the ratio of geometric means: throughput effects are
+multiplicative, so the log scale makes "x% faster" symmetric and lets two
+groups with different spreads be compared with Welch's t interval.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import asdict, dataclass
+from typing import Iterable
+
+from scipy.stats import t as student_t
+
+SUMMARY_METHOD = "median of repeats; 95% CI: Student t interval of the mean"
+RATIO_METHOD = "ratio of geometric means; 95% CI: Welch t interval on log values"
+
+FASTER = "faster"
+SLOWER = "slower"
+NO_DIFFERENCE = "no detectable difference"
+TOO_FEW_REPEATS = "too few repeats"
+VERDICTS = (FASTER, SLOWER, NO_DIFFERENCE, TOO_FEW_REPEATS)
+
+
+@dataclass(frozen=True)
+class Summary:
+    n: int
+    median: float
+    mean: float
+    stdev: float | None  # sample stdev (n-1); None when n < 2
+    ci_low: float | None  # t interval of the mean; None when n < 2
+    ci_high: float | None
+
+    def half_width_pct(self) -> float | None:
+        """CI half-width as % of the median; None without a CI or when the
+        median is 0 (a stalled point has no meaningful relative width)."""
+        if self.ci_low is None or self.ci_high is None or self.median == 0:
+            return None
+        return (self.ci_high - self.ci_low) / 2 / abs(self.median) * 100
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    ratio: float  # exp(mean(log x) - mean(log base))
+    ci_low: float | None  # None when either group has n < 2
+    ci_high: float | None
+    verdict: str
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _clean(values: Iterable[float], name: str, positive: bool = False) -> list[float]:
+    """Floats from `values`, or ValueError naming the argument and the repeat."""
+    if isinstance(values, (str, bytes)):  # would otherwise iterate characters
+        raise ValueError(f"{name}: expected a sequence of numbers, got a string")
+    out = []
+    for i, v in enumerate(values):
+        try:
+            x = float(v)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name}[{i}] is {v!r}, not a number") from None
+        if not math.isfinite(x):
+            raise ValueError(f"{name}[{i}] is {x}; every repeat must be a finite number")
+        if positive and x <= 0:
+            raise ValueError(
+                f"{name}[{i}] is {x}; ratios use logarithms, so every value must be > 0"
+            )
+        out.append(x)
+    if not out:
+        raise ValueError(f"{name}: empty sequence; need at least one repeat")
+    return out
+
+
+def t_quantile(confidence: float, df: float) -> float:
+    """Two-sided Student t quantile, e.g. t(0.975, df) for 95%."""
+    if not 0 < confidence < 1:  # also rejects NaN
+        raise ValueError(f"confidence must be between 0 and 1 (exclusive), got {confidence}")
+    return float(student_t.ppf((1 + confidence) / 2, df))
+
+
+def summarize(values: Iterable[float], confidence: float = 0.95) -> Summary:
+    """Median, mean, sample stdev and t interval of the mean of the repeats.
+
+    Zero is accepted: a stalled run can really measure 0 tps."""
+    xs = _clean(values, "values")
+    n = len(xs)
+    # statistics.* sums exactly, so identical repeats give a zero-width CI
+    # instead of one off by rounding.
+    mean = float(statistics.mean(xs))
+    median = float(statistics.median(xs))
+    if n < 2:
+        t_quantile(confidence, 1)  # still reject a bad confidence level
+        return Summary(n, median, mean, None, None, None)
+    sd = float(statistics.stdev(xs))
+    half = t_quantile(confidence, n - 1) * sd / math.sqrt(n)
+    return Summary(n, median, mean, sd, mean - half, mean + half)
+
+
+def compare(
+    values: Iterable[float],
+    baseline: Iterable[float],
+    confidence: float = 0.95,
+    higher_is_better: bool = True,
+) -> Comparison:
+    """Ratio of geometric means of `values` to `baseline`, with a Welch CI."""
+    lx = [math.log(x) for x in _clean(values, "values", positive=True)]
+    lb = [math.log(x) for x in _clean(baseline, "baseline", positive=True)]
+    diff = statistics.mean(lx) - statistics.mean(lb)
+    ratio = math.exp(diff)
+    if len(lx) < 2 or len(lb) < 2:
+        t_quantile(confidence, 1)
+        return Comparison(ratio, None, None, TOO_FEW_REPEATS)
+
+    # Welch: each group keeps its own variance (a tuned setting often
+    # changes the spread too); Welch-Satterthwaite degrees of freedom.
+    vx = statistics.variance(lx) / len(lx)
+    vb = statistics.variance(lb) / len(lb)
+    se2 = vx + vb
+    if se2 == 0:
+        # Both groups constant: no sampling noise to speak of, the interval
+        # is the point itself and the verdict follows from the ratio alone.
+        t_quantile(confidence, 1)
+        lo = hi = ratio
+    else:
+        df = se2**2 / (vx**2 / (len(lx) - 1) + vb**2 / (len(lb) - 1))
+        half = t_quantile(confidence, df) * math.sqrt(se2)
+        lo, hi = math.exp(diff - half), math.exp(diff + half)
+
+    if lo > 1:
+        verdict = FASTER if higher_is_better else SLOWER
+    elif hi < 1:
+        verdict = SLOWER if higher_is_better else FASTER
+    else:
+        verdict = NO_DIFFERENCE
+    return Comparison(ratio, lo, hi, verdict)

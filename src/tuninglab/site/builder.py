@@ -1,0 +1,91 @@
+"""Building the guide: vendor plotly.js from the installed package, then a strict MkDocs build."""
+
+import filecmp
+import functools
+import http.server
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+
+import plotly
+
+from tuninglab.site import hostviews
+from tuninglab.results import document
+from tuninglab.errors import UserError
+from tuninglab.files import PROJECT_DIR
+
+VENDOR = PROJECT_DIR / "docs" / "assets" / "vendor" / "plotly.min.js"
+SITE_DIR = PROJECT_DIR / "site"
+# Debian's chromium, headless, kept off the network (the machine has none to offer).
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync"]
+
+
+def vendor_plotly() -> Path:
+    """Copy plotly.min.js from the plotly package: served from the site's own origin."""
+    source = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    if not source.is_file():
+        raise UserError(f"{source} is missing: reinstall plotly (`./setup.sh`)")
+    if not VENDOR.is_file() or not filecmp.cmp(source, VENDOR, shallow=False):
+        VENDOR.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, VENDOR)
+    return VENDOR
+
+
+def _mkdocs(*args) -> list[str]:
+    return [sys.executable, "-m", "mkdocs", *args, "-f", str(PROJECT_DIR / "mkdocs.yml")]
+
+
+def _env(site_url=None, data_dir=None) -> dict:
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    if site_url:
+        env["SITE_URL"] = site_url  # instant navigation only works on the site_url's origin
+    if data_dir:
+        env["TUNINGLAB_DATA_DIR"] = str(data_dir)  # figures.DATA_DIR: another set of results
+    return env
+
+
+def build(site_dir: Path = SITE_DIR, site_url: str | None = None, data_dir=None) -> Path:
+    """A strict build: a broken link, a missing data file or a bad fence fails it."""
+    vendor_plotly()
+    out = subprocess.run(_mkdocs("build", "--strict", "--clean", "-d", str(site_dir)),
+                         capture_output=True, text=True, env=_env(site_url, data_dir),
+                         cwd=PROJECT_DIR)
+    if out.returncode != 0:
+        problems = [line for line in out.stderr.splitlines()
+                    if line.startswith(("WARNING", "ERROR")) or "Aborted" in line]
+        detail = "\n".join(problems[-20:]) or out.stderr.strip()[-2000:]
+        raise UserError(f"the site did not build:\n{detail}")
+    # Static files, not pages: what a reader fetches on picking another host (hostviews).
+    hostviews.write(site_dir, data_dir or os.environ.get("TUNINGLAB_DATA_DIR")
+                    or document.DATA_DIR)
+    return Path(site_dir)
+
+
+def serve(address: str = "127.0.0.1:8000") -> None:
+    vendor_plotly()
+    subprocess.run(_mkdocs("serve", "--dev-addr", address), env=_env(), cwd=PROJECT_DIR)
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@contextmanager
+def local_site(root: Path):
+    """Serve root on 127.0.0.1 at a free port and yield its URL (ending in /). The URL is
+    known before anything is built, so a build inside the block can use it as site_url."""
+    handler = functools.partial(_QuietHandler, directory=str(root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/"
+    finally:
+        server.shutdown()

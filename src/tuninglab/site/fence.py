@@ -1,0 +1,282 @@
+"""pymdownx.superfences custom fences that put data on the page at build time.
+
+```plotly            a chart: kind = "results" | "series" | "io" | "trends" | "tpcc"
+                     | "historical" | "claims" | "kernels" (TOML spec)
+```reproduce         the "Reproduce" box of a recipe
+```topics            the home page's table of topics
+```results-index     the Results page: every result file, where it ran and who ran it
+
+No MkDocs hooks or plugins: a Markdown extension survives a move to MkDocs' successors. A bad
+spec is logged as a warning under "mkdocs", so `mkdocs build --strict` fails on it.
+"""
+
+import html
+import itertools
+import json
+import logging
+import tomllib
+from pathlib import Path
+
+import yaml
+
+from tuninglab.files import PROJECT_DIR
+from tuninglab.site import figures
+from tuninglab.site import hostviews
+from tuninglab.recipes import plan as planner
+from tuninglab.recipes import recipe as recipes
+from tuninglab.results import document
+from tuninglab.site import html_tables
+from tuninglab.errors import UserError
+from tuninglab.units import human_seconds
+
+log = logging.getLogger("mkdocs.tuninglab")
+TOPICS_DIR = PROJECT_DIR / "docs" / "topics"
+_ids = itertools.count(1)
+
+
+def plotly_fence(source, language, css_class, options, md, **kwargs) -> str:
+    try:
+        spec = tomllib.loads(source)
+        return _chart(spec)
+    except (ValueError, KeyError, UserError, tomllib.TOMLDecodeError) as exc:
+        return _error(f"plotly fence: {exc}", source)
+
+
+def reproduce_fence(source, language, css_class, options, md, **kwargs) -> str:
+    try:
+        name = tomllib.loads(source)["recipe"]
+        return _reproduce_box(recipes.load(name))
+    except (KeyError, UserError, tomllib.TOMLDecodeError) as exc:
+        return _error(f"reproduce fence: {exc}", source)
+
+
+def _error(message: str, source: str) -> str:
+    log.warning("%s\n--- fence body ---\n%s", message, source.strip())
+    return f'<div class="admonition failure"><p>{html.escape(message)}</p></div>'
+
+
+def _chart(spec: dict) -> str:
+    kind = spec.get("kind")
+    if kind == "claims":
+        return _claims(spec["source"], spec["table"])
+    if kind == "kernels":
+        return _kernels_table()
+    if kind == "historical":
+        source, meta, _ = figures.historical_table(spec["source"], spec["table"])
+        figure = figures.historical_bars(spec["source"], spec["table"], spec.get("columns"))
+        return _embed(figure) + f'<p class="tl-caption">{html.escape(_citation(source, meta))} ' \
+            f'Workload: {html.escape(source["source"]["workload"])}. Hardware: ' \
+            f'{html.escape(source["source"]["hardware"])}. Software: ' \
+            f'{html.escape(source["source"]["software"])}.</p>'
+
+    if kind in ("results", "series", "io", "trends", "tpcc"):
+        name, variant = spec["recipe"], spec.get("variant", "")
+        recipes.load(name, variant=variant)  # unknown: an error, not "no data yet"
+        docs = figures.results_for(name, variant)
+        if not docs:
+            return _no_data(name, variant)
+        doc = hostviews.shown_by_default(docs)
+        if kind == "results":
+            metric = spec.get("metric", document.metric(doc))
+            bars = _embed(figures.results_bars(docs, metric))
+            if metric != document.metric(doc):
+                return bars
+            view, body = "verdicts", html_tables.verdicts(doc) + html_tables.functional(doc)
+            return bars + _host_view(docs, doc, name, variant, view, body)
+        if kind == "io":
+            view, body = "io", _embed(figures.io_bars(doc))
+        elif kind == "trends":
+            view, body = "trends", html_tables.trends(doc)
+        elif kind == "tpcc":
+            view, body = "tpcc", html_tables.tpcc(doc)
+        else:
+            view, body = f"series:{spec['metric']}", _embed(figures.series_lines(doc,
+                                                                                 spec["metric"]))
+        return _host_view(docs, doc, name, variant, view, body)
+    raise ValueError("kind must be results, series, io, trends, tpcc, historical, claims or "
+                     f"kernels, got {kind!r}")
+
+
+def _kernels_table() -> str:
+    """Every result in data/ by the kernel it ran on."""
+    rows = "".join(
+        f"<tr><td><code>{html.escape(g['kernel'])}</code></td><td>{html.escape(g['where'])}</td>"
+        f"<td>{html.escape(', '.join(g['recipes']))}</td><td>{g['results']}</td>"
+        f"<td>{html.escape(g['latest'])}</td></tr>" for g in figures.by_kernel())
+    return ('<div class="tl-kernels"><table><thead><tr><th>kernel</th><th>where</th>'
+            '<th>recipes</th><th>result files</th><th>latest</th></tr></thead><tbody>'
+            + rows + "</tbody></table></div>")
+
+
+def _claims(slug: str, table: str) -> str:
+    """Numbers a source states in its text, as a table with the citation."""
+    source, meta, rows = figures.historical_table(slug, table)
+    columns = [c for c in rows[0].keys()] if rows else []
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(r[c] or '')}</td>" for c in columns)
+                   + "</tr>" for r in rows)
+    return (f'<div class="tl-claims"><table><thead><tr>{head}</tr></thead><tbody>{body}'
+            f'</tbody></table></div><p class="tl-caption">{html.escape(_citation(source, meta))}'
+            '</p>')
+
+
+def _citation(source: dict, meta: dict) -> str:
+    s = source["source"]
+    who = ", ".join(x for x in (s.get("author"), s.get("venue")) if x) or "unknown author"
+    return f'As printed in "{s["title"]}" ({who}, {s["year"]}), section "{meta["caption"]}".'
+
+
+def _embed(figure: dict) -> str:
+    """A container the page script fills. The figure travels as JSON in an escaped attribute:
+    inert, and untouched by instant navigation (which re-runs every <script> it swaps in).
+    A figure that carries normalised values gets the button that swaps them in."""
+    payload = html.escape(json.dumps(figure, separators=(",", ":")), quote=True)
+    toggle = ('<button type="button" class="md-button tl-normalise" aria-pressed="false" '
+              'title="Divide each host\'s throughput by its device baseline: compares the '
+              'effect of the setting rather than the speed of the hardware">'
+              'Per 1000 fsync/s of the device</button>') if "normalise" in figure else ""
+    return (f'<div class="tl-chart" id="tl-chart-{next(_ids)}" '
+            f'data-traces="{len(figure["data"])}" data-figure="{payload}">'
+            f'{toggle}<div class="tl-plot"></div></div>')
+
+
+def _host_view(docs: list[dict], shown: dict, name: str, variant: str, view: str,
+               body: str) -> str:
+    """A view of one host's result (shown). With several hosts it gets a picker: the page
+    fetches the other hosts' views (hostviews) only when a reader picks one, and pickers of
+    the same recipe on a page follow each other."""
+    hosts = figures.latest_per_host(docs)
+    if len(hosts) < 2:
+        return body
+    e = html.escape
+    return (f'<div class="tl-hostview" data-group="{e(hostviews.group_path(name, variant))}" '
+            f'data-view="{e(view)}"><label class="tl-host-pick">Host: <select '
+            f'aria-label="Host whose result this shows"><option value="{hostviews.key(shown)}" '
+            f'selected>{e(figures.host_name(shown))}</option></select></label> '
+            f'<span class="tl-host-count">{len(hosts)} hosts</span>'
+            f'<div class="tl-hostview-body">{body}</div></div>')
+
+
+def _no_data(name: str, variant: str = "") -> str:
+    command = f"invoke recipe {name}" + (f" --variant {variant}" if variant else "")
+    what = f"{name}:{variant}" if variant else name
+    return ('<div class="admonition note tl-no-data"><p class="admonition-title">No results yet'
+            f'</p><p>Nobody has run <code>{html.escape(what)}</code> yet. Run '
+            f'<code>{html.escape(command)}</code> to measure it on your machine.'
+            '</p></div>')
+
+
+def _reproduce_box(r) -> str:
+    estimates = ", ".join(f"{p}: about {human_seconds(s)}" for p, s in
+                          planner.profile_estimates(recipes.load_all(r.name),
+                                                    template_cached=False).items())
+    docs = figures.results_for(r.name, variant=None)
+    last = docs[-1]["started"][:10] if docs else "never"
+    needs = ", ".join(r.needs) or "nothing beyond the setup (no root)"
+    return ('<div class="admonition example tl-reproduce"><p class="admonition-title">'
+            'Reproduce</p>'
+            f'<pre><code>invoke recipe {html.escape(r.name)} --quick</code></pre>'
+            f'<p><strong>Question:</strong> {html.escape(r.question)}</p>'
+            f'<p><strong>Needs:</strong> {html.escape(needs)}. '
+            f'<strong>Duration:</strong> {html.escape(estimates)}. '
+            f'<strong>Last run:</strong> {html.escape(last)}.</p>'
+            f'<p>Recipe: <code>recipes/{html.escape(r.name)}/recipe.toml</code></p></div>')
+
+
+def topics_fence(source, language, css_class, options, md, **kwargs) -> str:
+    """The home page table: every topic page, its advice and the effects measured."""
+    try:
+        rows = [_topic_row(meta) for meta in _topic_pages()]
+    except (ValueError, KeyError, UserError) as exc:
+        return _error(f"topics fence: {exc}", source)
+    return ('<div class="tl-topics"><table><thead><tr><th>topic</th><th>advice</th>'
+            '<th>historical effect</th><th>reproduced effect</th></tr></thead><tbody>'
+            + "".join(rows) + "</tbody></table></div>")
+
+
+def _topic_pages() -> list[dict]:
+    pages = []
+    for path in sorted(TOPICS_DIR.glob("*.md")):
+        text = path.read_text()
+        if not text.startswith("---\n"):
+            raise ValueError(f"{path} has no front matter")
+        meta = yaml.safe_load(text.split("---\n", 2)[1])
+        meta["slug"] = path.stem
+        pages.append(meta)
+    return sorted(pages, key=lambda m: m.get("order", 99))
+
+
+def _topic_row(meta: dict) -> str:
+    link = f'<a href="topics/{meta["slug"]}/">{html.escape(meta["title"])}</a>'
+    return (f"<tr><td>{link}</td><td>{html.escape(meta['advice'])}</td>"
+            f"<td>{html.escape(_historical_effect(meta.get('historical')))}</td>"
+            f"<td>{html.escape(_reproduced_effect(meta.get('recipe')))}</td></tr>")
+
+
+def _historical_effect(ref) -> str:
+    """The range of printed ratios of one column of a transcribed table."""
+    if not ref:
+        return "-"
+    source, meta, rows = figures.historical_table(ref["source"], ref["table"])
+    column = ref["ratio_column"]
+    ratios = [float(r[column]) for r in rows if r[column].strip()]
+    if not ratios:
+        raise ValueError(f"{ref['source']}/{ref['table']}: no ratios in column {column!r}")
+    return (f"x{min(ratios):g} to x{max(ratios):g} ({column}; {source['source']['author']}, "
+            f"{source['source']['year']})")
+
+
+def _reproduced_effect(recipe) -> str:
+    """Each non-baseline point's ratio to the baseline in the project's latest result."""
+    docs = figures.results_for(recipe) if recipe else []
+    if not docs:
+        return "not measured yet" if recipe else "no recipe yet"
+    parts = []
+    for p in hostviews.shown_by_default(docs)["points"]:
+        ratio = p["stats"]["ratio"]
+        if ratio and ratio.get("ratio") is not None:
+            parts.append(f"{p['value']}: x{ratio['ratio']:.2f} ({ratio['verdict']})")
+    return "; ".join(parts)
+
+
+def results_index_fence(source, language, css_class, options, md, **kwargs) -> str:
+    """The Results page: every result file, linked to its topic page, with where it ran."""
+    try:
+        rows = figures.results_index()
+        topics = {name: _topic_of(name) for name in {r["recipe"] for r in rows}}
+    except (ValueError, KeyError, TypeError, UserError) as exc:
+        return _error(f"results-index fence: {exc}", source)
+    if not rows:
+        return '<div class="admonition note tl-no-data"><p>No result files yet.</p></div>'
+    body = "".join(_results_row(r, topics[r["recipe"]]) for r in rows)
+    contributed = sum(r["contributed"] for r in rows)
+    return ('<div class="tl-results-index"><table><thead><tr><th>recipe</th><th>variant</th>'
+            '<th>profile</th><th>started</th><th>host</th><th>software</th><th>from</th>'
+            f'</tr></thead><tbody>{body}</tbody></table></div><p class="tl-caption">'
+            f'{len(rows)} result files, {contributed} contributed.</p>')
+
+
+def _topic_of(recipe_name: str) -> str | None:
+    """The topic page of a recipe (named by the recipe itself, not by a data file), if any."""
+    try:
+        topic = recipes.load(recipe_name).topic
+    except UserError:
+        return None
+    return topic if (TOPICS_DIR / f"{topic}.md").is_file() else None
+
+
+def _results_row(row: dict, topic: str | None) -> str:
+    e = html.escape
+    recipe = f"<code>{e(row['recipe'])}</code>"
+    if topic:  # the page is at results/, the topics beside it
+        recipe = f'<a href="../topics/{e(topic)}/">{recipe}</a>'
+    origin = "this project's runs"
+    if row["contributed"]:
+        origin = " ".join(x for x in ("contributed", row["submitted"]) if x)
+        if row["description"]:
+            origin += f": {row['description']}"
+    if row["invalid"]:
+        origin += f". Invalid, not charted: {row['invalid']}"
+    return (f"<tr><td>{recipe}</td><td>{e(row['variant'] or '-')}</td><td>{e(row['profile'])}"
+            f"</td><td>{e(row['started'])}</td><td>{e(row['host'])}</td><td>{e(row['software'])}"
+            f"</td><td>{e(origin)}</td></tr>")

@@ -1,0 +1,370 @@
+"""datacheck: every result in data/ passes, and each rule rejects a document made bad from a
+real one, with a line naming the file, the JSON path and what was expected."""
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import REPO
+from tuninglab.contrib import check
+from tuninglab.results import document
+
+DATA = REPO / "data"
+FILES = check.result_files([DATA])
+BASE = DATA / "doublewrite" / "20261121T233847Z-209a4cf4-quick.json"  # 2 points x 5 repeats
+SHALLOW = subprocess.run(["git", "rev-parse", "--is-shallow-repository"], cwd=REPO,
+                         capture_output=True, text=True).stdout.strip() == "true"
+
+
+def base_doc() -> dict:
+    return json.loads(BASE.read_text())
+
+
+def place(tmp_path, doc, where=None) -> Path:
+    """Write doc where document.final_path puts it under tmp_path/data (or at where)."""
+    path = tmp_path / (where or document.final_path(doc, Path("data")))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def problems_of(tmp_path, doc, where=None) -> tuple[Path, list[str]]:
+    path = place(tmp_path, doc, where)
+    return path, check.check_file(path)
+
+
+def rehash(doc, text):
+    doc["recipe"]["text"] = text
+    doc["recipe"]["sha256"] = hashlib.sha256(text.encode()).hexdigest()
+
+
+# --- the real files -----------------------------------------------------------------------------
+
+def test_there_are_result_files_and_historical_is_left_out():
+    assert BASE in FILES
+    assert not any("historical" in f.parts for f in FILES)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(DATA)))
+def test_every_result_file_passes(path):
+    problems = check.check_file(path)
+    if SHALLOW:  # tests.yml checks out one commit: older recipe versions cannot be confirmed
+        problems = [p for p in problems if "shallow clone" not in p]
+    assert problems == []
+
+
+def test_the_base_document_passes_where_final_path_puts_it(tmp_path):
+    assert problems_of(tmp_path, base_doc())[1] == []
+
+
+# --- the file -----------------------------------------------------------------------------------
+
+def test_too_big(tmp_path):
+    path = place(tmp_path, base_doc())
+    with open(path, "r+b") as f:
+        f.truncate(check.MAX_BYTES + 1)  # sparse: costs no disk
+    assert check.check_file(path) == [
+        f"{path}: (file): 20,000,001 bytes; expected at most 20 MB (20,000,000 bytes)"]
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"{not json", "(file): not JSON: Expecting property name enclosed in double quotes at "
+                   "line 1 column 2; expected a JSON document"),
+    (b'{"a": "\xff"}', "(file): not UTF-8 (byte 7); expected UTF-8 JSON"),
+    (b"[1, 2]", "(top): a JSON list; expected an object"),
+    (b"[" * 100_000, "(file): not JSON this checker reads: maximum recursion depth exceeded"),
+])
+def test_not_a_json_object(tmp_path, content, message):
+    path = tmp_path / "data" / "doublewrite" / BASE.name
+    path.parent.mkdir(parents=True)
+    path.write_bytes(content)
+    [line] = check.check_file(path)
+    assert line.startswith(f"{path}: {message}"), line
+
+
+def test_nan_and_infinity_are_named_by_path(tmp_path):
+    doc = base_doc()
+    doc["points"][0]["runs"][1]["summary"]["tps"] = float("nan")   # json.dumps writes NaN
+    doc["points"][1]["runs"][0]["series"]["tps"][3] = float("-inf")
+    path = place(tmp_path, doc)
+    text = path.read_text()
+    assert "NaN" in text and "-Infinity" in text
+    assert check.check_file(path) == [
+        f"{path}: points/0/runs/1/summary/tps: NaN; expected a finite number "
+        "(JSON has no NaN or Infinity)",
+        f"{path}: points/1/runs/0/series/tps/3: -Infinity; expected a finite number "
+        "(JSON has no NaN or Infinity)"]
+
+
+def test_a_number_that_overflows_to_infinity(tmp_path):
+    path = place(tmp_path, base_doc())
+    path.write_text(path.read_text().replace('"seed": 1,', '"seed": 1e999,', 1))
+    assert check.check_file(path) == [
+        f"{path}: plan/seed: inf (a number too large for a float); expected a finite number"]
+
+
+def test_a_missing_file_and_a_symbolic_link(tmp_path):
+    link = tmp_path / "link.json"
+    link.symlink_to(BASE)
+    assert check.check_paths([tmp_path / "nope.json", link]) == [
+        f"{tmp_path / 'nope.json'}: (file): no such file; expected a result file",
+        f"{link}: (file): not a regular file; expected a result file"]
+
+
+# --- the schema ---------------------------------------------------------------------------------
+
+def test_schema_errors_are_lines_with_their_path(tmp_path):
+    doc = base_doc()
+    path = place(tmp_path, doc)
+    del doc["host"]
+    doc["points"][0]["runs"][2]["summary"]["tps"] = "fast"
+    path.write_text(json.dumps(doc))
+    assert check.check_file(path) == [
+        f"{path}: (top): 'host' is a required property",
+        f"{path}: points/0/runs/2/summary/tps: 'fast' is not of type 'number'"]
+
+
+# --- the recipe and its version -----------------------------------------------------------------
+
+def test_unknown_recipe(tmp_path):
+    doc = base_doc()
+    doc["recipe"]["name"] = "no-such-recipe"
+    path, problems = problems_of(tmp_path, doc)
+    assert path.parent.name == "no-such-recipe"
+    assert problems == [f"{path}: recipe/name: no recipe 'no-such-recipe': recipes/"
+                        "no-such-recipe/recipe.toml does not exist; expected a recipe in "
+                        "recipes/ (invoke recipe.list)"]
+
+
+def test_unknown_variant(tmp_path):
+    doc = base_doc()
+    doc["variant"] = "ssd"
+    path, problems = problems_of(tmp_path, doc)
+    assert path.name.endswith("-quick-ssd.json")
+    assert problems == [f"{path}: variant: recipe doublewrite has no variant 'ssd'; expected "
+                        "one of: '' (the main experiment), 'tpcc'"]
+
+
+def test_hash_that_is_not_the_texts(tmp_path):
+    doc = base_doc()
+    doc["recipe"]["text"] += "# edited\n"
+    digest = hashlib.sha256(doc["recipe"]["text"].encode()).hexdigest()
+    path, problems = problems_of(tmp_path, doc)
+    assert problems == [f"{path}: recipe/sha256: {doc['recipe']['sha256']} is not the sha256 "
+                        f"of recipe/text ({digest}); expected the two to match"]
+
+
+def test_unknown_version_of_the_recipe(tmp_path):
+    doc = base_doc()
+    rehash(doc, doc["recipe"]["text"].replace('duration = "20s"', 'duration = "2s"'))
+    path, problems = problems_of(tmp_path, doc)
+    sha = doc["recipe"]["sha256"]
+    if SHALLOW:
+        assert problems == [f"{path}: recipe/sha256: {sha} is not the current recipes/"
+                            "doublewrite/recipe.toml, and cannot check older versions: shallow "
+                            "clone; fetch the full history (git fetch --unshallow)"]
+    else:
+        assert problems == [f"{path}: recipe/sha256: {sha} is no version of recipes/doublewrite/"
+                            "recipe.toml; expected the current file or one in its git history"]
+
+
+def git(*args) -> str:
+    return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True,
+                          check=True).stdout
+
+
+@pytest.mark.skipif(SHALLOW, reason="needs the recipes' git history")
+def test_an_older_committed_version_of_the_recipe_is_known(tmp_path):
+    path = "recipes/io-schedulers/recipe.toml"
+    first = git("log", "--format=%H", "--", path).split()[-1]
+    old = git("show", f"{first}:{path}")
+    assert old.encode() != (REPO / path).read_bytes()
+    doc = base_doc()
+    doc["recipe"]["name"] = "io-schedulers"
+    rehash(doc, old)
+    assert problems_of(tmp_path, doc)[1] == []
+
+
+def shallow_git(cwd, *args):
+    return b"true\n" if "--is-shallow-repository" in args else b""  # and no history
+
+
+def failing_git(exc):
+    def git(cwd, *args):
+        raise exc
+    return git
+
+
+@pytest.mark.parametrize("fake_git, why", [
+    (shallow_git, "shallow clone; fetch the full history (git fetch --unshallow)"),
+    (failing_git(FileNotFoundError("git")), "git is not installed"),
+    (failing_git(subprocess.CalledProcessError(128, "git", stderr=b"fatal: not a git "
+                                                                b"repository\n")),
+     "git failed: fatal: not a git repository"),
+])
+def test_a_history_it_cannot_read_is_said_not_passed(tmp_path, monkeypatch, fake_git, why):
+    monkeypatch.setattr(check, "_git", fake_git)
+    check.known_versions.cache_clear()
+    try:
+        doc = base_doc()
+        rehash(doc, doc["recipe"]["text"] + "\n")
+        path, problems = problems_of(tmp_path, doc)
+        assert problems == [f"{path}: recipe/sha256: {doc['recipe']['sha256']} is not the "
+                            "current recipes/doublewrite/recipe.toml, and cannot check older "
+                            f"versions: {why}"]
+        current = base_doc()
+        rehash(current, (REPO / "recipes" / "doublewrite" / "recipe.toml").read_text())
+        assert problems_of(tmp_path / "current", current)[1] == []  # the current file is known
+    finally:
+        check.known_versions.cache_clear()
+
+
+# --- values -------------------------------------------------------------------------------------
+
+def test_negative_values_in_summary_and_series(tmp_path):
+    doc = base_doc()
+    doc["points"][0]["runs"][0]["summary"]["io"]["write_bytes_per_trx"] = -5.0
+    doc["points"][1]["runs"][4]["series"]["latency_p95_ms"][0] = -1
+    path, problems = problems_of(tmp_path, doc)
+    assert problems == [
+        f"{path}: points/0/runs/0/summary/io/write_bytes_per_trx: -5.0 is negative; "
+        "expected a number >= 0",
+        f"{path}: points/1/runs/4/series/latency_p95_ms/0: -1 is negative; expected a number >= 0"]
+
+
+def test_missing_and_repeated_repeats(tmp_path):
+    doc = base_doc()
+    del doc["points"][0]["runs"][2]        # repeat 3 of ON is gone
+    doc["points"][1]["runs"][1]["repeat"] = 1
+    path, problems = problems_of(tmp_path, doc)
+    assert problems == [
+        f"{path}: points/0/runs: repeats 1, 2, 4, 5, missing 3; expected 1 to 5 once each "
+        "(plan/repeats)",
+        f"{path}: points/1/runs: repeats 1, 1, 3, 4, 5, missing 2; expected 1 to 5 once each "
+        "(plan/repeats)"]
+
+
+def test_series_of_another_length_than_t(tmp_path):
+    doc = base_doc()
+    doc["points"][0]["runs"][1]["series"]["tps"].pop()
+    path, problems = problems_of(tmp_path, doc)
+    assert problems == [f"{path}: points/0/runs/1/series/tps: 19 samples; expected 20, one per "
+                        "entry of series/t"]
+
+
+def test_series_too_short_for_the_plans_duration(tmp_path):
+    doc = base_doc()
+    series = doc["points"][1]["runs"][0]["series"]
+    for key in series:
+        del series[key][10:]
+    path, problems = problems_of(tmp_path, doc)
+    assert problems == [f"{path}: points/1/runs/0/series/t: 10 samples for a 20 s run; "
+                        "expected 18 to 22 (plan/duration_s, one a second)"]
+
+
+def test_timestamps_out_of_order(tmp_path):
+    doc = base_doc()
+    run = doc["points"][0]["runs"][0]
+    run["finished"] = "2026-11-21T23:39:10+00:00"
+    doc["points"][1]["runs"][0]["started"] = "2026-11-21T23:00:00+00:00"
+    path, problems = problems_of(tmp_path, doc)
+    assert problems == [
+        f"{path}: points/0/runs/0/finished: 2026-11-21T23:39:10+00:00 is before "
+        f"points/0/runs/0/started {run['started']}; expected started <= each run's started "
+        "<= its finished <= finished",
+        f"{path}: points/1/runs/0/started: 2026-11-21T23:00:00+00:00 is before started "
+        "2026-11-21T23:38:47+00:00; expected started <= each run's started <= its finished "
+        "<= finished"]
+
+
+def test_an_unfinished_result(tmp_path):
+    doc = base_doc()
+    doc["finished"] = None
+    path, problems = problems_of(tmp_path, doc)
+    assert problems == [f"{path}: finished: null; expected the time the run finished (only "
+                        "finished results belong in data/)"]
+
+
+def test_baseline_and_point_ids(tmp_path):
+    doc = base_doc()
+    doc["points"][1]["id"] = doc["points"][0]["id"]          # both innodb_doublewrite=ON
+    doc["sweep"]["baseline"] = "innodb_doublewrite=OFF"
+    path, problems = problems_of(tmp_path, doc)
+    assert problems == [
+        f"{path}: points/1/id: 'innodb_doublewrite=ON' is also points/0/id; expected unique "
+        "point ids",
+        f"{path}: sweep/baseline: 'innodb_doublewrite=OFF' is no point; expected one of: "
+        "'innodb_doublewrite=ON'"]
+
+
+# --- text ---------------------------------------------------------------------------------------
+
+def test_control_characters_and_long_strings(tmp_path):
+    doc = base_doc()
+    doc["storage"]["path"] = "/work\x1b[31m red"
+    doc["points"][0]["settings"]["innodb_x"] = "y" * 2001
+    doc["host"]["cpu_model"] = "AMD\nEPYC"                      # newline and tab are fine
+    doc["points"][1]["effective"] = {"bad\rkey": "1"}
+    path, problems = problems_of(tmp_path, doc)
+    assert problems == [
+        f"{path}: storage/path: control character U+001B at character 5; expected text without "
+        "control characters (newline and tab are fine)",
+        f"{path}: points/0/settings/innodb_x: 2,001 characters; expected at most 2,000",
+        f"{path}: points/1/effective/bad\\rkey: the key control character U+000D at character 3;"
+        " expected text without control characters (newline and tab are fine)"]
+    assert all("\x1b" not in line and "\r" not in line for line in problems)
+
+
+def test_a_long_recipe_text_is_named_once_and_lines_stay_short(tmp_path):
+    doc = base_doc()
+    rehash(doc, doc["recipe"]["text"] + "#" * (check.MAX_RECIPE_TEXT))
+    path, problems = problems_of(tmp_path, doc)
+    size = len(doc["recipe"]["text"].encode())
+    assert problems[0] == (f"{path}: recipe/text: {size:,} bytes; expected at most "
+                           f"{check.MAX_RECIPE_TEXT:,}")
+    assert problems[1].startswith(f"{path}: recipe/text: '") and \
+        problems[1].endswith("' is too long")                  # the schema's own limit
+    assert len(problems) == 2 and len(problems[1]) <= check.MAX_LINE + 5
+
+
+# --- the file's place ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("where", [f"data/redo-size/{BASE.name}",
+                                   "data/doublewrite/20261121T233847Z-209a4cf4-full.json"])
+def test_a_file_in_the_wrong_place(tmp_path, where):
+    path, problems = problems_of(tmp_path, base_doc(), where)
+    assert problems == [
+        f"{path}: (top): the file is {'/'.join(where.split('/')[1:])}; expected "
+        f"data/doublewrite/{BASE.name} (document.final_path: recipe/name, started, host/id, "
+        "profile, variant)"]
+
+
+# --- the command line ---------------------------------------------------------------------------
+
+def test_invoke_data_check_prints_the_line_and_fails(tmp_path):
+    doc = base_doc()
+    doc["points"][0]["runs"][1]["series"]["tps"].pop()
+    bad = place(tmp_path, doc)
+    good = place(tmp_path / "good", base_doc())
+    result = subprocess.run([sys.executable, "-m", "invoke", "data.check", "--path", str(bad),
+                             "--path", str(good)],
+                            cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stdout.splitlines() == [
+        f"{bad}: points/0/runs/1/series/tps: 19 samples; expected 20, one per entry of series/t",
+        "2 result files checked, 1 problem"]
+    assert "Traceback" not in result.stderr
+
+
+def test_invoke_data_check_passes_a_good_directory(tmp_path):
+    good = place(tmp_path, base_doc())
+    result = subprocess.run([sys.executable, "-m", "invoke", "data.check", "--path",
+                             str(tmp_path / "data")],
+                            cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout == "1 result file checked, 0 problems\n"
+    assert good.is_file()

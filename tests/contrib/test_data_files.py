@@ -1,0 +1,36 @@
+"""Every result file committed under data/ matches the schema and its recipe."""
+
+import json
+
+import pytest
+
+from helpers import REPO
+from tuninglab.recipes import recipe
+from tuninglab.results import document
+
+DATA = REPO / "data"
+FILES = sorted(p for p in DATA.rglob("*.json") if "historical" not in p.parts)
+
+
+def test_there_are_result_files():
+    assert FILES, f"no result files under {DATA}"
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(DATA)))
+def test_result_file_is_valid(path):
+    doc = json.loads(path.read_text())
+    assert document.validate(doc) == []
+    assert path.parent.name == doc["recipe"]["name"]
+    assert doc["recipe"]["name"] in recipe.list_names()
+    assert doc.get("variant", "") in {r.variant for r in recipe.load_all(doc["recipe"]["name"])}
+    metric = document.metric(doc)
+    for point in doc["points"]:
+        assert len(point["runs"]) == doc["plan"]["repeats"]
+        assert metric in point["stats"]
+        for run in point["runs"]:
+            assert run["summary"][metric] > 0
+            if metric in ("tps", "new_order_tpm"):  # a timed run has a sample every second
+                assert len(run["series"]["tps"]) >= doc["plan"]["duration_s"] - 1
+            else:  # a scan read the whole dataset
+                assert run["summary"]["rows"] == \
+                    doc["dataset"]["tables"] * doc["dataset"]["table_size"]

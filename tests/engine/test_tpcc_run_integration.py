@@ -1,0 +1,86 @@
+"""A TPC-C-like recipe through the whole engine on the real server: the template of warehouses,
+the measured runs, the result file; and the refusals before any measurement."""
+
+import json
+
+import pytest
+
+from helpers import needs_real_server, servers_under, write_recipe
+from tuninglab.engine import runner
+from tuninglab.engine.workloads import tpcc
+from tuninglab.errors import UserError
+from tuninglab.results import document
+
+pytestmark = pytest.mark.integration
+
+TINY_TPCC = """
+title = "Tiny TPC-C-like recipe"
+question = "Does the TPC-C-like workload run through the engine?"
+
+[dataset]
+shape = "cpu-bound"
+warehouses = 1
+buffer_pool_size = "128M"
+
+[workload]
+tool = "tpcc"
+threads = 2
+
+[sweep]
+setting = "innodb_doublewrite"
+values = ["ON", "OFF"]
+
+[measure]
+warmup = "1s"
+duration = "3s"
+repeats = 1
+"""
+
+
+@pytest.fixture
+def recipes_dir(tmp_path):
+    needs_real_server()
+    return tmp_path / "recipes"
+
+
+def options(recipes_dir, wd, data_dir):
+    return runner.Options(profile="full", workdir=wd, data_dir=data_dir,
+                          recipes_dir=recipes_dir, baseline_seconds=1)
+
+
+def test_a_tpcc_recipe_writes_a_valid_consistent_result(recipes_dir, shared_workdir, tmp_path):
+    write_recipe(recipes_dir, "tiny-tpcc", TINY_TPCC)
+    lines = []
+    path = runner.run("tiny-tpcc", options(recipes_dir, shared_workdir, tmp_path / "data"),
+                      say=lines.append)
+    doc = json.loads(path.read_text())
+    assert document.validate(doc) == [] and "invalid" not in doc
+    assert doc["dataset"] == {"shape": "cpu-bound", "warehouses": 1, "buffer_pool_size": "128M"}
+    for point in doc["points"]:
+        run = point["runs"][0]
+        summary = run["summary"]
+        assert summary["new_order_tpm"] > 0 and summary["tpcc"]["consistency"]["ok"]
+        counts = {k: v["count"] for k, v in summary["tpcc"]["transactions"].items()}
+        assert sum(counts.values()) == summary["transactions"]
+        assert len(run["series"]["new_order_tpm"]) == len(run["series"]["t"])
+        assert point["stats"]["new_order_tpm"]["median"] == summary["new_order_tpm"]
+    assert any("new-order TPM" in line and "consistent" in line for line in lines)
+    metas = [json.loads(p.read_text()) for p in (shared_workdir / "templates").glob("*/meta.json")]
+    assert {"warehouses": 1, "workload": "tpcc", "schema_version": tpcc.SCHEMA_VERSION}.items() \
+        <= next(m for m in metas if m.get("workload") == "tpcc").items()
+    assert servers_under(shared_workdir) == []
+
+
+def test_more_threads_than_connections_is_refused_before_measuring(recipes_dir, shared_workdir,
+                                                                     tmp_path):
+    # MariaDB's smallest max_connections is 10
+    text = TINY_TPCC.replace('values = ["ON", "OFF"]', 'values = ["ON", "OFF"]\n\n'
+                             '[server.settings]\nmax_connections = 10')
+    text = text.replace("threads = 2", "threads = 9")
+    write_recipe(recipes_dir, "tpcc-few-connections", text)
+    with pytest.raises(UserError, match=r"9 threads need 11 connections .* max_connections = 10"):
+        runner.run("tpcc-few-connections",
+                   options(recipes_dir, shared_workdir, tmp_path / "data"))
+    assert servers_under(shared_workdir) == []
+    assert not (tmp_path / "data").exists()
+

@@ -1,0 +1,265 @@
+"""Helpers the tests share (import them with `from helpers import ...`): the project's places, a
+tiny recipe writer, skips that name what is missing, and what storage tests leave behind (loop
+devices, mounts, ledger) with a loop device of their own."""
+
+import copy
+import json
+import os
+import shutil
+import struct
+import subprocess
+import textwrap
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from tuninglab.engine.storage.ledger import Ledger
+from tuninglab.errors import UserError
+from tuninglab.recipes import recipe
+from tuninglab.results import stats
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "tests" / "fixtures"
+SHARED = REPO.parent / "shared"
+
+TINY_RECIPE = """
+title = "Tiny test recipe"
+question = "Does the engine run end to end?"
+
+[dataset]
+shape = "cpu-bound"
+tables = 2
+table_size = 2000
+buffer_pool_size = "32M"
+
+[workload]
+script = "oltp_write_only"
+threads = 2
+
+[sweep]
+setting = "innodb_doublewrite"
+values = ["ON", "OFF"]
+
+[measure]
+warmup = "1s"
+duration = "2s"
+repeats = 2
+"""
+
+
+def write_recipe(recipes_dir: Path, name: str, text: str = TINY_RECIPE) -> Path:
+    path = Path(recipes_dir) / name / "recipe.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def needs_real_server():
+    """Skip with a reason that names what is missing."""
+    for tool, hint in (("mariadbd", "mariadb-server"), ("sysbench", "sysbench"), ("fio", "fio")):
+        if not (shutil.which(tool) or os.path.exists(f"/usr/sbin/{tool}")):
+            pytest.skip(f"needs {tool} (apt-get install {hint})")
+
+
+def leftovers(wd: Path) -> dict:
+    """Loop devices over files in wd, mounts under wd, and the ledger."""
+    loops = json.loads(subprocess.run(["losetup", "-J", "-l"], capture_output=True,
+                                      text=True).stdout or '{"loopdevices": []}')["loopdevices"]
+    with open("/proc/self/mounts") as f:
+        mounts = [line.split()[1] for line in f if line.split()[1].startswith(str(wd))]
+    return {"loops": [l["name"] for l in loops if str(wd) in (l.get("back-file") or "")],
+            "mounts": mounts, "ledger": Ledger(wd).entries()}
+
+
+NOTHING = {"loops": [], "mounts": [], "ledger": []}
+
+
+@contextmanager
+def attached_loop(backing: Path, size: int = 512 * 2**20, partitioned: bool = False):
+    """A loop device the test attaches itself, standing in for a user's disk; detached after.
+    partitioned: an MBR with one Linux partition from 1 MiB to the end (the kernel shows it
+    as <device>p1)."""
+    with open(backing, "wb") as f:
+        f.truncate(size)
+        if partitioned:
+            f.seek(446)
+            f.write(struct.pack("<B3sB3sII", 0, b"\0" * 3, 0x83, b"\0" * 3, 2048,
+                                size // 512 - 2048))
+            f.seek(510)
+            f.write(b"\x55\xaa")
+    cmd = ["losetup", "--find", "--show"] + (["--partscan"] if partitioned else []) + [str(backing)]
+    device = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.strip()
+    try:
+        if partitioned and not Path(f"{device}p1").exists():
+            # A kernel without the MBR parser (CONFIG_MSDOS_PARTITION) needs partx to add it.
+            subprocess.run(["partx", "--add", device], capture_output=True)
+        for _ in range(50):  # devtmpfs adds the partition's node a moment later
+            if not partitioned or Path(f"{device}p1").exists():
+                break
+            time.sleep(0.1)
+        yield device
+    finally:
+        subprocess.run(["losetup", "-d", device], capture_output=True)
+
+
+@contextmanager
+def mounted(device: str, where: Path, fs: str = "ext4"):
+    """A fresh filesystem on device, mounted at where (made here) until the block ends."""
+    subprocess.run([f"mkfs.{fs}", "-q", "-f" if fs in ("xfs", "btrfs") else "-F", device],
+                   check=True)
+    where.mkdir()
+    subprocess.run(["mount", device, str(where)], check=True)
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", str(where)], check=True)
+
+
+def servers_under(path: Path) -> list[str]:
+    """Server processes whose command line points into path."""
+    out = subprocess.run(["pgrep", "-af", "mariadbd|mysqld"], capture_output=True, text=True)
+    return [line for line in out.stdout.splitlines() if str(path) in line]
+
+# --- recipes: one valid recipe, table by table -------------------------------------------
+
+# One valid recipe, table by table; tests replace or drop single tables.
+TABLES = {
+    "top": 'title = "Doublewrite: ON vs OFF"\n'
+           'question = "What does the doublewrite buffer cost?"\n'
+           'needs = ["root"]\n',
+    "dataset": '[dataset]\nshape = "disk-bound"\n',
+    "server": "[server.settings]\ninnodb_flush_log_at_trx_commit = 1\n",
+    "workload": '[workload]\nscript = "oltp_write_only"\nthreads = 2\n',
+    "sweep": '[sweep]\nsetting = "innodb_doublewrite"\nvalues = ["ON", "OFF"]\nbaseline = "ON"\n',
+    "measure": '[measure]\nwarmup = "10s"\nduration = "1m"\nrepeats = 5\n',
+    "profiles": '[profiles.quick]\nwarmup = "5s"\nduration = "20s"\nrepeats = 2\n'
+                'buffer_pool_size = "32M"\n',
+}
+
+def recipe_text(**tables) -> str:
+    """The valid recipe with some tables replaced (a string) or removed (None)."""
+    merged = {**TABLES, **tables}
+    return "\n".join(body for body in merged.values() if body is not None)
+
+def load_error(tmp_path, text) -> str:
+    """Load a broken recipe; return the UserError's message, checking it names the file."""
+    path = write_recipe(tmp_path, "demo", text)
+    with pytest.raises(UserError) as info:
+        recipe.load("demo", recipes_dir=tmp_path)
+    message = str(info.value)
+    assert str(path) in message
+    return message
+
+# --- results: a hand-made result document ------------------------------------------------
+
+SHA = "ab" * 32
+
+HOST_ID = "0123456789abcdef"
+
+def summary_io(write_bytes_per_trx=2048.0):
+    return {"reads_per_trx": 0.5, "writes_per_trx": 3.25, "read_bytes_per_trx": 8192.0,
+            "write_bytes_per_trx": write_bytes_per_trx}
+
+def make_run(repeat, order, tps, write_bytes_per_trx=2048.0):
+    return {
+        "repeat": repeat, "order": order,
+        "started": "2026-11-21T23:24:43+00:00", "finished": "2026-11-21T23:25:43+00:00",
+        "effective": {"innodb_doublewrite": "ON"},
+        "summary": {"transactions": int(tps * 60), "tps": tps, "latency_p95_ms": 1.12,
+                    "io": summary_io(write_bytes_per_trx)},
+        "series": {"t": [1, 2, 3], "tps": [tps, tps, None], "latency_p95_ms": [1.1, 1.2, None],
+                   "cpu_busy_pct": [50.0, 51.5, None]},
+    }
+
+def make_doc(on_tps=(1000.0, 1010.0, 990.0), off_tps=(1500.0, 1510.0, 1490.0)) -> dict:
+    """A small document shaped like record.new_document() plus runs, before finish()."""
+    points = []
+    order = 0
+    for value, tpss in (("ON", on_tps), ("OFF", off_tps)):
+        runs = []
+        for repeat, tps in enumerate(tpss, 1):
+            runs.append(make_run(repeat, order, tps))
+            order += 1
+        points.append({"id": f"innodb_doublewrite={value}", "value": value,
+                       "settings": {"innodb_doublewrite": value, "innodb_buffer_pool_size": "64M",
+                                    "skip_log_bin": None},
+                       "runs": runs})
+    return {
+        "schema_version": 1,
+        "recipe": {"name": "doublewrite", "sha256": SHA, "title": "Doublewrite: ON vs OFF",
+                   "question": "What does it cost?", "topic": "doublewrite",
+                   "text": 'title = "Doublewrite: ON vs OFF"\n'},
+        "profile": "quick",
+        "plan": {"seed": 1, "repeats": 3, "warmup_s": 5.0, "duration_s": 20.0,
+                 "order": ["innodb_doublewrite=ON#1", "innodb_doublewrite=OFF#1"]},
+        "dataset": {"shape": "disk-bound", "tables": 8, "table_size": 200000,
+                    "buffer_pool_size": "64M"},
+        "workload": {"tool": "sysbench", "script": "oltp_write_only", "threads": 4},
+        "server": {"flavor": "mariadb", "version": "10.11.19",
+                   "version_text": "mariadbd  Ver 10.11.19-MariaDB-0+deb12u1",
+                   "path": "/usr/sbin/mariadbd"},
+        "software": {"sysbench": "1.0.20", "fio": "fio-3.33", "python": "3.11.2",
+                     "kernel": "6.1.0-28-amd64",
+                     "project": {"revision": "0" * 40, "dirty": False}},
+        "host": {"id": HOST_ID, "cpu_model": "AMD EPYC", "cores": 4,
+                 "memory_bytes": 8 * 2**30, "virtualization": "kvm"},
+        "storage": {"path": "/work/main/work", "filesystem": "ext4", "device": "vda1",
+                    "scheduler": "mq-deadline", "mount_options": "rw,relatime"},
+        "device_baseline": {"tool": "fio", "fsync_per_s": 1234.5, "randwrite_16k_iops": 5678.0,
+                            "direct": True, "seconds": 8.0},
+        "started": "2026-11-21T23:24:43+00:00",
+        "finished": None,
+        "sweep": {"setting": "innodb_doublewrite", "baseline": "innodb_doublewrite=ON"},
+        "points": points,
+        "methods": {"summary": stats.SUMMARY_METHOD, "ratio": stats.RATIO_METHOD},
+    }
+
+# --- site: results of other hosts, and hostile text ---------------------------------------
+
+REAL = json.loads(sorted((REPO / "data" / "doublewrite").glob("*full.json"))[0].read_text())
+
+HOST_A, HOST_B = "aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbb"
+
+def result(host_id=HOST_A, started="2026-11-22T00:36:13+00:00", tps=None, **changes) -> dict:
+    """A copy of a real doublewrite result, on another host, at another time."""
+    doc = copy.deepcopy(REAL)
+    doc["host"]["id"] = host_id
+    doc["started"] = started
+    if tps is not None:
+        for point, value in zip(doc["points"], tps):
+            point["stats"]["tps"]["median"] = value
+    doc.update(changes)
+    return doc
+
+def spec(**kw):
+    return "\n".join(f"{k} = {json.dumps(v)}" for k, v in kw.items())
+
+def write_result(data_dir: Path, recipe: str, doc: dict) -> None:
+    path = data_dir / recipe / f"{doc['started'][:19].replace(':', '')}-{doc['host']['id'][:8]}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc))
+
+SCRIPT = "<script>alert(1)</script>"
+
+IMG = "<img src=x onerror=alert(1)>"
+
+QUOTES = "\"' onmouseover=\"alert(1)\" '"
+
+LONG = "<b>" + "W" * 5000 + "</b>"
+
+def hostile() -> dict:
+    doc = result(HOST_B, "2026-11-23T00:00:00+00:00", profile=SCRIPT, variant="")
+    doc["host"].update(cpu_model=SCRIPT + QUOTES + LONG, virtualization=IMG)
+    doc["server"].update(flavor=QUOTES, version=IMG, version_text=SCRIPT)
+    doc["software"].update(sysbench=SCRIPT, kernel=IMG + QUOTES)
+    doc["sweep"]["setting"] = SCRIPT
+    doc["points"][0]["value"] = IMG
+    doc["points"][1]["value"] = SCRIPT + QUOTES
+    doc["points"][1]["stats"]["ratio"]["verdict"] = IMG
+    doc["contribution"] = {"description": IMG + QUOTES + LONG, "submitted": SCRIPT,
+                           "tool": "data.submit"}
+    return doc
+
+TOPICS = sorted(p.stem for p in (REPO / "docs" / "topics").glob("*.md"))

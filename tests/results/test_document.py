@@ -1,0 +1,280 @@
+"""Unit tests for tuninglab.results (and workdir.atomic_write_json): no runs, hand-made documents."""
+
+import copy
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from helpers import make_doc, make_run
+from tuninglab.engine import measure, record
+from tuninglab.engine.server import ServerBinary
+from tuninglab.files import atomic_write_json
+from tuninglab.recipes import plan, recipe
+from tuninglab.results import document, report, stats
+
+# --- io_per_transaction -------------------------------------------------------------------------
+
+def totals(**devices):
+    """Per-device totals as Sampler.stop() records them; values are (reads, read_bytes, writes,
+    write_bytes), the order of DiskCounters."""
+    keys = ("reads", "read_bytes", "writes", "write_bytes")
+    return {name: dict(zip(keys, values)) for name, values in devices.items()}
+
+
+def test_io_per_transaction_sums_devices():
+    io = measure.io_per_transaction(totals(vda=(10, 4096, 100, 409600), vdb=(0, 0, 50, 204800)),
+                                    100)
+    assert io == {"reads_per_trx": 0.1, "writes_per_trx": 1.5, "read_bytes_per_trx": 40.96,
+                  "write_bytes_per_trx": 6144.0}
+
+
+def test_io_per_transaction_rounds_to_three_places():
+    io = measure.io_per_transaction(totals(vda=(1, 2, 2, 1)), 3)
+    assert io["reads_per_trx"] == 0.333 and io["writes_per_trx"] == 0.667
+
+
+@pytest.mark.parametrize("device_totals,transactions", [
+    (totals(vda=(1, 2, 3, 4)), 0),
+    ({}, 100),
+    (None, 100),
+    ({}, 0),
+])
+def test_io_per_transaction_none(device_totals, transactions):
+    assert measure.io_per_transaction(device_totals, transactions) == {
+        "reads_per_trx": None, "writes_per_trx": None, "read_bytes_per_trx": None,
+        "write_bytes_per_trx": None}
+
+
+# --- validate -----------------------------------------------------------------------------------
+
+def test_hand_made_document_is_valid():
+    assert document.validate(make_doc()) == []
+
+
+def test_finished_document_is_valid():
+    assert document.validate(document.finish(make_doc())) == []
+
+
+def one_problem(doc):
+    problems = document.validate(doc)
+    assert len(problems) == 1, problems
+    return problems[0]
+
+
+def test_missing_top_level_key():
+    doc = make_doc()
+    del doc["host"]
+    assert one_problem(doc) == "(top): 'host' is a required property"
+
+
+def test_missing_nested_key():
+    doc = make_doc()
+    del doc["points"][1]["runs"][2]["summary"]["latency_p95_ms"]
+    problem = one_problem(doc)
+    assert problem.startswith("points/1/runs/2/summary: ")
+    assert "'latency_p95_ms' is a required property" in problem
+
+
+def test_negative_tps():
+    doc = make_doc()
+    doc["points"][0]["runs"][1]["summary"]["tps"] = -5.0
+    problem = one_problem(doc)
+    assert problem.startswith("points/0/runs/1/summary/tps: ")
+    assert "-5.0" in problem
+
+
+def test_wrong_schema_version():
+    doc = make_doc()
+    doc["schema_version"] = 2
+    assert one_problem(doc).startswith("schema_version: ")
+
+
+@pytest.mark.parametrize("host_id", ["0123456789ABCDEF", "0123456789abcde", "0123456789abcdef0",
+                                     "myhost.example", "g123456789abcdef"])
+def test_host_id_not_16_hex(host_id):
+    doc = make_doc()
+    doc["host"]["id"] = host_id
+    assert one_problem(doc).startswith("host/id: ")
+
+
+@pytest.mark.parametrize("path,value", [
+    (("dataset", "shape"), "memory-bound"),
+    (("server", "version"), "10.11"),
+    (("plan", "duration_s"), -1),
+    (("recipe", "name"), "Double Write"),
+    (("points", 0, "runs", 0, "series", "tps", 1), "fast"),
+    (("points", 0, "settings", "innodb_doublewrite"), True),
+    (("points", 1, "runs", 2, "summary", "io", "reads_per_trx"), "many"),
+])
+def test_other_broken_values_name_their_path(path, value):
+    doc = make_doc()
+    target = doc
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    assert one_problem(doc).startswith("/".join(map(str, path)) + ": ")
+
+
+def test_several_problems_sorted_by_path():
+    doc = make_doc()
+    doc["schema_version"] = 2
+    doc["host"]["id"] = "x"
+    problems = document.validate(doc)
+    assert [p.split(":")[0] for p in problems] == ["host/id", "schema_version"]
+
+
+def test_validate_does_not_change_the_document():
+    doc = make_doc()
+    before = copy.deepcopy(doc)
+    document.validate(doc)
+    assert doc == before
+
+
+# --- finish -------------------------------------------------------------------------------------
+
+def test_finish_adds_stats_and_ratio():
+    doc = document.finish(make_doc())
+    on, off = doc["points"]
+    assert on["stats"]["ratio"] is None  # the baseline
+    assert on["stats"]["tps"] == stats.summarize([1000.0, 1010.0, 990.0]).to_dict()
+    assert on["stats"]["tps"]["median"] == 1000.0
+    ratio = off["stats"]["ratio"]
+    assert ratio == stats.compare([1500.0, 1510.0, 1490.0], [1000.0, 1010.0, 990.0]).to_dict()
+    assert ratio["verdict"] == stats.FASTER
+    assert ratio["ratio"] == pytest.approx(1.5, rel=1e-3)
+    assert off["stats"]["write_bytes_per_trx"]["median"] == 2048.0
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", doc["finished"])
+
+
+def test_finish_adds_what_the_series_show_and_the_report_prints_it():
+    doc = make_doc()
+    for run in doc["points"][1]["runs"]:   # OFF: purge falls behind, 25 entries a second
+        run["series"].update(t=list(range(1, 11)), tps=[1500.0] * 10,
+                             history_list_length=[100 + 25 * t for t in range(10)])
+    doc = document.finish(doc)
+    assert document.validate(doc) == []
+    off = doc["points"][1]["trends"]
+    assert off["history_slope_per_s"] == 25.0 and off["history_growing_runs"] == 3
+    assert off["history_end"] == 325 and off["dips"] == 0
+    assert doc["points"][0]["trends"]["history_slope_per_s"] is None   # not sampled
+    table = report.results_table(doc)
+    assert "over time" in table
+    assert re.search(r"innodb_doublewrite=OFF\s+25\.00\s+3 of 3 runs\s+325", table)
+
+
+def test_finish_baseline_need_not_be_first():
+    doc = make_doc()
+    doc["sweep"]["baseline"] = "innodb_doublewrite=OFF"
+    doc = document.finish(doc)
+    on, off = doc["points"]
+    assert off["stats"]["ratio"] is None
+    assert on["stats"]["ratio"]["verdict"] == stats.SLOWER
+
+
+def test_finish_with_too_few_repeats():
+    doc = document.finish(make_doc(on_tps=(1000.0,), off_tps=(1500.0,)))
+    assert doc["points"][1]["stats"]["ratio"]["verdict"] == stats.TOO_FEW_REPEATS
+    assert document.validate(doc) == []
+
+
+def test_finish_with_zero_throughput():
+    doc = document.finish(make_doc(off_tps=(0.0, 0.0, 0.0)))
+    ratio = doc["points"][1]["stats"]["ratio"]
+    assert ratio == {"ratio": None, "ci_low": None, "ci_high": None,
+                     "verdict": "no throughput to compare"}
+    assert document.validate(doc) == []
+
+
+def test_finish_leaves_out_write_bytes_when_unknown():
+    doc = make_doc()
+    doc["points"][1]["runs"][0]["summary"]["io"] = measure.io_per_transaction({}, 0)
+    doc = document.finish(doc)
+    assert "write_bytes_per_trx" not in doc["points"][1]["stats"]
+    assert "write_bytes_per_trx" in doc["points"][0]["stats"]
+    assert document.validate(doc) == []
+
+
+def test_new_document_then_finish_is_valid(tmp_path):
+    """The real constructor, fed a recipe, a plan and fake provenance, gives a valid file."""
+    path = tmp_path / "doublewrite" / "recipe.toml"
+    path.parent.mkdir()
+    path.write_text('title = "t"\nquestion = "q"\n[dataset]\nshape = "cpu-bound"\n'
+                    '[workload]\nscript = "oltp_write_only"\n'
+                    '[sweep]\nsetting = "innodb_log_file_size"\nvalues = ["64M", "256M"]\n'
+                    '[measure]\nduration = "20s"\nrepeats = 2\n')
+    p = plan.build(recipe.load("doublewrite", recipes_dir=tmp_path).experiment())
+    binary = ServerBinary("/usr/sbin/mysqld", "mysql", (8, 4, 3), "mysqld  Ver 8.4.3 for Linux")
+    hand = make_doc()
+    provenance = {k: hand[k] for k in ("software", "host", "storage", "device_baseline")}
+    doc = record.new_document(p, binary, provenance)
+    assert document.validate(doc) == []
+    assert doc["points"][0]["settings"]["innodb_redo_log_capacity"] == "64M"
+    assert doc["sweep"]["baseline"] == "innodb_log_file_size=64M"
+    assert doc["plan"]["order"] == [r.key for r in p.runs]
+    for run_ in p.runs:
+        document.point(doc, run_.point.id)["runs"].append(
+            make_run(run_.repeat, run_.index, 1000.0 + run_.index))
+    assert document.done_keys(doc) == {r.key for r in p.runs}
+    assert document.validate(document.finish(doc)) == []
+
+
+# --- final_path and writing ---------------------------------------------------------------------
+
+def test_final_path(tmp_path):
+    doc = make_doc()
+    assert document.final_path(doc, tmp_path) == \
+        tmp_path / "doublewrite" / "20261121T232443Z-01234567-quick.json"
+
+
+def test_final_path_default_data_dir():
+    path = document.final_path(make_doc())
+    assert path.parent == document.DATA_DIR / "doublewrite"
+    assert re.fullmatch(r"\d{8}T\d{6}Z-[0-9a-f]{8}-quick\.json", path.name)
+
+
+def test_final_path_from_now(tmp_path):
+    doc = make_doc()
+    doc["started"] = document.now()
+    name = document.final_path(doc, tmp_path).name
+    assert re.fullmatch(r"\d{8}T\d{6}Z-01234567-quick\.json", name)
+
+
+def test_write_final_refuses_an_invalid_document(tmp_path):
+    doc = make_doc()
+    doc["host"]["id"] = "nothex"
+    with pytest.raises(ValueError, match="host/id"):
+        document.write_final(doc, tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_write_final(tmp_path):
+    doc = document.finish(make_doc())
+    path = document.write_final(doc, tmp_path)
+    assert path == document.final_path(doc, tmp_path)
+    assert json.loads(path.read_text()) == doc
+    assert [p.name for p in path.parent.iterdir()] == [path.name]
+
+
+def test_atomic_write_json_leaves_no_temp_file(tmp_path):
+    target = tmp_path / "progress.json"
+    atomic_write_json(target, {"a": 1})
+    atomic_write_json(target, {"a": 2, "b": [None, 1.5]})
+    assert json.loads(target.read_text()) == {"a": 2, "b": [None, 1.5]}
+    assert target.read_text().endswith("\n")
+    assert [p.name for p in tmp_path.iterdir()] == ["progress.json"]
+
+
+def test_atomic_write_json_failure_keeps_the_old_file(tmp_path):
+    target = tmp_path / "progress.json"
+    atomic_write_json(target, {"a": 1})
+    with pytest.raises(TypeError):
+        atomic_write_json(target, {"a": object()})
+    assert json.loads(target.read_text()) == {"a": 1}
+    assert [p.name for p in tmp_path.iterdir()] == ["progress.json"]
+
+
+def test_atomic_write_json_accepts_str_path(tmp_path):
+    atomic_write_json(str(tmp_path / "x.json"), [1, 2])
+    assert json.loads(Path(tmp_path / "x.json").read_text()) == [1, 2]

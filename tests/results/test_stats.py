@@ -1,0 +1,231 @@
+"""Tests for tuninglab.stats: hand-computed cases, simulated coverage and power."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from tuninglab.results.stats import (
+    FASTER,
+    NO_DIFFERENCE,
+    SLOWER,
+    TOO_FEW_REPEATS,
+    Comparison,
+    Summary,
+    compare,
+    summarize,
+)
+
+T_975_2 = 4.302652729911275  # t(0.975, df=2), from tables
+
+
+# --- exact small cases -------------------------------------------------------
+
+
+def test_summarize_one_two_three_by_hand():
+    s = summarize([3, 1, 2])
+    assert (s.n, s.median, s.mean, s.stdev) == (3, 2.0, 2.0, 1.0)
+    half = T_975_2 * 1 / math.sqrt(3)
+    assert half == pytest.approx(2.4841, abs=1e-3)
+    assert s.ci_low == pytest.approx(2 - 2.4841, abs=1e-3)
+    assert s.ci_high == pytest.approx(2 + 2.4841, abs=1e-3)
+    assert s.half_width_pct() == pytest.approx(2.4841 / 2 * 100, abs=1e-1)
+
+
+def test_summarize_matches_scipy_t_interval():
+    x = [101.2, 99.8, 100.5, 98.9, 100.1, 102.3]
+    s = summarize(x, confidence=0.9)
+    lo, hi = sps.t.interval(0.9, len(x) - 1, loc=np.mean(x), scale=sps.sem(x))
+    assert (s.ci_low, s.ci_high) == pytest.approx((lo, hi), rel=1e-12)
+    assert s.median == pytest.approx(100.3)
+
+
+def test_summarize_single_repeat_has_no_interval():
+    s = summarize([42])
+    assert (s.n, s.median, s.mean) == (1, 42.0, 42.0)
+    assert s.stdev is None and s.ci_low is None and s.ci_high is None
+    assert s.half_width_pct() is None
+
+
+def test_summarize_identical_repeats_zero_width():
+    s = summarize([0.1, 0.1, 0.1])
+    assert s.stdev == 0.0
+    assert s.ci_low == s.ci_high == 0.1
+    assert s.half_width_pct() == 0.0
+
+
+def test_summarize_accepts_zero_throughput():
+    s = summarize([0, 0, 0])
+    assert s.median == 0.0 and s.ci_low == s.ci_high == 0.0
+    assert s.half_width_pct() is None  # relative width undefined at median 0
+    assert summarize([0, 10, 20]).median == 10.0
+
+
+def test_summarize_accepts_numpy_and_generators():
+    assert summarize(np.array([1.0, 2.0, 3.0])).mean == 2.0
+    assert summarize(x for x in (1, 2, 3)).n == 3
+
+
+def test_to_dict_is_plain_json():
+    s = summarize([1, 2, 3])
+    d = s.to_dict()
+    assert set(d) == {"n", "median", "mean", "stdev", "ci_low", "ci_high"}
+    assert json.loads(json.dumps(d)) == d
+    assert Summary(**d) == s
+    c = compare([1, 2, 3], [2, 3, 4])
+    d = c.to_dict()
+    assert set(d) == {"ratio", "ci_low", "ci_high", "verdict"}
+    assert json.loads(json.dumps(d)) == d
+    assert Comparison(**d) == c
+    assert json.loads(json.dumps(summarize([5]).to_dict()))["ci_low"] is None
+
+
+def test_compare_welch_by_hand():
+    # log values: x -> 1, 2, 3 (mean 2, var 1); base -> 0, 2 (mean 1, var 2)
+    # se^2 = 1/3 + 2/2 = 4/3; df = (4/3)^2 / ((1/3)^2/2 + 1^2/1) = 32/19
+    c = compare([math.e, math.e**2, math.e**3], [1, math.e**2])
+    assert c.ratio == pytest.approx(math.e)
+    half = sps.t.ppf(0.975, 32 / 19) * math.sqrt(4 / 3)
+    assert c.ci_low == pytest.approx(math.exp(1 - half))
+    assert c.ci_high == pytest.approx(math.exp(1 + half))
+    assert c.verdict == NO_DIFFERENCE
+
+
+def test_compare_matches_scipy_welch():
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        x = rng.lognormal(math.log(110), 0.03, size=6)
+        b = rng.lognormal(math.log(100), 0.01, size=4)
+        c = compare(x, b, confidence=0.9)
+        ci = sps.ttest_ind(np.log(x), np.log(b), equal_var=False).confidence_interval(0.9)
+        assert math.log(c.ci_low) == pytest.approx(ci.low, rel=1e-9)
+        assert math.log(c.ci_high) == pytest.approx(ci.high, rel=1e-9)
+
+
+def test_compare_single_repeat_too_few():
+    for c in (compare([5], [5, 6]), compare([5, 6], [5])):
+        assert c.ci_low is None and c.ci_high is None
+        assert c.verdict == TOO_FEW_REPEATS
+    assert compare([10], [5]).ratio == pytest.approx(2.0)
+
+
+def test_compare_zero_variance_is_a_point_interval():
+    c = compare([110] * 3, [100] * 3)
+    assert c.ratio == pytest.approx(1.1)
+    assert c.ci_low == c.ci_high == c.ratio
+    assert c.verdict == FASTER
+    assert compare([110] * 3, [100] * 3, higher_is_better=False).verdict == SLOWER
+    assert compare([90] * 3, [100] * 3).verdict == SLOWER
+    # different n with the same constant: ratio must be exactly 1, not 1 +- ulp
+    same = compare([987.65] * 3, [987.65] * 5)  # naive sum/n: 1 - 9e-16
+    assert same.ratio == 1.0 and same.verdict == NO_DIFFERENCE
+
+
+def test_compare_one_group_constant_uses_the_other_variance():
+    # vb = 0 -> Welch df = n_x - 1, se^2 = var(log x) / n_x
+    x = [100, 105, 110]
+    c = compare(x, [100] * 4)
+    lx = np.log(x)
+    half = sps.t.ppf(0.975, 2) * lx.std(ddof=1) / math.sqrt(3)
+    diff = lx.mean() - math.log(100)
+    assert (c.ci_low, c.ci_high) == pytest.approx((math.exp(diff - half), math.exp(diff + half)))
+
+
+# --- simulated coverage and power -------------------------------------------
+
+
+def test_summary_ci_coverage_normal():
+    rng = np.random.default_rng(20240601)
+    samples = rng.normal(100, 2, size=(2000, 5))
+    hits = 0
+    for row in samples:
+        s = summarize(row)
+        hits += s.ci_low <= 100 <= s.ci_high
+    assert 0.93 <= hits / len(samples) <= 0.97
+
+
+def test_ratio_ci_coverage_lognormal_unequal_groups():
+    # True ratio of geometric means = 110/100; unequal n and spread (Welch).
+    rng = np.random.default_rng(11)
+    xs = rng.lognormal(math.log(110), 0.03, size=(2000, 6))
+    bs = rng.lognormal(math.log(100), 0.01, size=(2000, 4))
+    hits = 0
+    for x, b in zip(xs, bs):
+        c = compare(x, b)
+        hits += c.ci_low <= 1.1 <= c.ci_high
+    assert 0.93 <= hits / len(xs) <= 0.97
+
+
+def test_clear_difference_gives_verdict():
+    rng = np.random.default_rng(3)
+    for _ in range(100):
+        hi = rng.normal(120, 2.4, size=5)  # CV 2%
+        lo = rng.normal(100, 2.0, size=5)
+        assert compare(hi, lo).verdict == FASTER
+        assert compare(lo, hi).verdict == SLOWER
+        # e.g. latency: lower is better
+        assert compare(hi, lo, higher_is_better=False).verdict == SLOWER
+        assert compare(lo, hi, higher_is_better=False).verdict == FASTER
+
+
+def test_identical_distributions_mostly_no_difference():
+    rng = np.random.default_rng(5)
+    xs = rng.normal(100, 2, size=(2000, 5))
+    bs = rng.normal(100, 2, size=(2000, 5))
+    verdicts = [compare(x, b).verdict for x, b in zip(xs, bs)]
+    share = verdicts.count(NO_DIFFERENCE) / len(verdicts)
+    assert 0.90 <= share <= 0.99
+    assert set(verdicts) <= {FASTER, SLOWER, NO_DIFFERENCE}
+
+
+# --- bad input ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", [[], (), iter([])])
+def test_empty_rejected(bad):
+    with pytest.raises(ValueError, match=r"^values: empty sequence"):
+        summarize(bad)
+
+
+def test_empty_baseline_rejected():
+    with pytest.raises(ValueError, match=r"^baseline: empty sequence"):
+        compare([1, 2], [])
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
+def test_non_finite_rejected(bad):
+    with pytest.raises(ValueError, match=r"^values\[1\] is .*finite"):
+        summarize([1.0, bad, 3.0])
+    with pytest.raises(ValueError, match=r"^baseline\[2\] is .*finite"):
+        compare([1.0, 2.0], [1.0, 2.0, bad])
+
+
+@pytest.mark.parametrize("bad", [0, -5.0])
+def test_non_positive_rejected_by_compare(bad):
+    with pytest.raises(ValueError, match=r"^values\[0\] is .*must be > 0"):
+        compare([bad, 2.0], [1.0, 2.0])
+    with pytest.raises(ValueError, match=r"^baseline\[1\] is .*must be > 0"):
+        compare([1.0, 2.0], [1.0, bad])
+
+
+def test_non_numbers_rejected():
+    with pytest.raises(ValueError, match=r"^values\[1\] is 'x', not a number"):
+        summarize([1, "x"])
+    with pytest.raises(ValueError, match=r"^values\[0\] is None, not a number"):
+        summarize([None])
+    with pytest.raises(ValueError, match="got a string"):
+        summarize("123")
+
+
+@pytest.mark.parametrize("conf", [0, 1, 1.5, -0.1, math.nan])
+def test_bad_confidence_rejected(conf):
+    with pytest.raises(ValueError, match="confidence must be between 0 and 1"):
+        summarize([1, 2, 3], confidence=conf)
+    with pytest.raises(ValueError, match="confidence must be between 0 and 1"):
+        summarize([1], confidence=conf)
+    with pytest.raises(ValueError, match="confidence must be between 0 and 1"):
+        compare([1, 2, 3], [2, 3, 4], confidence=conf)
+    with pytest.raises(ValueError, match="confidence must be between 0 and 1"):
+        compare([1], [2], confidence=conf)

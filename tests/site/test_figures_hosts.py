@@ -1,0 +1,316 @@
+"""Results from several machines: one series per host, its hardware and device baseline in the
+hover, throughput normalised by the device, the Results page, and hostile text kept inert."""
+
+import copy
+import html
+import json
+import os
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+
+from helpers import (HOST_A, HOST_B, IMG, LONG, QUOTES, REAL, REPO, SCRIPT, hostile, result, spec,
+                     write_result)
+
+from tuninglab.site import fence
+from tuninglab.site import figures
+from tuninglab.site import hostviews
+
+
+def figure_of(out: str) -> dict:
+    return json.loads(html.unescape(re.search(r'data-figure="([^"]*)"', out).group(1)))
+
+
+# Grouping and names
+
+def test_one_series_per_host_holding_its_latest_result():
+    old_a = result(HOST_A, "2026-11-20T10:00:00+00:00", tps=[100, 90])
+    b = result(HOST_B, "2026-11-21T10:00:00+00:00", tps=[300, 280],
+               contribution={"description": "host B", "submitted": "2026-11-23T00:00:00Z",
+                             "tool": "data.submit"})
+    new_a = result(HOST_A, "2026-11-22T10:00:00+00:00", tps=[200, 190])
+    figure = figures.results_bars([old_a, new_a, b], "tps")
+    assert [t["y"] for t in figure["data"]] == [[300, 280], [200, 190]]  # oldest latest first
+    assert [t["name"] for t in figure["data"]] == ["host B", "AMD EPYC, 2 cores, 24 GiB, "
+                                                              "mariadb 10.11.19"]
+
+
+def test_latest_compares_times_not_strings():
+    late = result(HOST_A, "2026-11-22T09:00:00+05:00", tps=[1, 1])    # 04:00 UTC
+    later = result(HOST_A, "2026-11-22T05:00:00+00:00", tps=[2, 2])
+    assert figures.latest_per_host([later, late]) == [later]
+
+
+def test_series_name_is_the_contribution_description_else_hardware_and_server():
+    doc = result()
+    assert figures.host_name(doc) == "AMD EPYC, 2 cores, 24 GiB, mariadb 10.11.19"
+    doc["host"].update(cpu_model=None, cores=None, memory_bytes=None)
+    assert figures.host_name(doc) == "unknown CPU, mariadb 10.11.19"
+    doc["contribution"] = {"description": "my laptop, NVMe", "submitted": "2026-11-23T00:00:00Z",
+                           "tool": "data.submit"}
+    assert figures.host_name(doc) == "my laptop, NVMe"
+    doc["contribution"] = {"submitted": "2026-11-23T00:00:00Z", "tool": "data.submit"}
+    assert figures.host_name(doc) == "unknown CPU, mariadb 10.11.19"  # no description
+
+
+def test_long_names_are_cut_and_alike_names_get_the_host_id():
+    doc = result(contribution={"description": "x" * 500, "submitted": "2026-11-23T00:00:00Z",
+                               "tool": "data.submit"})
+    assert len(figures.host_name(doc)) == 60 and figures.host_name(doc).endswith("\u2026")
+    twins = figures.results_bars([result(HOST_A), result(HOST_B, "2026-11-23T00:00:00+00:00")],
+                                 "tps")
+    assert [t["name"] for t in twins["data"]] == [
+        "AMD EPYC, 2 cores, 24 GiB, mariadb 10.11.19 (aaaaaaaa)",
+        "AMD EPYC, 2 cores, 24 GiB, mariadb 10.11.19 (bbbbbbbb)"]
+
+
+# Hover
+
+def test_hover_names_the_hardware_software_and_device_baseline():
+    trace = figures.results_bars([result()], "tps")["data"][0]
+    verdict = trace["customdata"][1]
+    assert verdict.startswith("ratio ") and verdict.endswith(REAL["points"][1]["stats"]
+                                                             ["ratio"]["verdict"])
+    assert trace["meta"].split("<br>") == ["AMD EPYC, 2 cores, 24 GiB, virtualised (docker)",
+                         "mariadb 10.11.19, sysbench 1.0.20, kernel 6.18.44-fc-v657",
+                         "device baseline (fio): 4,427 fsync/s, 51,305 random 16K writes/s",
+                         "full result of 2026-11-22"]
+    assert trace["customdata"][0] == "baseline"
+    assert trace["hovertemplate"] == ("%{x}: %{y:.1f} transactions/s<br>%{customdata}"
+                                      "<br>%{meta}<extra></extra>")
+
+
+# Normalised by the device
+
+def test_throughput_is_also_carried_per_1000_fsync_per_s_of_each_device():
+    a = result(HOST_A, tps=[1000, 500])
+    b = result(HOST_B, "2026-11-23T00:00:00+00:00", tps=[4000, 2000])
+    a["device_baseline"]["fsync_per_s"] = 2000.0
+    b["device_baseline"]["fsync_per_s"] = 8000.0
+    figure = figures.results_bars([a, b], "tps")
+    raw, normalised = figure["normalise"]["raw"], figure["normalise"]["normalised"]
+    assert raw["traces"]["y"] == [t["y"] for t in figure["data"]]
+    assert raw["layout"] == {"yaxis.title.text": figure["layout"]["yaxis"]["title"]["text"]}
+    # Four times the speed on a four times faster device: the same effect, the same bars.
+    assert normalised["traces"]["y"] == [[500.0, 250.0], [500.0, 250.0]]
+    up_a = figure["data"][0]["error_y"]["array"]
+    assert normalised["traces"]["error_y.array"][0] == [u / 2 for u in up_a]
+    assert normalised["layout"]["yaxis.title.text"] == "transactions/s per 1000 fsync/s"
+    assert "per 1000 fsync/s" in normalised["traces"]["hovertemplate"][0]
+    assert len(normalised["traces"]["hovertemplate"]) == 2
+
+
+@pytest.mark.parametrize("baseline", [None, {}, {"fsync_per_s": 0}, {"fsync_per_s": None}])
+def test_no_toggle_when_a_host_lacks_a_baseline_and_the_hover_says_so(baseline):
+    lacking = result(HOST_B, "2026-11-23T00:00:00+00:00", device_baseline=baseline)
+    figure = figures.results_bars([result(HOST_A), lacking], "tps")
+    assert "normalise" not in figure
+    assert "fsync/s not measured, so throughput cannot be normalised" in figure["data"][1]["meta"]
+    assert "4,427 fsync/s" in figure["data"][0]["meta"]
+
+
+def test_only_throughput_is_normalised():
+    assert "normalise" not in figures.results_bars([result()], "write_bytes_per_trx")
+
+
+def test_the_fence_puts_the_toggle_only_on_charts_that_carry_it(monkeypatch):
+    monkeypatch.setattr(figures, "results_for", lambda name, variant="": [result()])
+    tps = fence.plotly_fence(spec(kind="results", recipe="doublewrite"), "plotly", "", {}, None)
+    assert tps.count('class="md-button tl-normalise" aria-pressed="false"') == 1
+    assert "normalise" in figure_of(tps)
+    io = fence.plotly_fence(spec(kind="results", recipe="doublewrite",
+                                 metric="write_bytes_per_trx"), "plotly", "", {}, None)
+    assert "tl-normalise" not in io
+
+
+# The Results page
+
+
+def test_results_index_lists_every_file_newest_first_with_its_origin(tmp_path):
+    write_result(tmp_path, "doublewrite", result(HOST_A, "2026-11-20T00:00:00+00:00"))
+    write_result(tmp_path, "doublewrite", result(HOST_B, "2026-11-22T00:00:00+00:00", contribution={
+        "description": "NVMe box", "submitted": "2026-11-23T08:00:00Z", "tool": "data.submit"}))
+    write_result(tmp_path, "doublewrite", result(HOST_A, "2026-11-21T00:00:00+00:00", variant="v"))
+    (tmp_path / "historical").mkdir()
+    rows = figures.results_index(tmp_path)
+    assert [(r["variant"], r["started"]) for r in rows] == [
+        ("", "2026-11-22 00:00"), ("", "2026-11-20 00:00"), ("v", "2026-11-21 00:00")]
+    assert rows[0] == {
+        "recipe": "doublewrite", "variant": "", "profile": "full", "started": "2026-11-22 00:00",
+        "host": "AMD EPYC, 2 cores, 24 GiB, virtualised (docker); id bbbbbbbb",
+        "software": "mariadb 10.11.19, sysbench 1.0.20, kernel 6.18.44-fc-v657",
+        "contributed": True, "submitted": "2026-11-23", "description": "NVMe box",
+        "invalid": ""}
+    assert not rows[1]["contributed"] and rows[1]["description"] == ""
+
+
+def test_an_invalid_result_is_listed_but_never_charted(tmp_path, monkeypatch):
+    write_result(tmp_path, "doublewrite", result(HOST_A, "2026-11-20T00:00:00+00:00"))
+    write_result(tmp_path, "doublewrite", result(HOST_B, "2026-11-22T00:00:00+00:00", invalid=[
+        "innodb_doublewrite=ON repeat 1: TPC-C consistency condition(s) 2 broken after the run"]))
+    assert [d["host"]["id"] for d in figures.results_for("doublewrite", data_dir=tmp_path)] == \
+        [HOST_A]
+    monkeypatch.setattr(figures, "DATA_DIR", tmp_path)
+    out = fence.results_index_fence("", "results-index", "", {}, None)
+    assert "Invalid, not charted: innodb_doublewrite=ON repeat 1: TPC-C consistency" in out
+
+
+def test_results_page_links_recipes_to_their_topic_page(tmp_path, monkeypatch):
+    write_result(tmp_path, "raid-chunk", result(HOST_A))
+    write_result(tmp_path, "no-such-recipe", result(HOST_B, contribution={
+        "description": "NVMe box", "submitted": "2026-11-23T08:00:00Z", "tool": "data.submit"}))
+    monkeypatch.setattr(figures, "DATA_DIR", tmp_path)
+    out = fence.results_index_fence("", "results-index", "", {}, None)
+    rows = re.findall(r"<tr><td>(.*?)</td>.*?<td>([^<]*)</td></tr>", out)
+    assert rows == [("<code>no-such-recipe</code>", "contributed 2026-11-23: NVMe box"),
+                    ('<a href="../topics/raid/"><code>raid-chunk</code></a>',
+                     "this project&#x27;s runs")]
+    assert "2 result files, 1 contributed." in out
+
+
+def test_the_data_directory_can_be_overridden_for_the_site(tmp_path):
+    out = subprocess.run([sys.executable, "-c", "from tuninglab.site import figures as f; "
+                          "print(f.DATA_DIR); print(f.HISTORICAL_DIR)"],
+                         capture_output=True, text=True, check=True,
+                         env={**os.environ, "TUNINGLAB_DATA_DIR": str(tmp_path)})
+    assert out.stdout.split() == [str(tmp_path), str(REPO / "data" / "historical")]
+
+
+# Hostile text
+
+
+class Tags(HTMLParser):
+    """Every element, its attributes and the text a browser would show."""
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags, self.text = [], []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+    @classmethod
+    def text_of(cls, out: str) -> list[str]:
+        parsed = cls()
+        parsed.feed(out)
+        return parsed.text
+
+
+ALLOWED = {"div": {"class", "id", "data-traces", "data-figure", "data-group", "data-view"},
+           "table": set(), "thead": set(), "tbody": set(), "tr": set(), "th": set(),
+           "td": set(), "code": set(), "p": {"class"}, "a": {"href"},
+           "button": {"type", "class", "aria-pressed", "title"}, "label": {"class"},
+           "select": {"aria-label"}, "option": {"value", "selected"}, "span": {"class"}}
+# Tags the figure builders themselves write into plotly labels.
+PLOTLY_TAGS = re.compile(r"<br>|<extra>|</extra>")
+
+
+def assert_inert(out: str) -> Tags:
+    parsed = Tags()
+    parsed.feed(out)
+    for tag, attrs in parsed.tags:
+        assert tag in ALLOWED and set(attrs) <= ALLOWED[tag], (tag, attrs)
+        if tag == "a":
+            assert re.fullmatch(r"\.\./topics/[a-z0-9-]+/", attrs["href"])
+    for tag, attrs in parsed.tags:
+        if "data-figure" in attrs:
+            for text in strings(json.loads(attrs["data-figure"])):
+                assert not re.search(r"[<>\"']", PLOTLY_TAGS.sub("", text)), text[:200]
+    return parsed
+
+
+def strings(value):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield k
+            yield from strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from strings(v)
+
+
+def test_hostile_text_in_a_results_chart_is_inert(monkeypatch):
+    docs = [result(HOST_A), hostile()]
+    monkeypatch.setattr(figures, "results_for", lambda name, variant="": docs)
+    out = fence.plotly_fence(spec(kind="results", recipe="doublewrite"), "plotly", "", {}, None)
+    parsed = assert_inert(out)
+    figure = figure_of(out)
+    trace = figure["data"][1]
+    # The text survives, as text: escaped once for plotly, whose labels read entities.
+    assert trace["x"] == [figures.esc(IMG), figures.esc(SCRIPT + QUOTES)]
+    assert html.unescape(trace["name"]) == (IMG + QUOTES + LONG)[:59] + "\u2026"
+    hover = html.unescape(trace["customdata"][1] + trace["meta"])
+    for text in (IMG, SCRIPT, QUOTES, LONG):
+        assert text in hover
+    assert figure["layout"]["xaxis"]["title"]["text"] == figures.esc(SCRIPT)
+    assert "normalise" in figure
+    # The verdicts under the chart show the project's run; the hostile host is one to pick.
+    assert SCRIPT not in "".join(parsed.text)
+    option = next(attrs for tag, attrs in parsed.tags if tag == "option")
+    assert option["value"] == hostviews.key(docs[0])
+
+
+def test_hostile_text_in_a_hosts_views_is_inert():
+    doc = hostile()
+    views = hostviews.views(doc)
+    for name, view in views.items():
+        if "html" in view:
+            assert_inert(view["html"])
+            assert "<script" not in view["html"] and "<img" not in view["html"]
+        else:
+            assert_inert(f'<div data-figure="{html.escape(json.dumps(view["figure"]))}"></div>')
+    text = "".join(Tags.text_of(views["verdicts"]["html"]))
+    assert SCRIPT + QUOTES in text and IMG in text
+
+
+def test_hostile_text_on_the_results_page_is_inert(tmp_path, monkeypatch):
+    write_result(tmp_path, "doublewrite", result(HOST_A))
+    write_result(tmp_path, "doublewrite", hostile())
+    monkeypatch.setattr(figures, "DATA_DIR", tmp_path)
+    out = fence.results_index_fence("", "results-index", "", {}, None)
+    text = "".join(assert_inert(out).text)
+    for shown in (SCRIPT, IMG, QUOTES, LONG[:100]):
+        assert shown in text
+    assert LONG not in text  # free text is cut in a table row
+    row = next(r for r in figures.results_index(tmp_path) if r["contributed"])
+    assert len(row["description"]) == 200 and row["host"].endswith("\u2026; id bbbbbbbb")
+    assert "<script" not in out and "<img" not in out and "<b>" not in out
+
+
+# Many hosts
+
+def test_beyond_max_hosts_the_others_are_one_series_of_their_median_and_quartiles():
+    own = [result(f"{i:016x}", f"2026-11-0{i + 1}T00:00:00+00:00", tps=[1000, 900])
+           for i in range(2)]
+    contributed = [result(f"{100 + i:016x}", f"2026-11-2{i // 10}T{i % 10:02d}:00:00+00:00",
+                          tps=[10 * i, 5 * i], contribution={
+                              "description": f"host {i}", "submitted": "x", "tool": "t"})
+                   for i in range(figures.MAX_HOSTS + 3)]  # 23: 18 drawn, 5 aggregated
+    figure = figures.results_bars(own + contributed, "tps")
+    names = [t["name"] for t in figure["data"]]
+    assert len(names) == figures.MAX_HOSTS + 1
+    assert names[-1] == "5 other hosts (median)"
+    assert sum(n.startswith("AMD EPYC") for n in names) == 2  # the project's own stay
+    assert "host 0" not in names and "host 22" in names       # the oldest are aggregated
+    others = figure["data"][-1]
+    assert others["y"] == [20.0, 10.0]                       # hosts 0-4: 0, 10, 20, 30, 40
+    assert others["error_y"]["array"] == [10.0, 5.0] and others["customdata"][0] == "5 hosts"
+    assert len(figure["normalise"]["normalised"]["traces"]["y"]) == figures.MAX_HOSTS + 1
+
+
+def test_a_page_weighs_the_same_with_a_thousand_hosts_as_with_fifty():
+    def weight(n):
+        docs = [result(f"{i:016x}", f"2026-11-20T{i // 60 % 24:02d}:{i % 60:02d}:00+00:00",
+                       contribution={"description": f"host {i}", "submitted": "x",
+                                     "tool": "t"}) for i in range(n)]
+        return len(json.dumps(figures.results_bars(docs, "tps")))
+    assert weight(1000) < 1.1 * weight(50)

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 
 from helpers import recipe_text
-from tuninglab.engine import runner
+from tuninglab.engine import preflight, runner
 from tuninglab.engine.lab import guest, image, members, qemu, raid, zfs
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan, recipe
@@ -458,12 +458,12 @@ def test_a_named_device_smaller_than_a_member_is_refused(tmp_path):
 def test_a_device_named_twice_is_refused(monkeypatch, in_lab_vm):
     """Once resolved: a by-id link and its device are the same device (storage and lab)."""
     resolve = {"/dev/disk/by-id/x": "/dev/sdb", "/dev/sdb": "/dev/sdb"}
-    monkeypatch.setattr(runner.guard, "check_device", lambda d, consent: resolve[d])
+    monkeypatch.setattr(preflight.guard, "check_device", lambda d, consent: resolve[d])
     recipe_ = SimpleNamespace(label="r", in_lab_vm=in_lab_vm, storage=True)
     opts = runner.Options(devices=("/dev/disk/by-id/x", "/dev/sdb"), destroy_data=True)
     points = [_point(2)] if in_lab_vm else [SimpleNamespace(storage={"logs": "separate"})]
     with pytest.raises(UserError, match="named twice"):
-        runner.check_devices(recipe_, opts, points)
+        preflight.check_devices(recipe_, opts, points)
 
 
 def test_named_member_disks_are_shown_to_the_guest_at_the_member_size():

@@ -1,0 +1,98 @@
+"""One repeat of one point: where its files live (the work directory, or a sandbox built for
+this run on a loop device or a named device), a fresh copy of the template, a throwaway server,
+the workload measured."""
+
+import os
+import shutil
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from tuninglab.engine import datadir, device_baseline, measure
+from tuninglab.engine import server as srv
+from tuninglab.engine.storage.sandbox import Sandbox, Spec
+from tuninglab.results import document
+
+
+@dataclass
+class Place:
+    """Where one run keeps its files: its directory, the datadir, the disks to sample, what to
+    add to the record, and the redo log's own directory when it is on a second sandbox."""
+    rundir: Path
+    datadir: Path
+    disks: list
+    extra: dict
+    logs: Path | None = None
+
+
+@contextmanager
+def run_storage(run_, runs_dir: Path, disks, baseline_seconds: int, devices=()):
+    """Where a run's datadir lives: the work directory, or a fresh sandbox built for this run
+    on a loop device or on the user's device (its state read back, and fio on it when
+    baseline_seconds is set); with storage.logs = separate, a second one for the redo log."""
+    rundir = runs_dir / f"{run_.point.id}-r{run_.repeat}"
+    shutil.rmtree(rundir, ignore_errors=True)
+    spec = run_.point.storage
+    if spec is None:
+        yield Place(rundir, rundir / "data", disks, {})
+        shutil.rmtree(rundir, ignore_errors=True)
+        return
+    fields = {k: v for k, v in spec.items()
+              if k not in ("drop_caches", "logs", "logs_size") and v is not None}
+    named = list(devices) + [None, None]
+    with ExitStack() as stack:
+        box = stack.enter_context(Sandbox(runs_dir.parent, Spec(**fields), name=rundir.name,
+                                          device=named[0]))
+        place = Place(rundir, box.mountpoint / "data", [Path(box.device).name],
+                      {"storage": box.state()})
+        if spec.get("logs") == "separate":
+            logs = stack.enter_context(Sandbox(
+                runs_dir.parent, Spec(**{**fields, "size": spec["logs_size"]}),
+                name=f"{rundir.name}-logs", device=named[1]))
+            place.logs = logs.mountpoint / "redo"
+            place.disks.append(Path(logs.device).name)
+            place.extra["logs_storage"] = logs.state()
+        if baseline_seconds:
+            place.extra["device_baseline"] = device_baseline.device_baseline(box.mountpoint,
+                                                                      seconds=baseline_seconds)
+        yield place
+    shutil.rmtree(rundir, ignore_errors=True)
+
+
+def drop_caches() -> None:
+    """Start every sandboxed run with a cold page cache: the copy just filled it."""
+    os.sync()
+    Path("/proc/sys/vm/drop_caches").write_text("3\n")
+
+
+def measure_run(run_, binary, template_data, runs_dir, disks, experiment, clock,
+                baseline_seconds=0, devices=()) -> dict:
+    """One repeat of one point on a fresh copy of the template; the copy is removed after."""
+    with run_storage(run_, runs_dir, disks, baseline_seconds, devices) as place:
+        datadir.clone(template_data, place.datadir)
+        settings = dict(run_.point.settings)
+        if place.logs:
+            datadir.move_redo(place.datadir, place.logs)
+            settings["innodb_log_group_home_dir"] = str(place.logs)
+        if run_.point.storage and run_.point.storage.get("drop_caches", True):
+            drop_caches()
+        record = _measure_server(run_, binary, place, settings, experiment, clock)
+    return {**record, **place.extra}
+
+
+def _measure_server(run_, binary, place, settings, experiment, clock) -> dict:
+    started = document.now()
+    e = experiment
+    rundir, datadir, disks = place.rundir, place.datadir, place.disks
+    with srv.Server(binary, rundir, datadir, settings) as server:
+        effective = server.variables(server.settings)
+        if e.workload.timed:
+            summary, series, _ = measure.oltp(server, disks, run_.point.workload, e.measure,
+                                              e.dataset, clock)
+        else:
+            summary, series, _ = measure.full_scan(server, disks, e.dataset, clock)
+        server.stop(discard=True)
+        notes = server.log_notes()
+    return {"repeat": run_.repeat, "order": run_.index, "started": started,
+            "finished": document.now(), "effective": effective, "server_log": notes,
+            "summary": summary, "series": series}

@@ -1,0 +1,44 @@
+"""The unfinished result of a plan, saved in the work directory after every finished run, so
+that the same command resumes it."""
+
+import json
+import time
+from pathlib import Path
+
+from tuninglab import files
+from tuninglab.engine import record
+from tuninglab.results import document
+
+
+class Saved:
+    """The unfinished result of this plan in the work directory, which a rerun resumes."""
+
+    def __init__(self, wd: Path, plan, binary):
+        e = plan.experiment
+        variant = f"-{e.recipe.variant}" if e.recipe.variant else ""
+        self.path = wd / "progress" / f"{e.recipe.name}{variant}-{e.profile}.json"
+        self.key = record.resume_key(plan, binary)
+
+    def load(self, say, move_stale=True):
+        if not self.path.is_file():
+            return None
+        try:
+            doc = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            doc = None
+        if doc and doc.get("resume_key") == self.key:
+            say(f"resuming: {len(document.done_keys(doc))} finished runs kept from {self.path}")
+            return doc
+        if move_stale:  # another plan's runs: keep them aside, never mix them in
+            aside = self.path.with_name(f"{self.path.stem}.stale-{int(time.time())}.json")
+            self.path.rename(aside)
+            say(f"an earlier run with other settings left {self.path}; moved it to {aside.name}")
+        return None
+
+    def save(self, doc) -> None:
+        doc["resume_key"] = self.key
+        self.path.parent.mkdir(exist_ok=True)
+        files.atomic_write_json(self.path, doc)
+
+    def remove(self) -> None:
+        self.path.unlink(missing_ok=True)

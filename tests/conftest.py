@@ -1,7 +1,9 @@
-"""Shared fixtures: a session work directory whose template is reused, and the site built once.
-Plain helpers live in helpers.py."""
+"""Shared fixtures: a session work directory whose template is reused, a copy of the committed
+result files, and the site built once from that copy. Plain helpers live in helpers.py."""
 
 import pytest
+
+from helpers import copy_committed_data
 
 
 @pytest.fixture(scope="session")
@@ -11,13 +13,22 @@ def shared_workdir(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def served_site(tmp_path_factory):
-    """The site built strictly once per session, served on 127.0.0.1 at the URL it was built
-    for (Material's instant navigation works only on the site_url's origin)."""
+def committed_data(tmp_path_factory):
+    """A data/ directory holding a copy of the files git tracks in data/ (every file of data/
+    without git or a checkout): what the tests read instead of data/ itself, where a user's own
+    runs add results."""
+    return copy_committed_data(tmp_path_factory.mktemp("committed") / "data")
+
+
+@pytest.fixture(scope="session")
+def served_site(tmp_path_factory, committed_data):
+    """The site built strictly once per session from the committed results, served on
+    127.0.0.1 at the URL it was built for (Material's instant navigation works only on the
+    site_url's origin)."""
     from tuninglab.site import builder
     root = tmp_path_factory.mktemp("site") / "site"
     with builder.local_site(root) as url:
-        builder.build(root, site_url=url)
+        builder.build(root, site_url=url, data_dir=committed_data)
         yield root, url.rstrip("/")
 
 

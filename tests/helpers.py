@@ -1,8 +1,9 @@
-"""Helpers the tests share (import them with `from helpers import ...`): the project's places, a
-tiny recipe writer, skips that name what is missing, and what storage tests leave behind (loop
-devices, mounts, ledger) with a loop device of their own."""
+"""Helpers the tests share (import them with `from helpers import ...`): the project's places, the
+fixture recipes and the committed result files, skips that name what is missing, and what storage
+tests leave behind (loop devices, mounts, ledger) with a loop device of their own."""
 
 import copy
+import functools
 import json
 import os
 import shutil
@@ -17,43 +18,69 @@ import pytest
 
 from tuninglab.engine.storage.ledger import Ledger
 from tuninglab.errors import UserError
-from tuninglab.recipes import recipe
+from tuninglab.recipes.load import load
 from tuninglab.results import stats
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
+RECIPE_FIXTURES = FIXTURES / "recipes"   # <name>/recipe.toml, as a recipes_dir holds them
+DATA = REPO / "data"
 SHARED = REPO.parent / "shared"
 
-TINY_RECIPE = """
-title = "Tiny test recipe"
-question = "Does the engine run end to end?"
 
-[dataset]
-shape = "cpu-bound"
-tables = 2
-table_size = 2000
-buffer_pool_size = "32M"
-
-[workload]
-script = "oltp_write_only"
-threads = 2
-
-[sweep]
-setting = "innodb_doublewrite"
-values = ["ON", "OFF"]
-
-[measure]
-warmup = "1s"
-duration = "2s"
-repeats = 2
-"""
-
-
-def write_recipe(recipes_dir: Path, name: str, text: str = TINY_RECIPE) -> Path:
+def write_recipe(recipes_dir: Path, name: str, text: str) -> Path:
     path = Path(recipes_dir) / name / "recipe.toml"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(textwrap.dedent(text))
     return path
+
+
+def fixture_recipe_text(fixture: str, replace: dict[str, str] | None = None) -> str:
+    """The text of tests/fixtures/recipes/<fixture>/recipe.toml with each `old: new` of replace
+    made; an old text that is not there fails (the edit would silently test the fixture)."""
+    text = (RECIPE_FIXTURES / fixture / "recipe.toml").read_text()
+    for old, new in (replace or {}).items():
+        assert old in text, f"{old!r} is not in the fixture recipe {fixture}"
+        text = text.replace(old, new)
+    return text
+
+
+def fixture_recipe(recipes_dir: Path, fixture: str, name: str | None = None,
+                   replace: dict[str, str] | None = None) -> Path:
+    """Copy a fixture recipe into recipes_dir as <name>/recipe.toml (default: the fixture's
+    name), with replace's string edits; the path written."""
+    return write_recipe(recipes_dir, name or fixture, fixture_recipe_text(fixture, replace))
+
+
+# --- the committed result files ----------------------------------------------------------
+
+@functools.cache
+def committed_data_files() -> tuple[str, ...]:
+    """The files of data/ that git tracks, relative to data/: the project's results without the
+    ones a user's own runs added there. Without git or a checkout, every file under data/."""
+    try:
+        out = subprocess.run(["git", "ls-files", "-z", "--", "data"], cwd=REPO,
+                             capture_output=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        out = b""
+    names = [os.fsdecode(n).removeprefix("data/") for n in out.split(b"\0") if n]
+    return tuple(names or (p.relative_to(DATA).as_posix() for p in sorted(DATA.rglob("*"))
+                           if p.is_file()))
+
+
+def committed_results() -> list[str]:
+    """The committed result files, as <recipe>/<file>.json (historical/ holds sources)."""
+    return [n for n in committed_data_files()
+            if n.endswith(".json") and "historical" not in n.split("/")]
+
+
+def copy_committed_data(target: Path) -> Path:
+    """The committed files of data/ copied under target (a data/ of their own); target."""
+    for name in committed_data_files():
+        if (DATA / name).is_file():  # a tracked file deleted in the working tree is left out
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(DATA / name, target / name)
+    return target
 
 
 def needs_real_server():
@@ -124,19 +151,21 @@ def servers_under(path: Path) -> list[str]:
 
 # --- recipes: one valid recipe, table by table -------------------------------------------
 
-# One valid recipe, table by table; tests replace or drop single tables.
-TABLES = {
-    "top": 'title = "Doublewrite: ON vs OFF"\n'
-           'question = "What does the doublewrite buffer cost?"\n'
-           'needs = ["root"]\n',
-    "dataset": '[dataset]\nshape = "disk-bound"\n',
-    "server": "[server.settings]\ninnodb_flush_log_at_trx_commit = 1\n",
-    "workload": '[workload]\nscript = "oltp_write_only"\nthreads = 2\n',
-    "sweep": '[sweep]\nsetting = "innodb_doublewrite"\nvalues = ["ON", "OFF"]\nbaseline = "ON"\n',
-    "measure": '[measure]\nwarmup = "10s"\nduration = "1m"\nrepeats = 5\n',
-    "profiles": '[profiles.quick]\nwarmup = "5s"\nduration = "20s"\nrepeats = 2\n'
-                'buffer_pool_size = "32M"\n',
-}
+def recipe_tables(text: str) -> dict[str, str]:
+    """A recipe's text cut into its tables, in order: "top" (the keys before any table), then
+    one part per table name ([server.settings] is "server", [profiles.quick] "profiles"), each
+    without the blank lines around it."""
+    tables, name = {}, "top"
+    for line in text.splitlines(keepends=True):
+        if line.startswith("["):
+            name = line.strip("[]\n").split(".")[0]
+        tables[name] = tables.get(name, "") + line
+    return {name: body.strip("\n") + "\n" for name, body in tables.items()}
+
+
+# One valid recipe (tests/fixtures/recipes/valid), table by table; tests replace or drop single
+# tables.
+TABLES = recipe_tables(fixture_recipe_text("valid"))
 
 def recipe_text(**tables) -> str:
     """The valid recipe with some tables replaced (a string) or removed (None)."""
@@ -147,7 +176,7 @@ def load_error(tmp_path, text) -> str:
     """Load a broken recipe; return the UserError's message, checking it names the file."""
     path = write_recipe(tmp_path, "demo", text)
     with pytest.raises(UserError) as info:
-        recipe.load("demo", recipes_dir=tmp_path)
+        load("demo", recipes_dir=tmp_path)
     message = str(info.value)
     assert str(path) in message
     return message
@@ -218,7 +247,8 @@ def make_doc(on_tps=(1000.0, 1010.0, 990.0), off_tps=(1500.0, 1510.0, 1490.0)) -
 
 # --- site: results of other hosts, and hostile text ---------------------------------------
 
-REAL = json.loads(sorted((REPO / "data" / "doublewrite").glob("*full.json"))[0].read_text())
+# A committed file by name: never one a user's own run added to data/.
+REAL = json.loads((DATA / "doublewrite" / "20261122T003613Z-209a4cf4-full.json").read_text())
 
 HOST_A, HOST_B = "aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbb"
 

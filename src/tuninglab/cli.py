@@ -10,7 +10,7 @@ from tuninglab.engine import leftovers, runner
 from tuninglab.engine import workdir as workdir_mod
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan as planner
-from tuninglab.recipes import recipe as recipes
+from tuninglab.recipes.load import RECIPES_DIR, list_names, load_all
 from tuninglab.results import document
 from tuninglab.results.report import table
 from tuninglab.units import human_seconds
@@ -55,11 +55,11 @@ def recipe_run(name, quick, profile, repeats, duration, warmup, mysqld, workdir,
     runner.run_all(name, opts, variant, say)
 
 
-def recipe_list(recipes_dir=recipes.RECIPES_DIR, say=print):
+def recipe_list(recipes_dir=RECIPES_DIR, say=print):
     rows = [["recipe", "question", "needs", "estimated time per profile"]]
-    for name in recipes.list_names(recipes_dir):
+    for name in list_names(recipes_dir):
         try:
-            variants = recipes.load_all(name, recipes_dir)
+            variants = load_all(name, recipes_dir)
         except UserError as exc:
             rows.append([name, f"INVALID: {exc}", "", ""])
             continue

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from helpers import REPO
-from tuninglab.recipes import recipe
+from tuninglab.recipes.load import list_names, load_all
 from tuninglab.results import document
 
 DATA = REPO / "data"
@@ -21,8 +21,8 @@ def test_result_file_is_valid(path):
     doc = json.loads(path.read_text())
     assert document.validate(doc) == []
     assert path.parent.name == doc["recipe"]["name"]
-    assert doc["recipe"]["name"] in recipe.list_names()
-    assert doc.get("variant", "") in {r.variant for r in recipe.load_all(doc["recipe"]["name"])}
+    assert doc["recipe"]["name"] in list_names()
+    assert doc.get("variant", "") in {r.variant for r in load_all(doc["recipe"]["name"])}
     metric = document.metric(doc)
     for point in doc["points"]:
         assert len(point["runs"]) == doc["plan"]["repeats"]

@@ -8,38 +8,39 @@ from types import SimpleNamespace
 
 import pytest
 
-from helpers import REPO, make_doc
+from helpers import REPO, fixture_recipe, make_doc
 from tuninglab.engine import measure, record
 from tuninglab.engine.lab.vm import LabVM
 from tuninglab.engine.server import ServerBinary
 from tuninglab.engine.workloads import sysbench
 from tuninglab.engine.workloads.sysbench import Report
-from tuninglab.recipes import plan, recipe
-from tuninglab.recipes.recipe import Workload
+from tuninglab.recipes import plan
+from tuninglab.recipes.load import load, load_all
+from tuninglab.recipes.model import Measure, Sweep, Workload
 from tuninglab.results import document
 
 
 def test_the_recipe_and_its_variants():
-    main, pk, durable = recipe.load_all("commit-batching")
+    main, pk, durable = load_all("commit-batching")
     assert (pk.variant, durable.variant) == ("primary-key", "durable")
     for r, key, trx_commit in ((main, "unique", "2"), (pk, "primary", "2"),
                                (durable, "unique", "1")):
         assert r.workload == Workload("sysbench", "insert_batch", 1,
                                       {"commit": "statement", "key": key})
-        assert r.sweep == recipe.Sweep("workload.commit", ("statement", "100", "1s"), "statement")
+        assert r.sweep == Sweep("workload.commit", ("statement", "100", "1s"), "statement")
         assert dict(r.server_settings) == {
             "transaction_isolation": "READ-COMMITTED", "innodb_autoinc_lock_mode": "2",
             "innodb_flush_log_at_trx_commit": trx_commit, "innodb_doublewrite": "OFF",
             "innodb_log_file_size": "256M"}
         assert (r.dataset.tables, r.dataset.table_size) == (1, 1000)
         assert not r.needs and not r.in_lab_vm
-    assert main.measure == recipe.Measure(10.0, 45.0, 3)
-    assert main.experiment("quick").measure == recipe.Measure(3.0, 15.0, 3)
+    assert main.measure == Measure(10.0, 45.0, 3)
+    assert main.experiment("quick").measure == Measure(3.0, 15.0, 3)
 
 
 @pytest.mark.parametrize("variant", ["", "primary-key"])
 def test_each_points_workload_survives_the_lab_vms_json(variant):
-    e = recipe.load("commit-batching", variant=variant).experiment()
+    e = load("commit-batching", variant=variant).experiment()
     for point in plan.build(e).points:
         back = Workload(**json.loads(json.dumps(asdict(point.workload), default=list)))
         assert back == point.workload
@@ -47,7 +48,7 @@ def test_each_points_workload_survives_the_lab_vms_json(variant):
 
 
 def test_result_document_names_the_options_and_is_valid():
-    p = plan.build(recipe.load("commit-batching").experiment("quick"))
+    p = plan.build(load("commit-batching").experiment("quick"))
     binary = ServerBinary("/usr/sbin/mariadbd", "mariadb", (10, 11, 19),
                           "mariadbd  Ver 10.11.19-MariaDB-0+deb12u1")
     hand = make_doc()
@@ -64,7 +65,7 @@ def test_result_document_names_the_options_and_is_valid():
 
 
 def test_warm_up_and_measured_run_use_the_points_workload(monkeypatch):
-    e = recipe.load("commit-batching").experiment("quick")
+    e = load("commit-batching").experiment("quick")
     point = next(pt for pt in plan.build(e).points if pt.value == "1s")
     commands = []
 
@@ -88,32 +89,9 @@ def test_warm_up_and_measured_run_use_the_points_workload(monkeypatch):
     assert ["--time=3" in c for c in commands] == [True, False]   # warm-up, then measured
 
 
-LAB_RECIPE = """\
-title = "t"
-question = "q"
-[dataset]
-shape = "cpu-bound"
-tables = 1
-table_size = 1000
-[lab]
-kernel = "cloud-amd64"
-[workload]
-script = "insert_batch"
-threads = 1
-[sweep]
-setting = "workload.commit"
-values = ["statement", "1s"]
-[measure]
-duration = "10s"
-repeats = 1
-"""
-
-
 def test_the_lab_vms_job_carries_the_points_workload(tmp_path, monkeypatch):
-    path = tmp_path / "recipes" / "lab-batch" / "recipe.toml"
-    path.parent.mkdir(parents=True)
-    path.write_text(LAB_RECIPE)
-    e = recipe.load("lab-batch", recipes_dir=tmp_path / "recipes").experiment()
+    fixture_recipe(tmp_path / "recipes", "lab-batch")
+    e = load("lab-batch", recipes_dir=tmp_path / "recipes").experiment()
     run_ = next(r for r in plan.build(e).runs if r.point.value == "1s")
     jobs = []
     monkeypatch.setattr(LabVM, "_job_disk",

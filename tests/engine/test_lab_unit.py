@@ -14,10 +14,11 @@ from helpers import recipe_text
 from tuninglab.engine import preflight, runner
 from tuninglab.engine.lab import guest, image, members, qemu, raid, zfs
 from tuninglab.errors import UserError
-from tuninglab.recipes import plan, recipe
+from tuninglab.recipes import plan
+from tuninglab.recipes.load import load as load_recipe
 from tuninglab.recipes.plan import Point
 from tuninglab.recipes.raid import ArraySpec, problems
-from tuninglab.site import figures, html_tables
+from tuninglab.site import charts, describe, result_files, result_tables
 
 
 def spec(level="10", chunk_kib=64, disks=4, state="normal"):
@@ -123,7 +124,7 @@ def load(tmp_path, **tables):
     path = tmp_path / "r" / "recipe.toml"
     path.parent.mkdir(exist_ok=True)
     path.write_text(recipe_text(**tables))
-    return recipe.load(path)
+    return load_recipe(path)
 
 
 def test_a_raid_sweep_gives_each_point_its_array(tmp_path):
@@ -167,7 +168,7 @@ def test_bad_raid_recipes_name_the_key(tmp_path, tables, words):
 
 def test_the_shipped_raid_recipes_load():
     for name in ("raid-chunk", "raid-level"):
-        r = recipe.load(name)
+        r = load_recipe(name)
         assert r.raid and plan.build(r.experiment("quick")).points
 
 
@@ -269,7 +270,7 @@ def raid_doc(accelerator="tcg", shared=True):
 
 
 def test_io_bars_show_array_and_member_medians():
-    fig = figures.io_bars(raid_doc())
+    fig = charts.io_bars(raid_doc())
     by_name = {t["name"]: t for t in fig["data"]}
     assert by_name["writes to the array"]["y"] == [11, 10]
     assert by_name["writes at the members (sum)"]["y"] == [22, 10]
@@ -277,13 +278,13 @@ def test_io_bars_show_array_and_member_medians():
 
 
 def test_lab_results_are_labelled_functional():
-    assert "TCG" in figures.functional_only(raid_doc())
-    assert "one physical device" in figures.functional_only(raid_doc("kvm"))
-    assert "TCG" not in figures.functional_only(raid_doc("kvm"))
-    assert figures.functional_only(raid_doc("native", shared=False)) is None
-    assert figures.functional_only({"points": [{"runs": [{"summary": {}}]}]}) is None
-    assert "not the hardware" in html_tables.functional(raid_doc())
-    assert html_tables.functional(raid_doc("native", shared=False)) == ""
+    assert "TCG" in describe.functional_only(raid_doc())
+    assert "one physical device" in describe.functional_only(raid_doc("kvm"))
+    assert "TCG" not in describe.functional_only(raid_doc("kvm"))
+    assert describe.functional_only(raid_doc("native", shared=False)) is None
+    assert describe.functional_only({"points": [{"runs": [{"summary": {}}]}]}) is None
+    assert "not the hardware" in result_tables.functional(raid_doc())
+    assert result_tables.functional(raid_doc("native", shared=False)) == ""
 
 
 # --- the lab VM's kernel ---------------------------------------------------------------------
@@ -336,7 +337,7 @@ def test_results_are_grouped_by_the_kernel_they_ran_on(tmp_path):
     result_file(tmp_path, "doublewrite", "6.18.1")
     result_file(tmp_path, "doublewrite", "6.18.1")
     result_file(tmp_path, "raid-level", "6.18.1", lab="6.1.0-56-cloud-amd64")
-    groups = figures.by_kernel(tmp_path)
+    groups = result_files.by_kernel(tmp_path)
     assert [(g["kernel"], g["where"], g["recipes"], g["results"]) for g in groups] == [
         ("6.1.0-56-cloud-amd64", "lab VM (tcg)", ["raid-level"], 1),
         ("6.18.1", "host", ["doublewrite"], 2)]
@@ -387,7 +388,7 @@ def test_zpool_create_command_and_read_back():
 
 
 def test_the_shipped_zfs_recipe_loads():
-    r = recipe.load("zfs-recordsize")
+    r = load_recipe("zfs-recordsize")
     assert [p.zfs["recordsize"] for p in plan.build(r.experiment("quick")).points] == [
         "4K", "8K", "16K", "32K", "128K"]
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import REPO, attached_loop, needs_real_server, write_recipe
+from helpers import REPO, attached_loop, fixture_recipe, needs_real_server
 from tuninglab import files
 from tuninglab.engine import runner
 from tuninglab.engine.storage import guard
@@ -118,38 +118,8 @@ def test_raid_degraded_fails_a_member_and_rebuilds_onto_a_spare(lab_wd, tmp_path
     assert all(p is None for p in normal["series"].get("resync_pct", [None]))
 
 
-MITIGATIONS_RECIPE = """
-title = "Tiny lab VM recipe"
-question = "Does the lab VM boot with the point's kernel arguments, on one disk?"
-
-[dataset]
-shape = "cpu-bound"
-tables = 1
-table_size = 2000
-buffer_pool_size = "32M"
-
-[lab]
-kernel = "cloud-amd64"
-
-[workload]
-script = "oltp_point_select"
-threads = 1
-
-[sweep]
-setting = "lab.mitigations"
-values = ["auto", "off"]
-
-[measure]
-duration = "4s"
-repeats = 1
-
-[profiles.quick]
-repeats = 1
-"""
-
-
 def test_a_lab_recipe_without_raid_boots_the_kernel_arguments_of_each_point(lab_wd, tmp_path):
-    write_recipe(tmp_path / "recipes", "tiny-lab", MITIGATIONS_RECIPE)
+    fixture_recipe(tmp_path / "recipes", "tiny-lab")
     doc = run_recipe("tiny-lab", lab_wd, tmp_path, recipes_dir=tmp_path / "recipes")
     by_value = runs(doc)
     assert "mitigations=off" in by_value["off"]["lab"]["cmdline"]
@@ -160,43 +130,8 @@ def test_a_lab_recipe_without_raid_boots_the_kernel_arguments_of_each_point(lab_
         assert run["summary"]["io"]["reads_per_trx"] is not None
 
 
-ZFS_RECIPE = """
-title = "Tiny ZFS recipe"
-question = "Does the pool get the record size asked, and read whole records?"
-
-[dataset]
-shape = "disk-bound"
-tables = 8
-table_size = 50000
-buffer_pool_size = "16M"
-
-[zfs]
-recordsize = "16K"
-atime = "off"
-arc_max = "64M"
-
-[server.settings]
-innodb_flush_method = "fsync"
-
-[workload]
-script = "oltp_read_only"
-threads = 2
-
-[sweep]
-setting = "zfs.recordsize"
-values = ["16K", "128K"]
-
-[measure]
-duration = "4s"
-repeats = 1
-
-[profiles.quick]
-repeats = 1
-"""
-
-
 def test_zfs_pools_get_their_record_size_and_read_whole_records(lab_wd, tmp_path):
-    write_recipe(tmp_path / "recipes", "tiny-zfs", ZFS_RECIPE)
+    fixture_recipe(tmp_path / "recipes", "tiny-zfs")
     by_size = runs(run_recipe("tiny-zfs", lab_wd, tmp_path, recipes_dir=tmp_path / "recipes"))
     for value, run in by_size.items():
         assert run["storage"]["filesystem"] == "zfs"
@@ -208,44 +143,8 @@ def test_zfs_pools_get_their_record_size_and_read_whole_records(lab_wd, tmp_path
     assert per_read["128K"] > 3 * per_read["16K"]
 
 
-NAMED_RECIPE = """
-title = "Tiny RAID5 on named devices"
-question = "Do named devices become the members and the spare, and come back without signatures?"
-
-[dataset]
-shape = "cpu-bound"
-tables = 1
-table_size = 2000
-buffer_pool_size = "32M"
-
-[raid]
-level = "5"
-chunk = "64K"
-disks = 3
-member_size = "512M"
-
-[storage]
-filesystem = "ext4"
-
-[workload]
-script = "oltp_write_only"
-threads = 1
-
-[sweep]
-setting = "raid.state"
-values = ["normal", "rebuilding"]
-
-[measure]
-duration = "4s"
-repeats = 1
-
-[profiles.quick]
-repeats = 1
-"""
-
-
 def test_named_devices_are_the_members_and_are_left_reusable(lab_wd, tmp_path):
-    write_recipe(tmp_path / "recipes", "tiny-named", NAMED_RECIPE)
+    fixture_recipe(tmp_path / "recipes", "tiny-named")
     opts = {"recipes_dir": tmp_path / "recipes", "destroy_data": True}
     with ExitStack() as stack:
         devices = tuple(stack.enter_context(attached_loop(tmp_path / f"m{i}.img", 600 * 2**20))

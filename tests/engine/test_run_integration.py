@@ -10,10 +10,10 @@ import time
 
 import pytest
 
-from helpers import REPO, TINY_RECIPE, needs_real_server, servers_under, write_recipe
+from helpers import REPO, fixture_recipe, needs_real_server, servers_under
 from tuninglab.engine import runner, workdir
 from tuninglab.errors import UserError
-from tuninglab.recipes import recipe
+from tuninglab.recipes.load import load
 from tuninglab.results import document
 
 pytestmark = pytest.mark.integration
@@ -31,7 +31,7 @@ def options(recipes_dir, wd, data_dir, **kw):
 
 
 def test_tiny_recipe_writes_a_valid_result_with_series(recipes_dir, shared_workdir, tmp_path):
-    write_recipe(recipes_dir, "tiny")
+    fixture_recipe(recipes_dir, "tiny")
     lines = []
     path = runner.run("tiny", options(recipes_dir, shared_workdir, tmp_path / "data"),
                       say=lines.append)
@@ -59,7 +59,7 @@ def test_tiny_recipe_writes_a_valid_result_with_series(recipes_dir, shared_workd
 
 
 def test_sweep_over_an_option_the_server_lacks_fails_before_running(recipes_dir, tmp_path):
-    write_recipe(recipes_dir, "bogus", TINY_RECIPE.replace("innodb_doublewrite", "innodb_bogus"))
+    fixture_recipe(recipes_dir, "tiny", "bogus", replace={"innodb_doublewrite": "innodb_bogus"})
     wd = tmp_path / "wd"
     with pytest.raises(UserError) as err:
         runner.run("bogus", options(recipes_dir, wd, tmp_path / "data"))
@@ -69,7 +69,7 @@ def test_sweep_over_an_option_the_server_lacks_fails_before_running(recipes_dir,
 
 
 def test_missing_sysbench_is_named(recipes_dir, tmp_path, monkeypatch):
-    write_recipe(recipes_dir, "tiny")
+    fixture_recipe(recipes_dir, "tiny")
     monkeypatch.setenv("PATH", str(tmp_path))  # a PATH with no sysbench on it
     with pytest.raises(UserError, match="sysbench not found: install it with `apt-get install"):
         runner.run("tiny", options(recipes_dir, tmp_path / "wd", tmp_path / "data",
@@ -77,7 +77,7 @@ def test_missing_sysbench_is_named(recipes_dir, tmp_path, monkeypatch):
 
 
 def test_second_run_on_a_held_workdir_is_refused(recipes_dir, tmp_path):
-    write_recipe(recipes_dir, "tiny")
+    fixture_recipe(recipes_dir, "tiny")
     wd = tmp_path / "wd"
     with workdir.held(wd):
         with pytest.raises(UserError, match=rf"work directory {wd} is in use by another run "
@@ -98,7 +98,7 @@ def small_fs(tmp_path):
 
 
 def test_full_workdir_is_reported_before_anything_starts(recipes_dir, small_fs, tmp_path):
-    write_recipe(recipes_dir, "tiny")
+    fixture_recipe(recipes_dir, "tiny")
     with pytest.raises(UserError, match=r"work directory .* has \d+ MiB free but the template "
                                         r"datadir needs about \d+ MiB"):
         runner.run("tiny", options(recipes_dir, small_fs / "wd", tmp_path / "data"))
@@ -106,7 +106,7 @@ def test_full_workdir_is_reported_before_anything_starts(recipes_dir, small_fs, 
 
 
 def test_read_only_workdir_is_reported(recipes_dir, small_fs, tmp_path):
-    write_recipe(recipes_dir, "tiny")
+    fixture_recipe(recipes_dir, "tiny")
     (small_fs / "wd").mkdir()
     subprocess.run(["mount", "-o", "remount,ro", str(small_fs)], check=True)
     try:
@@ -151,7 +151,7 @@ def _wait_for(proc, needle, timeout=120):
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
 def test_interrupted_run_keeps_finished_runs_and_resumes(recipes_dir, shared_workdir, tmp_path,
                                                          sig):
-    write_recipe(recipes_dir, "slow", TINY_RECIPE.replace('duration = "2s"', 'duration = "3s"'))
+    fixture_recipe(recipes_dir, "tiny", "slow", replace={'duration = "2s"': 'duration = "3s"'})
     wd, data_dir = shared_workdir, tmp_path / "data"
     proc = _start_runner(wd, data_dir, recipes_dir)
     _wait_for(proc, "[2/4]")
@@ -185,21 +185,17 @@ def test_interrupted_run_keeps_finished_runs_and_resumes(recipes_dir, shared_wor
     shutil.rmtree(data_dir)
 
 
-STORAGE_RECIPE = TINY_RECIPE.replace('[sweep]\nsetting = "innodb_doublewrite"\nvalues = ["ON", "OFF"]',
-                                     '[sweep]\nsetting = "storage.scheduler"\n'
-                                     'values = ["none", "mq-deadline"]') + """
-[storage]
-filesystem = "xfs"
-size = "1G"
-mount_options = "noatime"
-"""
+# The tiny recipe sweeping the scheduler of an xfs sandbox instead of the doublewrite buffer.
+STORAGE_SWEEP = {'setting = "innodb_doublewrite"\nvalues = ["ON", "OFF"]\n':
+                 'setting = "storage.scheduler"\nvalues = ["none", "mq-deadline"]\n\n'
+                 '[storage]\nfilesystem = "xfs"\nsize = "1G"\nmount_options = "noatime"\n'}
 
 
 def test_storage_sweep_runs_each_point_on_its_own_sandbox(recipes_dir, shared_workdir, tmp_path):
     if os.geteuid() != 0:
         pytest.skip("needs root: loop devices, mkfs and mount")
     from tuninglab.engine.storage.ledger import Ledger
-    write_recipe(recipes_dir, "sched", STORAGE_RECIPE)
+    fixture_recipe(recipes_dir, "tiny", "sched", replace=STORAGE_SWEEP)
     path = runner.run("sched", options(recipes_dir, shared_workdir, tmp_path / "data",
                                        repeats=1), say=lambda *_: None)
     doc = json.loads(path.read_text())
@@ -214,4 +210,4 @@ def test_storage_sweep_runs_each_point_on_its_own_sandbox(recipes_dir, shared_wo
         assert run["summary"]["io"]["write_bytes_per_trx"] > 0  # diskstats of the loop device
     assert Ledger(shared_workdir).entries() == []
     assert servers_under(shared_workdir) == []
-    assert "root" in recipe.load("sched", recipes_dir).needs
+    assert "root" in load("sched", recipes_dir).needs

@@ -18,10 +18,10 @@ from helpers import (
     NOTHING,
     REPO,
     attached_loop,
+    fixture_recipe,
     leftovers,
     needs_real_server,
     servers_under,
-    write_recipe,
 )
 from tuninglab.engine import runner
 from tuninglab.errors import UserError
@@ -29,37 +29,6 @@ from tuninglab.results import document
 
 pytestmark = pytest.mark.integration
 INVOKE = str(REPO / ".venv/bin/invoke")
-
-STORAGE_RECIPE = """
-title = "Tiny storage recipe"
-question = "Is a killed storage run cleaned up?"
-
-[dataset]
-shape = "disk-bound"
-tables = 1
-table_size = 2000
-
-[storage]
-filesystem = "ext4"
-size = "1G"
-
-[workload]
-script = "oltp_read_write"
-threads = 1
-
-[sweep]
-setting = "storage.scheduler"
-values = ["none", "mq-deadline"]
-
-[measure]
-duration = "30s"
-repeats = 1
-
-[profiles.quick]
-warmup = "0s"
-duration = "20s"
-repeats = 1
-"""
 
 # Runs the recipe as `invoke recipe` does, with its own recipes and data directories.
 DRIVER = """
@@ -117,7 +86,7 @@ def test_a_storage_recipe_without_root_stops_at_once_and_makes_nothing(scratch):
 
 def test_lab_clean_after_a_sigkill_mid_point_leaves_nothing(scratch):
     needs_real_server()
-    write_recipe(scratch / "recipes", "tiny-storage", STORAGE_RECIPE)
+    fixture_recipe(scratch / "recipes", "tiny-storage")
     wd = scratch / "wd"
     with open(scratch / "run.log", "w") as log:
         run = subprocess.Popen([sys.executable, "-c", DRIVER, str(scratch / "recipes"),
@@ -152,39 +121,11 @@ def wait_for_a_sandboxed_server(wd: Path, run, log: Path, timeout: float = 240) 
     pytest.fail(f"no sandboxed server after {timeout:.0f}s:\n{log.read_text()[-2000:]}")
 
 
-SCAN_RECIPE = """
-title = "Tiny scan on a named device"
-question = "Does a scan run on a user's device?"
-
-[dataset]
-shape = "disk-bound"
-tables = 2
-table_size = 5000
-
-[storage]
-filesystem = "ext4"
-
-[server.settings]
-innodb_flush_method = "fsync"
-
-[workload]
-tool = "scan"
-
-[sweep]
-setting = "storage.read_ahead_kb"
-values = [0, 128]
-baseline = "128"
-
-[measure]
-repeats = 2
-"""
-
-
 def test_a_scan_on_a_named_device_gives_a_valid_result_and_leaves_the_device(scratch):
     """--device end to end: the runner refuses it without consent, then runs the scan on it,
     records what the kernel had in force, and leaves the device attached and unmounted."""
     needs_real_server()
-    write_recipe(scratch / "recipes", "tiny-scan", SCAN_RECIPE)
+    fixture_recipe(scratch / "recipes", "tiny-scan")
     wd, data = scratch / "wd", scratch / "data"
     with attached_loop(scratch / "disk.img", size=1024 * 2**20) as device:
         opts = runner.Options(recipes_dir=scratch / "recipes", data_dir=data, workdir=wd,
@@ -204,39 +145,11 @@ def test_a_scan_on_a_named_device_gives_a_valid_result_and_leaves_the_device(scr
         assert leftovers(wd)["mounts"] == [] and servers_under(wd) == []
 
 
-LOGS_RECIPE = """
-title = "Tiny redo-log placement"
-question = "Does the redo log move to its own sandbox?"
-
-[dataset]
-shape = "cpu-bound"
-tables = 1
-table_size = 2000
-
-[storage]
-filesystem = "ext4"
-size = "1G"
-logs_size = "512M"
-
-[workload]
-script = "oltp_write_only"
-threads = 1
-
-[sweep]
-setting = "storage.logs"
-values = ["same", "separate"]
-
-[measure]
-duration = "3s"
-repeats = 1
-"""
-
-
 def test_a_separate_redo_log_gets_its_own_sandbox_and_device(scratch):
     """storage.logs = separate: a second sandbox holds the redo log (the server is pointed at
     it and writes there), both devices are sampled, and both are gone after the run."""
     needs_real_server()
-    write_recipe(scratch / "recipes", "tiny-logs", LOGS_RECIPE)
+    fixture_recipe(scratch / "recipes", "tiny-logs")
     wd = scratch / "wd"
     loops = loop_devices()
     opts = runner.Options(recipes_dir=scratch / "recipes", data_dir=scratch / "data",
@@ -256,7 +169,7 @@ def test_a_separate_redo_log_gets_its_own_sandbox_and_device(scratch):
 def test_a_separate_redo_log_on_named_devices_uses_the_second_for_the_log(scratch):
     """With --device DATA --device LOG the redo log goes to the second device."""
     needs_real_server()
-    write_recipe(scratch / "recipes", "tiny-logs", LOGS_RECIPE)
+    fixture_recipe(scratch / "recipes", "tiny-logs")
     with attached_loop(scratch / "data.img", size=1024 * 2**20) as data_dev, \
             attached_loop(scratch / "log.img", size=600 * 2**20) as log_dev:
         opts = runner.Options(recipes_dir=scratch / "recipes", data_dir=scratch / "data",

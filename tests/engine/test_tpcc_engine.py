@@ -13,9 +13,9 @@ from helpers import FIXTURES, REPO, load_error, recipe_text
 from tuninglab.engine import datadir, measure
 from tuninglab.engine.workloads import sysbench, tpcc
 from tuninglab.errors import UserError
-from tuninglab.recipes.recipe import Dataset, Measure, Workload
+from tuninglab.recipes.model import Dataset, Measure, Workload
 from tuninglab.results import document
-from tuninglab.site import html_tables
+from tuninglab.site import result_tables
 
 RUN = (FIXTURES / "tpcc_run.txt").read_text()
 DATASET = '[dataset]\nshape = "disk-bound"\n'
@@ -151,7 +151,7 @@ def tpcc_doc():
 
 
 def test_the_mix_table_shows_each_types_share_and_p95_and_the_consistency(tpcc_doc):
-    out = html_tables.tpcc(tpcc_doc)
+    out = result_tables.tpcc(tpcc_doc)
     runs = len(tpcc_doc["points"][0]["runs"])
     assert out.count("<tr><td>") == len(tpcc_doc["points"])
     assert f"{runs} of {runs}</td>" in out  # every run consistent
@@ -167,7 +167,7 @@ def test_a_broken_run_shows_in_the_mix_table_and_marks_the_result_invalid(tpcc_d
         f"{doc['points'][1]['id']} repeat {run['repeat']}: TPC-C consistency condition(s) 3 "
         "broken after the run"]
     n = len(doc["points"][1]["runs"])
-    assert f"{n - 1} of {n}</td>" in html_tables.tpcc(doc)
+    assert f"{n - 1} of {n}</td>" in result_tables.tpcc(doc)
     finished = document.finish(doc)
     assert finished["invalid"] and document.validate(finished) == []
 

@@ -5,36 +5,13 @@ import json
 
 import pytest
 
-from helpers import needs_real_server, servers_under, write_recipe
+from helpers import fixture_recipe, needs_real_server, servers_under
 from tuninglab.engine import runner
 from tuninglab.engine.workloads import tpcc
 from tuninglab.errors import UserError
 from tuninglab.results import document
 
 pytestmark = pytest.mark.integration
-
-TINY_TPCC = """
-title = "Tiny TPC-C-like recipe"
-question = "Does the TPC-C-like workload run through the engine?"
-
-[dataset]
-shape = "cpu-bound"
-warehouses = 1
-buffer_pool_size = "128M"
-
-[workload]
-tool = "tpcc"
-threads = 2
-
-[sweep]
-setting = "innodb_doublewrite"
-values = ["ON", "OFF"]
-
-[measure]
-warmup = "1s"
-duration = "3s"
-repeats = 1
-"""
 
 
 @pytest.fixture
@@ -49,7 +26,7 @@ def options(recipes_dir, wd, data_dir):
 
 
 def test_a_tpcc_recipe_writes_a_valid_consistent_result(recipes_dir, shared_workdir, tmp_path):
-    write_recipe(recipes_dir, "tiny-tpcc", TINY_TPCC)
+    fixture_recipe(recipes_dir, "tiny-tpcc")
     lines = []
     path = runner.run("tiny-tpcc", options(recipes_dir, shared_workdir, tmp_path / "data"),
                       say=lines.append)
@@ -74,10 +51,9 @@ def test_a_tpcc_recipe_writes_a_valid_consistent_result(recipes_dir, shared_work
 def test_more_threads_than_connections_is_refused_before_measuring(recipes_dir, shared_workdir,
                                                                      tmp_path):
     # MariaDB's smallest max_connections is 10
-    text = TINY_TPCC.replace('values = ["ON", "OFF"]', 'values = ["ON", "OFF"]\n\n'
-                             '[server.settings]\nmax_connections = 10')
-    text = text.replace("threads = 2", "threads = 9")
-    write_recipe(recipes_dir, "tpcc-few-connections", text)
+    fixture_recipe(recipes_dir, "tiny-tpcc", "tpcc-few-connections", replace={
+        'values = ["ON", "OFF"]': 'values = ["ON", "OFF"]\n\n[server.settings]\nmax_connections = 10',
+        "threads = 2": "threads = 9"})
     with pytest.raises(UserError, match=r"9 threads need 11 connections .* max_connections = 10"):
         runner.run("tpcc-few-connections",
                    options(recipes_dir, shared_workdir, tmp_path / "data"))

@@ -2,35 +2,17 @@
 
 import pytest
 
-from helpers import make_doc
+from helpers import fixture_recipe_text, make_doc
 from tuninglab.engine import record
 from tuninglab.engine.server import ServerBinary
 from tuninglab.engine.workloads import scan
 from tuninglab.errors import UserError
-from tuninglab.recipes import plan, recipe
+from tuninglab.recipes import plan
+from tuninglab.recipes.load import load, load_all
 from tuninglab.results import document, report
 
-MAIN = '''title = "t"
-question = "q"
-[dataset]
-shape = "disk-bound"
-[storage]
-filesystem = "ext4"
-[workload]
-script = "oltp_read_write"
-threads = 8
-[sweep]
-setting = "storage.scheduler"
-values = ["none", "bfq"]
-[measure]
-warmup = "10s"
-duration = "60s"
-repeats = 5
-[profiles.quick]
-warmup = "5s"
-duration = "12s"
-repeats = 3
-'''
+# The main experiment (a scheduler sweep on an ext4 sandbox); the tests add variants to it.
+MAIN = fixture_recipe_text("scheduler-sweep")
 
 SCAN = '''
 [variants.scan.workload]
@@ -49,7 +31,7 @@ def write(tmp_path, text, name="demo"):
 
 def test_variants_follow_the_main_experiment(tmp_path):
     write(tmp_path, MAIN + SCAN + '[variants.xfs.storage]\nfilesystem = "xfs"\n')
-    main, scan_, xfs = recipe.load_all("demo", tmp_path)
+    main, scan_, xfs = load_all("demo", tmp_path)
     assert (main.variant, scan_.variant, xfs.variant) == ("", "scan", "xfs")
     assert scan_.label == "demo:scan" and main.label == "demo"
     # a workload is replaced whole: the scan inherits neither script nor threads
@@ -60,13 +42,13 @@ def test_variants_follow_the_main_experiment(tmp_path):
     # other tables merge key by key
     assert dict(xfs.storage)["filesystem"] == "xfs" and dict(xfs.storage)["size"] == "2G"
     assert xfs.workload == main.workload and xfs.sweep == main.sweep
-    assert recipe.load("demo", tmp_path, "xfs") == xfs
+    assert load("demo", tmp_path, "xfs") == xfs
 
 
 def test_unknown_variant_names_the_known_ones(tmp_path):
     write(tmp_path, MAIN + SCAN)
     with pytest.raises(UserError, match=r"no variant 'ssd' \(variants: scan\)"):
-        recipe.load("demo", tmp_path, "ssd")
+        load("demo", tmp_path, "ssd")
 
 
 @pytest.mark.parametrize("extra,message", [
@@ -78,7 +60,7 @@ def test_unknown_variant_names_the_known_ones(tmp_path):
 def test_bad_variants_name_the_key(tmp_path, extra, message):
     path = write(tmp_path, MAIN + extra)
     with pytest.raises(UserError) as info:
-        recipe.load_all("demo", tmp_path)
+        load_all("demo", tmp_path)
     assert str(path) in str(info.value) and message in str(info.value)
 
 
@@ -89,12 +71,12 @@ def test_a_scan_needs_a_sandbox(tmp_path):
     write(tmp_path, text + SCAN)
     with pytest.raises(UserError, match="variants.scan.workload.tool: a scan needs a "
                                         r"\[storage\] table"):
-        recipe.load_all("demo", tmp_path)
+        load_all("demo", tmp_path)
 
 
 def test_a_scan_ignores_timed_settings_and_plans_by_size(tmp_path):
     write(tmp_path, MAIN + SCAN)
-    r = recipe.load("demo", tmp_path, "scan")
+    r = load("demo", tmp_path, "scan")
     e = r.experiment("quick", repeats=2, duration="30s", warmup="5s")
     assert (e.measure.warmup, e.measure.duration, e.measure.repeats) == (0, 0, 2)
     assert e.workload.threads == 1 and e.workload.metric == "mib_per_s"
@@ -103,8 +85,8 @@ def test_a_scan_ignores_timed_settings_and_plans_by_size(tmp_path):
     rows = e.dataset.tables * e.dataset.table_size
     assert p.run_seconds() == pytest.approx(plan.SCAN_ROW_S * rows + plan.RUN_OVERHEAD_S)
     assert "a full scan of every table" in plan.describe(p, "MariaDB 10.11")
-    both = plan.profile_estimates(recipe.load_all("demo", tmp_path))["quick"]
-    alone = plan.profile_estimates([recipe.load("demo", tmp_path)])["quick"]
+    both = plan.profile_estimates(load_all("demo", tmp_path))["quick"]
+    alone = plan.profile_estimates([load("demo", tmp_path)])["quick"]
     assert both > alone
 
 
@@ -162,7 +144,7 @@ def test_run_lines_for_both_workloads():
 
 def test_new_document_names_the_variant_and_metric(tmp_path):
     write(tmp_path, MAIN + SCAN)
-    p = plan.build(recipe.load("demo", tmp_path, "scan").experiment("quick"))
+    p = plan.build(load("demo", tmp_path, "scan").experiment("quick"))
     binary = ServerBinary("/usr/sbin/mariadbd", "mariadb", (10, 11, 19), "mariadbd Ver 10.11.19")
     hand = make_doc()
     doc = record.new_document(p, binary, {k: hand[k] for k in
@@ -170,5 +152,5 @@ def test_new_document_names_the_variant_and_metric(tmp_path):
     assert doc["variant"] == "scan" and doc["workload"]["metric"] == "mib_per_s"
     assert doc["workload"]["command"] == scan.statements(8)
     assert document.validate(doc) == []
-    main = plan.build(recipe.load("demo", tmp_path).experiment("quick"))
+    main = plan.build(load("demo", tmp_path).experiment("quick"))
     assert record.resume_key(main, binary) != record.resume_key(p, binary)

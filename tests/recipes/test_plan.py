@@ -4,42 +4,26 @@ from collections import Counter
 
 import pytest
 
-from tuninglab.recipes import plan, recipe
+from helpers import fixture_recipe
+from tuninglab.recipes import plan
+from tuninglab.recipes.load import load
 from tuninglab.units import human_seconds
 
-RECIPE = """\
-title = "Flush method"
-question = "Which innodb_flush_method is fastest?"
 
-[dataset]
-shape = "cpu-bound"
-
-[server.settings]
-innodb_flush_log_at_trx_commit = 1
-
-[workload]
-script = "oltp_write_only"
-threads = 2
-
-[sweep]
-setting = "innodb_flush_method"
-values = {values}
-baseline = "{baseline}"
-
-[measure]
-warmup = "10s"
-duration = "30s"
-repeats = {repeats}
-"""
+def flush_method(tmp_path, name, values, baseline, repeats, replace=None):
+    """The flush-method fixture recipe, its sweep's values and baseline and its repeats set (and
+    replace's edits made), written as <name> under tmp_path; its full experiment."""
+    fixture_recipe(tmp_path, "flush-method", name, replace={
+        'values = ["fsync", "O_DSYNC", "O_DIRECT"]':
+            "values = [" + ", ".join(f'"{v}"' for v in values) + "]",
+        'baseline = "fsync"': f'baseline = "{baseline}"',
+        "repeats = 3": f"repeats = {repeats}",
+        **(replace or {})})
+    return load(name, recipes_dir=tmp_path).experiment()
 
 
 def experiment(tmp_path, values=("fsync", "O_DSYNC", "O_DIRECT"), baseline="fsync", repeats=3):
-    text = RECIPE.format(values="[" + ", ".join(f'"{v}"' for v in values) + "]",
-                         baseline=baseline, repeats=repeats)
-    path = tmp_path / "flush" / "recipe.toml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return recipe.load("flush", recipes_dir=tmp_path).experiment()
+    return flush_method(tmp_path, "flush", values, baseline, repeats)
 
 
 def order_of(p, repeat):
@@ -241,15 +225,10 @@ def test_describe_marks_done_runs(tmp_path):
 # --- a workload.* sweep: each point its own workload --------------------------------------------
 
 def batch_experiment(tmp_path):
-    text = RECIPE.format(values='["statement", "100", "1s"]', baseline="statement", repeats=2)
-    text = text.replace('script = "oltp_write_only"\nthreads = 2\n',
-                        'script = "insert_batch"\nthreads = 1\n\n'
-                        '[workload.options]\nkey = "primary"\n')
-    text = text.replace('setting = "innodb_flush_method"', 'setting = "workload.commit"')
-    path = tmp_path / "batch" / "recipe.toml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return recipe.load("batch", recipes_dir=tmp_path).experiment()
+    return flush_method(tmp_path, "batch", ("statement", "100", "1s"), "statement", 2, replace={
+        'script = "oltp_write_only"\nthreads = 2\n':
+            'script = "insert_batch"\nthreads = 1\n\n[workload.options]\nkey = "primary"\n',
+        'setting = "innodb_flush_method"': 'setting = "workload.commit"'})
 
 
 def test_points_get_their_workload_options(tmp_path):

@@ -1,14 +1,15 @@
-"""Unit tests for tuninglab.recipe (recipe.toml -> dataclasses) and tuninglab.units."""
+"""Unit tests for tuninglab.recipes.load, .tables, .reader and .model (recipe.toml ->
+dataclasses, errors naming the file and the key)."""
 
 import hashlib
-import re
 
 import pytest
 
 from helpers import load_error, recipe_text
-from tuninglab import units
 from tuninglab.errors import UserError
-from tuninglab.recipes import recipe
+from tuninglab.recipes.load import list_names
+from tuninglab.recipes.load import load as load_recipe
+from tuninglab.recipes.model import SHAPES, Dataset, Measure, Sweep, Workload
 
 
 def write(tmp_path, text, name="demo"):
@@ -20,7 +21,7 @@ def write(tmp_path, text, name="demo"):
 
 def load(tmp_path, text, name="demo"):
     write(tmp_path, text, name)
-    return recipe.load(name, recipes_dir=tmp_path)
+    return load_recipe(name, recipes_dir=tmp_path)
 
 
 def cases(*triples):
@@ -41,25 +42,25 @@ def test_valid_recipe_loads_into_dataclasses(tmp_path):
     assert r.needs == ("root",)
     assert r.text == text
     assert r.sha256 == hashlib.sha256(text.encode()).hexdigest()
-    assert r.workload == recipe.Workload("sysbench", "oltp_write_only", 2)
-    assert r.sweep == recipe.Sweep("innodb_doublewrite", ("ON", "OFF"), "ON")
-    assert r.measure == recipe.Measure(warmup=10.0, duration=60.0, repeats=5)
+    assert r.workload == Workload("sysbench", "oltp_write_only", 2)
+    assert r.sweep == Sweep("innodb_doublewrite", ("ON", "OFF"), "ON")
+    assert r.measure == Measure(warmup=10.0, duration=60.0, repeats=5)
     assert r.server_settings == (("innodb_flush_log_at_trx_commit", "1"),)
 
 
-@pytest.mark.parametrize("shape", sorted(recipe.SHAPES))
+@pytest.mark.parametrize("shape", sorted(SHAPES))
 def test_dataset_defaults_come_from_the_shape(tmp_path, shape):
     r = load(tmp_path, recipe_text(dataset=f'[dataset]\nshape = "{shape}"\n'))
-    expected = recipe.SHAPES[shape]
-    assert r.dataset == recipe.Dataset(shape, expected["tables"], expected["table_size"],
-                                       expected["buffer_pool_size"])
+    expected = SHAPES[shape]
+    assert r.dataset == Dataset(shape, expected["tables"], expected["table_size"],
+                                expected["buffer_pool_size"])
 
 
 def test_dataset_keys_override_the_shape(tmp_path):
     r = load(tmp_path, recipe_text(
         dataset='[dataset]\nshape = "disk-bound"\ntables = 2\nbuffer_pool_size = 134217728\n'))
     assert r.dataset.tables == 2
-    assert r.dataset.table_size == recipe.SHAPES["disk-bound"]["table_size"]
+    assert r.dataset.table_size == SHAPES["disk-bound"]["table_size"]
     assert r.dataset.buffer_pool_size == "134217728"
 
 
@@ -71,9 +72,9 @@ def test_defaults_for_optional_keys(tmp_path):
         measure='[measure]\nduration = 30\n'))
     assert r.needs == ()
     assert r.server_settings == ()
-    assert r.workload == recipe.Workload("sysbench", "oltp_read_write", 4)
+    assert r.workload == Workload("sysbench", "oltp_read_write", 4)
     assert r.sweep.baseline == "fsync"  # the first value
-    assert r.measure == recipe.Measure(warmup=0.0, duration=30.0, repeats=5)
+    assert r.measure == Measure(warmup=0.0, duration=30.0, repeats=5)
     assert r.profiles == {"full": {}}
 
 
@@ -90,7 +91,7 @@ def test_profiles_are_parsed_with_units(tmp_path):
 
 def test_load_by_path_to_the_toml_file(tmp_path):
     path = write(tmp_path, recipe_text(), name="bypath")
-    r = recipe.load(path)
+    r = load_recipe(path)
     assert r.name == "bypath" and r.path == path
 
 
@@ -98,7 +99,7 @@ def test_list_names(tmp_path):
     write(tmp_path, recipe_text(), name="b")
     write(tmp_path, recipe_text(), name="a")
     (tmp_path / "not-a-recipe").mkdir()
-    assert recipe.list_names(tmp_path) == ["a", "b"]
+    assert list_names(tmp_path) == ["a", "b"]
 
 
 # --- booleans and option names ------------------------------------------------------------------
@@ -152,9 +153,9 @@ def test_full_profile_is_the_recipe_as_written(tmp_path):
 def test_profile_overrides_measure_and_dataset(tmp_path):
     e = load(tmp_path, recipe_text()).experiment("quick")
     assert e.profile == "quick"
-    assert e.measure == recipe.Measure(warmup=5.0, duration=20.0, repeats=2)
+    assert e.measure == Measure(warmup=5.0, duration=20.0, repeats=2)
     assert e.dataset.buffer_pool_size == "32M"
-    assert e.dataset.tables == recipe.SHAPES["disk-bound"]["tables"]
+    assert e.dataset.tables == SHAPES["disk-bound"]["tables"]
 
 
 def test_command_line_overrides_beat_the_profile(tmp_path):
@@ -162,7 +163,7 @@ def test_command_line_overrides_beat_the_profile(tmp_path):
     assert e.measure.repeats == 3
     assert e.measure.duration == 20.0  # still the profile's
     e = load(tmp_path, recipe_text()).experiment("quick", repeats=3, duration=7.0, warmup=0.0)
-    assert e.measure == recipe.Measure(warmup=0.0, duration=7.0, repeats=3)
+    assert e.measure == Measure(warmup=0.0, duration=7.0, repeats=3)
 
 
 def test_profile_threads_tables_and_table_size(tmp_path):
@@ -170,7 +171,7 @@ def test_profile_threads_tables_and_table_size(tmp_path):
         profiles="[profiles.tiny]\nthreads = 1\ntables = 1\ntable_size = 1000\n")).experiment("tiny")
     assert e.workload.threads == 1
     assert (e.dataset.tables, e.dataset.table_size) == (1, 1000)
-    assert e.measure == recipe.Measure(10.0, 60.0, 5)  # untouched
+    assert e.measure == Measure(10.0, 60.0, 5)  # untouched
 
 
 def test_experiment_does_not_change_the_recipe(tmp_path):
@@ -222,7 +223,7 @@ def test_not_utf8(tmp_path):
     path.parent.mkdir()
     path.write_bytes(b'title = "caf\xe9"\n')
     with pytest.raises(UserError, match="not valid TOML") as info:
-        recipe.load("demo", recipes_dir=tmp_path)
+        load_recipe("demo", recipes_dir=tmp_path)
     assert str(path) in str(info.value)
 
 
@@ -386,7 +387,7 @@ def test_missing_recipe_lists_known_recipes(tmp_path):
     write(tmp_path, recipe_text(), name="doublewrite")
     write(tmp_path, recipe_text(), name="flush-method")
     with pytest.raises(UserError) as info:
-        recipe.load("redo-size", recipes_dir=tmp_path)
+        load_recipe("redo-size", recipes_dir=tmp_path)
     message = str(info.value)
     assert "no recipe 'redo-size'" in message
     assert str(tmp_path / "redo-size" / "recipe.toml") in message
@@ -395,7 +396,7 @@ def test_missing_recipe_lists_known_recipes(tmp_path):
 
 def test_missing_recipe_with_no_recipes_at_all(tmp_path):
     with pytest.raises(UserError, match=r"\(recipes: none\)"):
-        recipe.load("anything", recipes_dir=tmp_path)
+        load_recipe("anything", recipes_dir=tmp_path)
 
 
 # --- error paths that once crashed instead of raising UserError ----------------------------------
@@ -432,59 +433,6 @@ def test_negative_buffer_pool_size(tmp_path):
     assert "dataset.buffer_pool_size" in message
 
 
-# --- units --------------------------------------------------------------------------------------
-
-@pytest.mark.parametrize("value,expected", [
-    ("30s", 30.0), ("2m", 120.0), ("1.5h", 5400.0), ("250ms", 0.25), ("45", 45.0),
-    (" 10 s ", 10.0), ("0", 0.0), (0, 0.0), (12, 12.0), (2.5, 2.5), ("0.5m", 30.0),
-])
-def test_seconds(value, expected):
-    result = units.seconds(value)
-    assert result == expected
-    assert isinstance(result, float)
-
-
-@pytest.mark.parametrize("value", ["", "s", "soon", "-5s", "5 min", "1d", "1,5s", "5S", "1e3",
-                                   True, False, -1, -0.5, None])
-def test_seconds_rejects(value):
-    with pytest.raises(ValueError):
-        units.seconds(value)
-
-
-@pytest.mark.parametrize("value,expected", [
-    ("48M", 48 * 2**20), ("2G", 2 * 2**30), ("1T", 2**40), ("16K", 16384), ("16k", 16384),
-    ("64MB", 64 * 2**20), ("64mb", 64 * 2**20), ("4096", 4096), (4096, 4096), ("512B", 512),
-    (" 8M ", 8 * 2**20), ("0", 0),
-])
-def test_size_bytes(value, expected):
-    assert units.size_bytes(value) == expected
-
-
-@pytest.mark.parametrize("value", ["", "M", "1.5G", "-1M", "64 megabytes", "2P", True, None, 1.5])
-def test_size_bytes_rejects(value):
-    with pytest.raises(ValueError):
-        units.size_bytes(value)
-
-
-def test_size_bytes_rejects_negative_int():
-    with pytest.raises(ValueError):
-        units.size_bytes(-5)
-
-
-@pytest.mark.parametrize("total,expected", [
-    (0, "0s"), (45, "45s"), (59.4, "59s"), (59.6, "1m00s"), (60, "1m00s"), (185, "3m05s"),
-    (3599, "59m59s"), (3599.6, "1h00m"), (3600, "1h00m"), (3720, "1h02m"), (3779, "1h02m"),
-    (90000, "25h00m"),
-])
-def test_human_seconds(total, expected):
-    assert units.human_seconds(total) == expected
-
-
-def test_human_seconds_matches_its_format():
-    for total in range(0, 8000, 37):
-        assert re.fullmatch(r"\d+s|\d+m\d\ds|\d+h\d\dm", units.human_seconds(total))
-
-
 # --- a project script's options, and workload.* sweeps ------------------------------------------
 
 BATCH = '[workload]\nscript = "insert_batch"\nthreads = 1\n'
@@ -493,18 +441,18 @@ BATCH_SWEEP = '[sweep]\nsetting = "workload.commit"\nvalues = ["statement", 100,
 
 def test_project_script_options_with_defaults_filled_in(tmp_path):
     r = load(tmp_path, recipe_text(workload=BATCH + '[workload.options]\nkey = "primary"\n'))
-    assert r.workload == recipe.Workload("sysbench", "insert_batch", 1,
-                                         (("commit", "statement"), ("key", "primary")))
+    assert r.workload == Workload("sysbench", "insert_batch", 1,
+                                  (("commit", "statement"), ("key", "primary")))
     assert load(tmp_path, recipe_text(workload=BATCH)).workload.options == \
         (("commit", "statement"), ("key", "unique"))
 
 
 def test_workload_options_take_pairs_or_a_dict_in_one_sorted_form():
-    a = recipe.Workload("sysbench", "insert_batch", 1, {"key": "unique", "commit": "1s"})
-    b = recipe.Workload("sysbench", "insert_batch", 1, [["commit", "1s"], ["key", "unique"]])
+    a = Workload("sysbench", "insert_batch", 1, {"key": "unique", "commit": "1s"})
+    b = Workload("sysbench", "insert_batch", 1, [["commit", "1s"], ["key", "unique"]])
     assert a == b and a.options == (("commit", "1s"), ("key", "unique"))
     assert hash(a) == hash(b)
-    assert recipe.Workload("sysbench", "oltp_insert", 4).options == ()
+    assert Workload("sysbench", "oltp_insert", 4).options == ()
 
 
 def test_workload_sweep_gives_each_point_its_option(tmp_path):

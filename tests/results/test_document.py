@@ -11,7 +11,8 @@ from helpers import make_doc, make_run
 from tuninglab.engine import measure, record
 from tuninglab.engine.server import ServerBinary
 from tuninglab.files import atomic_write_json
-from tuninglab.recipes import plan, recipe
+from tuninglab.recipes import plan
+from tuninglab.recipes.load import load
 from tuninglab.results import document, report, stats
 
 # --- io_per_transaction -------------------------------------------------------------------------
@@ -204,7 +205,7 @@ def test_new_document_then_finish_is_valid(tmp_path):
                     '[workload]\nscript = "oltp_write_only"\n'
                     '[sweep]\nsetting = "innodb_log_file_size"\nvalues = ["64M", "256M"]\n'
                     '[measure]\nduration = "20s"\nrepeats = 2\n')
-    p = plan.build(recipe.load("doublewrite", recipes_dir=tmp_path).experiment())
+    p = plan.build(load("doublewrite", recipes_dir=tmp_path).experiment())
     binary = ServerBinary("/usr/sbin/mysqld", "mysql", (8, 4, 3), "mysqld  Ver 8.4.3 for Linux")
     hand = make_doc()
     provenance = {k: hand[k] for k in ("software", "host", "storage", "device_baseline")}

@@ -1,7 +1,6 @@
 """Results from several machines: one series per host, its hardware and device baseline in the
 hover, throughput normalised by the device, the Results page, and hostile text kept inert."""
 
-import copy
 import html
 import json
 import os
@@ -9,17 +8,24 @@ import re
 import subprocess
 import sys
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 
-
-from helpers import (HOST_A, HOST_B, IMG, LONG, QUOTES, REAL, REPO, SCRIPT, hostile, result, spec,
-                     write_result)
-
-from tuninglab.site import fence
-from tuninglab.site import figures
-from tuninglab.site import hostviews
+from helpers import (
+    HOST_A,
+    HOST_B,
+    IMG,
+    LONG,
+    QUOTES,
+    REAL,
+    REPO,
+    SCRIPT,
+    hostile,
+    result,
+    spec,
+    write_result,
+)
+from tuninglab.site import charts, describe, fence, hostviews, result_files
 
 
 def figure_of(out: str) -> dict:
@@ -34,7 +40,7 @@ def test_one_series_per_host_holding_its_latest_result():
                contribution={"description": "host B", "submitted": "2026-11-23T00:00:00Z",
                              "tool": "data.submit"})
     new_a = result(HOST_A, "2026-11-22T10:00:00+00:00", tps=[200, 190])
-    figure = figures.results_bars([old_a, new_a, b], "tps")
+    figure = charts.results_bars([old_a, new_a, b], "tps")
     assert [t["y"] for t in figure["data"]] == [[300, 280], [200, 190]]  # oldest latest first
     assert [t["name"] for t in figure["data"]] == ["host B", "AMD EPYC, 2 cores, 24 GiB, "
                                                               "mariadb 10.11.19"]
@@ -43,26 +49,26 @@ def test_one_series_per_host_holding_its_latest_result():
 def test_latest_compares_times_not_strings():
     late = result(HOST_A, "2026-11-22T09:00:00+05:00", tps=[1, 1])    # 04:00 UTC
     later = result(HOST_A, "2026-11-22T05:00:00+00:00", tps=[2, 2])
-    assert figures.latest_per_host([later, late]) == [later]
+    assert result_files.latest_per_host([later, late]) == [later]
 
 
 def test_series_name_is_the_contribution_description_else_hardware_and_server():
     doc = result()
-    assert figures.host_name(doc) == "AMD EPYC, 2 cores, 24 GiB, mariadb 10.11.19"
+    assert describe.host_name(doc) == "AMD EPYC, 2 cores, 24 GiB, mariadb 10.11.19"
     doc["host"].update(cpu_model=None, cores=None, memory_bytes=None)
-    assert figures.host_name(doc) == "unknown CPU, mariadb 10.11.19"
+    assert describe.host_name(doc) == "unknown CPU, mariadb 10.11.19"
     doc["contribution"] = {"description": "my laptop, NVMe", "submitted": "2026-11-23T00:00:00Z",
                            "tool": "data.submit"}
-    assert figures.host_name(doc) == "my laptop, NVMe"
+    assert describe.host_name(doc) == "my laptop, NVMe"
     doc["contribution"] = {"submitted": "2026-11-23T00:00:00Z", "tool": "data.submit"}
-    assert figures.host_name(doc) == "unknown CPU, mariadb 10.11.19"  # no description
+    assert describe.host_name(doc) == "unknown CPU, mariadb 10.11.19"  # no description
 
 
 def test_long_names_are_cut_and_alike_names_get_the_host_id():
     doc = result(contribution={"description": "x" * 500, "submitted": "2026-11-23T00:00:00Z",
                                "tool": "data.submit"})
-    assert len(figures.host_name(doc)) == 60 and figures.host_name(doc).endswith("\u2026")
-    twins = figures.results_bars([result(HOST_A), result(HOST_B, "2026-11-23T00:00:00+00:00")],
+    assert len(describe.host_name(doc)) == 60 and describe.host_name(doc).endswith("\u2026")
+    twins = charts.results_bars([result(HOST_A), result(HOST_B, "2026-11-23T00:00:00+00:00")],
                                  "tps")
     assert [t["name"] for t in twins["data"]] == [
         "AMD EPYC, 2 cores, 24 GiB, mariadb 10.11.19 (aaaaaaaa)",
@@ -72,7 +78,7 @@ def test_long_names_are_cut_and_alike_names_get_the_host_id():
 # Hover
 
 def test_hover_names_the_hardware_software_and_device_baseline():
-    trace = figures.results_bars([result()], "tps")["data"][0]
+    trace = charts.results_bars([result()], "tps")["data"][0]
     verdict = trace["customdata"][1]
     assert verdict.startswith("ratio ") and verdict.endswith(REAL["points"][1]["stats"]
                                                              ["ratio"]["verdict"])
@@ -92,7 +98,7 @@ def test_throughput_is_also_carried_per_1000_fsync_per_s_of_each_device():
     b = result(HOST_B, "2026-11-23T00:00:00+00:00", tps=[4000, 2000])
     a["device_baseline"]["fsync_per_s"] = 2000.0
     b["device_baseline"]["fsync_per_s"] = 8000.0
-    figure = figures.results_bars([a, b], "tps")
+    figure = charts.results_bars([a, b], "tps")
     raw, normalised = figure["normalise"]["raw"], figure["normalise"]["normalised"]
     assert raw["traces"]["y"] == [t["y"] for t in figure["data"]]
     assert raw["layout"] == {"yaxis.title.text": figure["layout"]["yaxis"]["title"]["text"]}
@@ -108,18 +114,18 @@ def test_throughput_is_also_carried_per_1000_fsync_per_s_of_each_device():
 @pytest.mark.parametrize("baseline", [None, {}, {"fsync_per_s": 0}, {"fsync_per_s": None}])
 def test_no_toggle_when_a_host_lacks_a_baseline_and_the_hover_says_so(baseline):
     lacking = result(HOST_B, "2026-11-23T00:00:00+00:00", device_baseline=baseline)
-    figure = figures.results_bars([result(HOST_A), lacking], "tps")
+    figure = charts.results_bars([result(HOST_A), lacking], "tps")
     assert "normalise" not in figure
     assert "fsync/s not measured, so throughput cannot be normalised" in figure["data"][1]["meta"]
     assert "4,427 fsync/s" in figure["data"][0]["meta"]
 
 
 def test_only_throughput_is_normalised():
-    assert "normalise" not in figures.results_bars([result()], "write_bytes_per_trx")
+    assert "normalise" not in charts.results_bars([result()], "write_bytes_per_trx")
 
 
 def test_the_fence_puts_the_toggle_only_on_charts_that_carry_it(monkeypatch):
-    monkeypatch.setattr(figures, "results_for", lambda name, variant="": [result()])
+    monkeypatch.setattr(result_files, "results_for", lambda name, variant="": [result()])
     tps = fence.plotly_fence(spec(kind="results", recipe="doublewrite"), "plotly", "", {}, None)
     assert tps.count('class="md-button tl-normalise" aria-pressed="false"') == 1
     assert "normalise" in figure_of(tps)
@@ -137,7 +143,7 @@ def test_results_index_lists_every_file_newest_first_with_its_origin(tmp_path):
         "description": "NVMe box", "submitted": "2026-11-23T08:00:00Z", "tool": "data.submit"}))
     write_result(tmp_path, "doublewrite", result(HOST_A, "2026-11-21T00:00:00+00:00", variant="v"))
     (tmp_path / "historical").mkdir()
-    rows = figures.results_index(tmp_path)
+    rows = result_files.results_index(tmp_path)
     assert [(r["variant"], r["started"]) for r in rows] == [
         ("", "2026-11-22 00:00"), ("", "2026-11-20 00:00"), ("v", "2026-11-21 00:00")]
     assert rows[0] == {
@@ -153,9 +159,9 @@ def test_an_invalid_result_is_listed_but_never_charted(tmp_path, monkeypatch):
     write_result(tmp_path, "doublewrite", result(HOST_A, "2026-11-20T00:00:00+00:00"))
     write_result(tmp_path, "doublewrite", result(HOST_B, "2026-11-22T00:00:00+00:00", invalid=[
         "innodb_doublewrite=ON repeat 1: TPC-C consistency condition(s) 2 broken after the run"]))
-    assert [d["host"]["id"] for d in figures.results_for("doublewrite", data_dir=tmp_path)] == \
-        [HOST_A]
-    monkeypatch.setattr(figures, "DATA_DIR", tmp_path)
+    charted = result_files.results_for("doublewrite", data_dir=tmp_path)
+    assert [d["host"]["id"] for d in charted] == [HOST_A]
+    monkeypatch.setattr(result_files, "DATA_DIR", tmp_path)
     out = fence.results_index_fence("", "results-index", "", {}, None)
     assert "Invalid, not charted: innodb_doublewrite=ON repeat 1: TPC-C consistency" in out
 
@@ -164,7 +170,7 @@ def test_results_page_links_recipes_to_their_topic_page(tmp_path, monkeypatch):
     write_result(tmp_path, "raid-chunk", result(HOST_A))
     write_result(tmp_path, "no-such-recipe", result(HOST_B, contribution={
         "description": "NVMe box", "submitted": "2026-11-23T08:00:00Z", "tool": "data.submit"}))
-    monkeypatch.setattr(figures, "DATA_DIR", tmp_path)
+    monkeypatch.setattr(result_files, "DATA_DIR", tmp_path)
     out = fence.results_index_fence("", "results-index", "", {}, None)
     rows = re.findall(r"<tr><td>(.*?)</td>.*?<td>([^<]*)</td></tr>", out)
     assert rows == [("<code>no-such-recipe</code>", "contributed 2026-11-23: NVMe box"),
@@ -174,8 +180,9 @@ def test_results_page_links_recipes_to_their_topic_page(tmp_path, monkeypatch):
 
 
 def test_the_data_directory_can_be_overridden_for_the_site(tmp_path):
-    out = subprocess.run([sys.executable, "-c", "from tuninglab.site import figures as f; "
-                          "print(f.DATA_DIR); print(f.HISTORICAL_DIR)"],
+    out = subprocess.run([sys.executable, "-c",
+                          "from tuninglab.site import historical, result_files; "
+                          "print(result_files.DATA_DIR); print(historical.HISTORICAL_DIR)"],
                          capture_output=True, text=True, check=True,
                          env={**os.environ, "TUNINGLAB_DATA_DIR": str(tmp_path)})
     assert out.stdout.split() == [str(tmp_path), str(REPO / "data" / "historical")]
@@ -240,18 +247,18 @@ def strings(value):
 
 def test_hostile_text_in_a_results_chart_is_inert(monkeypatch):
     docs = [result(HOST_A), hostile()]
-    monkeypatch.setattr(figures, "results_for", lambda name, variant="": docs)
+    monkeypatch.setattr(result_files, "results_for", lambda name, variant="": docs)
     out = fence.plotly_fence(spec(kind="results", recipe="doublewrite"), "plotly", "", {}, None)
     parsed = assert_inert(out)
     figure = figure_of(out)
     trace = figure["data"][1]
     # The text survives, as text: escaped once for plotly, whose labels read entities.
-    assert trace["x"] == [figures.esc(IMG), figures.esc(SCRIPT + QUOTES)]
+    assert trace["x"] == [describe.esc(IMG), describe.esc(SCRIPT + QUOTES)]
     assert html.unescape(trace["name"]) == (IMG + QUOTES + LONG)[:59] + "\u2026"
     hover = html.unescape(trace["customdata"][1] + trace["meta"])
     for text in (IMG, SCRIPT, QUOTES, LONG):
         assert text in hover
-    assert figure["layout"]["xaxis"]["title"]["text"] == figures.esc(SCRIPT)
+    assert figure["layout"]["xaxis"]["title"]["text"] == describe.esc(SCRIPT)
     assert "normalise" in figure
     # The verdicts under the chart show the project's run; the hostile host is one to pick.
     assert SCRIPT not in "".join(parsed.text)
@@ -275,13 +282,13 @@ def test_hostile_text_in_a_hosts_views_is_inert():
 def test_hostile_text_on_the_results_page_is_inert(tmp_path, monkeypatch):
     write_result(tmp_path, "doublewrite", result(HOST_A))
     write_result(tmp_path, "doublewrite", hostile())
-    monkeypatch.setattr(figures, "DATA_DIR", tmp_path)
+    monkeypatch.setattr(result_files, "DATA_DIR", tmp_path)
     out = fence.results_index_fence("", "results-index", "", {}, None)
     text = "".join(assert_inert(out).text)
     for shown in (SCRIPT, IMG, QUOTES, LONG[:100]):
         assert shown in text
     assert LONG not in text  # free text is cut in a table row
-    row = next(r for r in figures.results_index(tmp_path) if r["contributed"])
+    row = next(r for r in result_files.results_index(tmp_path) if r["contributed"])
     assert len(row["description"]) == 200 and row["host"].endswith("\u2026; id bbbbbbbb")
     assert "<script" not in out and "<img" not in out and "<b>" not in out
 
@@ -294,17 +301,17 @@ def test_beyond_max_hosts_the_others_are_one_series_of_their_median_and_quartile
     contributed = [result(f"{100 + i:016x}", f"2026-11-2{i // 10}T{i % 10:02d}:00:00+00:00",
                           tps=[10 * i, 5 * i], contribution={
                               "description": f"host {i}", "submitted": "x", "tool": "t"})
-                   for i in range(figures.MAX_HOSTS + 3)]  # 23: 18 drawn, 5 aggregated
-    figure = figures.results_bars(own + contributed, "tps")
+                   for i in range(charts.MAX_HOSTS + 3)]  # 23: 18 drawn, 5 aggregated
+    figure = charts.results_bars(own + contributed, "tps")
     names = [t["name"] for t in figure["data"]]
-    assert len(names) == figures.MAX_HOSTS + 1
+    assert len(names) == charts.MAX_HOSTS + 1
     assert names[-1] == "5 other hosts (median)"
     assert sum(n.startswith("AMD EPYC") for n in names) == 2  # the project's own stay
     assert "host 0" not in names and "host 22" in names       # the oldest are aggregated
     others = figure["data"][-1]
     assert others["y"] == [20.0, 10.0]                       # hosts 0-4: 0, 10, 20, 30, 40
     assert others["error_y"]["array"] == [10.0, 5.0] and others["customdata"][0] == "5 hosts"
-    assert len(figure["normalise"]["normalised"]["traces"]["y"]) == figures.MAX_HOSTS + 1
+    assert len(figure["normalise"]["normalised"]["traces"]["y"]) == charts.MAX_HOSTS + 1
 
 
 def test_a_page_weighs_the_same_with_a_thousand_hosts_as_with_fifty():
@@ -312,5 +319,5 @@ def test_a_page_weighs_the_same_with_a_thousand_hosts_as_with_fifty():
         docs = [result(f"{i:016x}", f"2026-11-20T{i // 60 % 24:02d}:{i % 60:02d}:00+00:00",
                        contribution={"description": f"host {i}", "submitted": "x",
                                      "tool": "t"}) for i in range(n)]
-        return len(json.dumps(figures.results_bars(docs, "tps")))
+        return len(json.dumps(charts.results_bars(docs, "tps")))
     assert weight(1000) < 1.1 * weight(50)

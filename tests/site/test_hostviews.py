@@ -5,11 +5,7 @@ import json
 import re
 
 from helpers import HOST_A, HOST_B, result, spec, write_result
-
-from tuninglab.site import fence
-from tuninglab.site import figures
-from tuninglab.site import hostviews
-
+from tuninglab.site import charts, fence, hostviews, result_files
 
 CONTRIBUTED = {"description": "host B", "submitted": "2026-11-23T00:00:00Z",
                "tool": "data.submit"}
@@ -41,7 +37,7 @@ def test_views_hold_every_measured_series_and_the_tables():
     assert "series:resync_pct" not in views  # not measured here
     assert [t["name"] for t in views["io"]["figure"]["data"]] == [
         "writes at the members (sum)", "reads at the members (sum)"]  # no array: no md
-    assert views["series:tps"]["figure"] == figures.series_lines(doc, "tps")
+    assert views["series:tps"]["figure"] == charts.series_lines(doc, "tps")
     assert "<table>" in views["verdicts"]["html"]
 
 
@@ -68,7 +64,7 @@ def test_the_build_writes_an_index_and_one_file_per_host_and_variant(tmp_path):
 
 
 def _fence(kind, monkeypatch, docs, **kw):
-    monkeypatch.setattr(figures, "results_for", lambda name, variant="": docs)
+    monkeypatch.setattr(result_files, "results_for", lambda name, variant="": docs)
     return fence.plotly_fence(spec(kind=kind, recipe="doublewrite", **kw), "plotly", "", {},
                               None)
 

@@ -4,17 +4,12 @@ import html
 import json
 import logging
 import re
-from pathlib import Path
 
 import pytest
 import yaml
 
-
 from helpers import REPO, TOPICS
-
-from tuninglab.site import fence
-from tuninglab.site import figures
-from tuninglab.site import builder
+from tuninglab.site import charts, fence, result_files
 
 
 def test_strict_build_writes_every_topic_page(built):
@@ -99,7 +94,7 @@ def test_unknown_recipe_in_a_fence_is_an_error(caplog):
 
 
 def test_recipe_without_data_says_so_plainly(monkeypatch):
-    monkeypatch.setattr(figures, "results_for", lambda name, variant="": [])
+    monkeypatch.setattr(result_files, "results_for", lambda name, variant="": [])
     out = fence.plotly_fence(spec(kind="results", recipe="doublewrite"), "plotly", "", {}, None)
     assert "No results yet" in out and "tl-chart" not in out
 
@@ -108,7 +103,7 @@ def test_text_from_data_files_cannot_escape_the_json(monkeypatch):
     doc = json.loads(next((REPO / "data" / "doublewrite").glob("*.json")).read_text())
     doc["host"]["cpu_model"] = "</script><script>alert(1)</script>"
     doc["points"][0]["value"] = "<img src=x onerror=alert(1)>"
-    monkeypatch.setattr(figures, "results_for", lambda name, variant="": [doc])
+    monkeypatch.setattr(result_files, "results_for", lambda name, variant="": [doc])
     out = fence.plotly_fence(spec(kind="results", recipe="doublewrite"), "plotly", "", {}, None)
     assert "<script>alert" not in out and "<img" not in out
     payload = re.search(r'data-figure="([^"]*)"', out).group(1)
@@ -132,7 +127,7 @@ def test_trends_table_reads_the_series_not_the_stored_verdict(monkeypatch):
     doc = _series_doc({"steady": [500 + (t % 3) for t in range(n)],
                        "<b>behind</b>": [500 + 40 * t for t in range(n)]})
     doc["points"][0]["trends"] = {"runs": 3, "history_growing_runs": 3}   # a false claim
-    monkeypatch.setattr(figures, "results_for", lambda name, variant="": [doc])
+    monkeypatch.setattr(result_files, "results_for", lambda name, variant="": [doc])
     out = fence.plotly_fence(spec(kind="trends", recipe="redo-size"), "plotly", "", {}, None)
     rows = re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td>", out)
     assert rows[0][0] == "steady" and "growing in 0 of 3 runs" in rows[0][1]
@@ -142,7 +137,7 @@ def test_trends_table_reads_the_series_not_the_stored_verdict(monkeypatch):
 
 def test_checkpoint_fill_is_charted_from_age_and_capacity():
     doc = json.loads(next((REPO / "data" / "redo-size").glob("*.json")).read_text())
-    figure = figures.series_lines(doc, "checkpoint_fill_pct")
+    figure = charts.series_lines(doc, "checkpoint_fill_pct")
     run = doc["points"][0]["runs"][0]["series"]
     age, cap = run["checkpoint_age_bytes"][0], run["checkpoint_max_age_bytes"][0]
     assert figure["data"][0]["y"][0] == round(100 * age / cap, 1)

@@ -9,7 +9,7 @@ from pathlib import Path
 from tuninglab.bench import template
 from tuninglab.engine import preflight, runner
 from tuninglab.recipes import plan as planner
-from tuninglab.recipes import recipe as recipes
+from tuninglab.recipes.load import list_names, load_all
 from tuninglab.results import document, stats
 from tuninglab.units import human_seconds
 
@@ -18,8 +18,8 @@ def run(say=print):
     """Planned time per profile, then doublewrite --quick for real (harness overhead, the
     baseline's interval)."""
     say("planned time per profile, as a share of its budget (quick 5 min, full 30 min):")
-    for name in recipes.list_names():
-        estimates = planner.profile_estimates(recipes.load_all(name))
+    for name in list_names():
+        estimates = planner.profile_estimates(load_all(name))
         for profile, budget in (("quick", 300), ("full", 1800)):
             estimate = estimates[profile]
             say(f"  {name:26} {profile:5} {human_seconds(estimate):>7}  {estimate / budget:.2f}")

@@ -16,7 +16,7 @@ from itertools import islice
 from pathlib import Path
 
 from tuninglab.errors import UserError
-from tuninglab.recipes import recipe
+from tuninglab.recipes.load import list_names, load_all, recipe_path
 from tuninglab.results import document
 
 MAX_BYTES = 20_000_000          # a full run is ~1 MB; more is not a result
@@ -138,7 +138,7 @@ def check_recipe(doc: dict) -> list[str]:
     """The recipe and variant exist, the text is the one hashed, and the hash is a version of
     the recipe: the current file or a committed one (results keep the version they ran)."""
     name, text, sha = (doc["recipe"][k] for k in ("name", "text", "sha256"))
-    if name not in recipe.list_names():
+    if name not in list_names():
         return [at("recipe/name", f"no recipe {name!r}: recipes/{name}/recipe.toml does not "
                                   "exist; expected a recipe in recipes/ (invoke recipe.list)")]
     problems = check_variant(name, doc.get("variant", ""))
@@ -160,7 +160,7 @@ def check_recipe(doc: dict) -> list[str]:
 
 def check_variant(name: str, variant: str) -> list[str]:
     try:
-        variants = [r.variant for r in recipe.load_all(name)]
+        variants = [r.variant for r in load_all(name)]
     except UserError as exc:
         return [at("recipe/name", f"the recipe does not load ({exc}); expected a valid recipe")]
     if variant in variants:
@@ -174,7 +174,7 @@ def check_variant(name: str, variant: str) -> list[str]:
 def known_versions(name: str) -> tuple[frozenset, str | None]:
     """The sha256 of the recipe file as it is and of each version in its git history (across
     renames), and why the history could not be read in full, if it could not."""
-    path = recipe.recipe_path(name)
+    path = recipe_path(name)
     hashes = {hashlib.sha256(path.read_bytes()).hexdigest()}
     why = None
     try:

@@ -9,12 +9,12 @@ from tuninglab.engine.storage import guard
 from tuninglab.engine.workloads import sysbench
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan as planner
-from tuninglab.recipes import recipe as recipes
+from tuninglab.recipes.load import load
 
 
 def prepare(name: str, opts):
     """Everything that can fail on bad input, checked before anything runs."""
-    recipe = recipes.load(name, opts.recipes_dir, opts.variant)
+    recipe = load(name, opts.recipes_dir, opts.variant)
     experiment = recipe.experiment(opts.profile, opts.repeats, opts.duration, opts.warmup)
     check_needs(recipe)
     plan = planner.build(experiment, opts.seed)

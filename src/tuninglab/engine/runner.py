@@ -17,7 +17,7 @@ from tuninglab.engine.repeat import measure_run
 from tuninglab.engine.resume import Saved
 from tuninglab.errors import Interrupted, UserError
 from tuninglab.recipes import plan as planner
-from tuninglab.recipes import recipe as recipes
+from tuninglab.recipes.load import RECIPES_DIR, load_all
 from tuninglab.results import document, report
 from tuninglab.units import human_seconds
 
@@ -33,7 +33,7 @@ class Options:
     dry_run: bool = False
     seed: int = 1
     data_dir: Path = document.DATA_DIR
-    recipes_dir: Path = recipes.RECIPES_DIR
+    recipes_dir: Path = RECIPES_DIR
     baseline_seconds: int = 3    # per fio test
     variant: str = ""            # "" is the recipe's main experiment
     devices: tuple = ()          # real block devices instead of loop-device sandboxes
@@ -44,7 +44,7 @@ def run_all(name: str, opts: Options, variant: str | None = None, say=print) -> 
     """The recipe's main experiment and then each variant (or only the one named), each saved
     to its own result file. Every variant is checked before the first one starts."""
     names = [variant] if variant is not None else \
-        [r.variant for r in recipes.load_all(name, opts.recipes_dir)]
+        [r.variant for r in load_all(name, opts.recipes_dir)]
     chosen = [dataclasses.replace(opts, variant=v) for v in names]
     prepared = [preflight.prepare(name, one) for one in chosen]
     return [run(name, one, say, ready) for one, ready in zip(chosen, prepared)]

@@ -37,7 +37,7 @@ class Point:
     raid: dict | None = None      # the md array under it, if the recipe has [raid]
     lab: dict | None = None       # the lab VM's kernel and mitigations, for runs in the VM
     zfs: dict | None = None       # the ZFS pool of this point, if the recipe has [zfs]
-    workload: object = None       # the recipe.Workload of this point (a workload.* sweep)
+    workload: object = None       # the model.Workload of this point (a workload.* sweep)
 
 
 @dataclass(frozen=True)

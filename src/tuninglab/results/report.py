@@ -1,6 +1,7 @@
 """Plain-text tables for the terminal."""
 
 from tuninglab.results.document import metric
+from tuninglab.results.metrics import METRICS
 
 
 def _fmt(value, digits=1):
@@ -18,14 +19,11 @@ def table(rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-LABELS = {"tps": "tps", "mib_per_s": "MiB/s", "new_order_tpm": "new-order TPM"}
-
-
 def results_table(doc: dict) -> str:
     """Median of the primary metric, its interval, the ratio to the baseline and the verdict."""
-    name = metric(doc)
-    rows = [["point", f"median {LABELS[name]}", "95% CI", "ratio", "95% CI", "verdict",
-             "KiB written/trx"]]
+    name, written_per_trx = metric(doc), METRICS["write_bytes_per_trx"]
+    rows = [["point", f"median {METRICS[name].short}", "95% CI", "ratio", "95% CI", "verdict",
+             written_per_trx.short]]
     for p in doc["points"]:
         s, ratio = p["stats"][name], p["stats"]["ratio"]
         written = p["stats"].get("write_bytes_per_trx")
@@ -35,7 +33,7 @@ def results_table(doc: dict) -> str:
         else:
             row += [_fmt(ratio["ratio"], 3), _interval(ratio["ci_low"], ratio["ci_high"], 3),
                     ratio["verdict"]]
-        row.append(_fmt(written["median"] / 1024 if written else None))
+        row.append(_fmt(written["median"] * written_per_trx.scale if written else None))
         rows.append(row)
     return table(rows) + trends_table(doc)
 

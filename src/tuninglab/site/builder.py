@@ -13,10 +13,10 @@ from pathlib import Path
 
 import plotly
 
-from tuninglab.site import hostviews
-from tuninglab.results import document
 from tuninglab.errors import UserError
 from tuninglab.files import PROJECT_DIR
+from tuninglab.results import document
+from tuninglab.site import hostviews
 
 VENDOR = PROJECT_DIR / "docs" / "assets" / "vendor" / "plotly.min.js"
 SITE_DIR = PROJECT_DIR / "site"
@@ -47,7 +47,7 @@ def _env(site_url=None, data_dir=None) -> dict:
     if site_url:
         env["SITE_URL"] = site_url  # instant navigation only works on the site_url's origin
     if data_dir:
-        env["TUNINGLAB_DATA_DIR"] = str(data_dir)  # figures.DATA_DIR: another set of results
+        env["TUNINGLAB_DATA_DIR"] = str(data_dir)  # result_files.DATA_DIR: another set of results
     return env
 
 

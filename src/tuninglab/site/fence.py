@@ -15,18 +15,15 @@ import itertools
 import json
 import logging
 import tomllib
-from pathlib import Path
 
 import yaml
 
-from tuninglab.files import PROJECT_DIR
-from tuninglab.site import figures
-from tuninglab.site import hostviews
-from tuninglab.recipes import plan as planner
-from tuninglab.recipes import recipe as recipes
-from tuninglab.results import document
-from tuninglab.site import html_tables
 from tuninglab.errors import UserError
+from tuninglab.files import PROJECT_DIR
+from tuninglab.recipes import plan as planner
+from tuninglab.recipes.load import load, load_all
+from tuninglab.results import document
+from tuninglab.site import charts, describe, historical, hostviews, result_files, result_tables
 from tuninglab.units import human_seconds
 
 log = logging.getLogger("mkdocs.tuninglab")
@@ -45,7 +42,7 @@ def plotly_fence(source, language, css_class, options, md, **kwargs) -> str:
 def reproduce_fence(source, language, css_class, options, md, **kwargs) -> str:
     try:
         name = tomllib.loads(source)["recipe"]
-        return _reproduce_box(recipes.load(name))
+        return _reproduce_box(load(name))
     except (KeyError, UserError, tomllib.TOMLDecodeError) as exc:
         return _error(f"reproduce fence: {exc}", source)
 
@@ -62,8 +59,8 @@ def _chart(spec: dict) -> str:
     if kind == "kernels":
         return _kernels_table()
     if kind == "historical":
-        source, meta, _ = figures.historical_table(spec["source"], spec["table"])
-        figure = figures.historical_bars(spec["source"], spec["table"], spec.get("columns"))
+        source, meta, _ = historical.historical_table(spec["source"], spec["table"])
+        figure = historical.historical_bars(spec["source"], spec["table"], spec.get("columns"))
         return _embed(figure) + f'<p class="tl-caption">{html.escape(_citation(source, meta))} ' \
             f'Workload: {html.escape(source["source"]["workload"])}. Hardware: ' \
             f'{html.escape(source["source"]["hardware"])}. Software: ' \
@@ -71,27 +68,27 @@ def _chart(spec: dict) -> str:
 
     if kind in ("results", "series", "io", "trends", "tpcc"):
         name, variant = spec["recipe"], spec.get("variant", "")
-        recipes.load(name, variant=variant)  # unknown: an error, not "no data yet"
-        docs = figures.results_for(name, variant)
+        load(name, variant=variant)  # unknown: an error, not "no data yet"
+        docs = result_files.results_for(name, variant)
         if not docs:
             return _no_data(name, variant)
         doc = hostviews.shown_by_default(docs)
         if kind == "results":
             metric = spec.get("metric", document.metric(doc))
-            bars = _embed(figures.results_bars(docs, metric))
+            bars = _embed(charts.results_bars(docs, metric))
             if metric != document.metric(doc):
                 return bars
-            view, body = "verdicts", html_tables.verdicts(doc) + html_tables.functional(doc)
+            view, body = "verdicts", result_tables.verdicts(doc) + result_tables.functional(doc)
             return bars + _host_view(docs, doc, name, variant, view, body)
         if kind == "io":
-            view, body = "io", _embed(figures.io_bars(doc))
+            view, body = "io", _embed(charts.io_bars(doc))
         elif kind == "trends":
-            view, body = "trends", html_tables.trends(doc)
+            view, body = "trends", result_tables.trends(doc)
         elif kind == "tpcc":
-            view, body = "tpcc", html_tables.tpcc(doc)
+            view, body = "tpcc", result_tables.tpcc(doc)
         else:
-            view, body = f"series:{spec['metric']}", _embed(figures.series_lines(doc,
-                                                                                 spec["metric"]))
+            view, body = f"series:{spec['metric']}", _embed(charts.series_lines(doc,
+                                                                                spec["metric"]))
         return _host_view(docs, doc, name, variant, view, body)
     raise ValueError("kind must be results, series, io, trends, tpcc, historical, claims or "
                      f"kernels, got {kind!r}")
@@ -102,7 +99,7 @@ def _kernels_table() -> str:
     rows = "".join(
         f"<tr><td><code>{html.escape(g['kernel'])}</code></td><td>{html.escape(g['where'])}</td>"
         f"<td>{html.escape(', '.join(g['recipes']))}</td><td>{g['results']}</td>"
-        f"<td>{html.escape(g['latest'])}</td></tr>" for g in figures.by_kernel())
+        f"<td>{html.escape(g['latest'])}</td></tr>" for g in result_files.by_kernel())
     return ('<div class="tl-kernels"><table><thead><tr><th>kernel</th><th>where</th>'
             '<th>recipes</th><th>result files</th><th>latest</th></tr></thead><tbody>'
             + rows + "</tbody></table></div>")
@@ -110,7 +107,7 @@ def _kernels_table() -> str:
 
 def _claims(slug: str, table: str) -> str:
     """Numbers a source states in its text, as a table with the citation."""
-    source, meta, rows = figures.historical_table(slug, table)
+    source, meta, rows = historical.historical_table(slug, table)
     columns = [c for c in rows[0].keys()] if rows else []
     head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(r[c] or '')}</td>" for c in columns)
@@ -145,14 +142,14 @@ def _host_view(docs: list[dict], shown: dict, name: str, variant: str, view: str
     """A view of one host's result (shown). With several hosts it gets a picker: the page
     fetches the other hosts' views (hostviews) only when a reader picks one, and pickers of
     the same recipe on a page follow each other."""
-    hosts = figures.latest_per_host(docs)
+    hosts = result_files.latest_per_host(docs)
     if len(hosts) < 2:
         return body
     e = html.escape
     return (f'<div class="tl-hostview" data-group="{e(hostviews.group_path(name, variant))}" '
             f'data-view="{e(view)}"><label class="tl-host-pick">Host: <select '
             f'aria-label="Host whose result this shows"><option value="{hostviews.key(shown)}" '
-            f'selected>{e(figures.host_name(shown))}</option></select></label> '
+            f'selected>{e(describe.host_name(shown))}</option></select></label> '
             f'<span class="tl-host-count">{len(hosts)} hosts</span>'
             f'<div class="tl-hostview-body">{body}</div></div>')
 
@@ -168,9 +165,9 @@ def _no_data(name: str, variant: str = "") -> str:
 
 def _reproduce_box(r) -> str:
     estimates = ", ".join(f"{p}: about {human_seconds(s)}" for p, s in
-                          planner.profile_estimates(recipes.load_all(r.name),
+                          planner.profile_estimates(load_all(r.name),
                                                     template_cached=False).items())
-    docs = figures.results_for(r.name, variant=None)
+    docs = result_files.results_for(r.name, variant=None)
     last = docs[-1]["started"][:10] if docs else "never"
     needs = ", ".join(r.needs) or "nothing beyond the setup (no root)"
     return ('<div class="admonition example tl-reproduce"><p class="admonition-title">'
@@ -217,7 +214,7 @@ def _historical_effect(ref) -> str:
     """The range of printed ratios of one column of a transcribed table."""
     if not ref:
         return "-"
-    source, meta, rows = figures.historical_table(ref["source"], ref["table"])
+    source, meta, rows = historical.historical_table(ref["source"], ref["table"])
     column = ref["ratio_column"]
     ratios = [float(r[column]) for r in rows if r[column].strip()]
     if not ratios:
@@ -228,7 +225,7 @@ def _historical_effect(ref) -> str:
 
 def _reproduced_effect(recipe) -> str:
     """Each non-baseline point's ratio to the baseline in the project's latest result."""
-    docs = figures.results_for(recipe) if recipe else []
+    docs = result_files.results_for(recipe) if recipe else []
     if not docs:
         return "not measured yet" if recipe else "no recipe yet"
     parts = []
@@ -242,7 +239,7 @@ def _reproduced_effect(recipe) -> str:
 def results_index_fence(source, language, css_class, options, md, **kwargs) -> str:
     """The Results page: every result file, linked to its topic page, with where it ran."""
     try:
-        rows = figures.results_index()
+        rows = result_files.results_index()
         topics = {name: _topic_of(name) for name in {r["recipe"] for r in rows}}
     except (ValueError, KeyError, TypeError, UserError) as exc:
         return _error(f"results-index fence: {exc}", source)
@@ -259,7 +256,7 @@ def results_index_fence(source, language, css_class, options, md, **kwargs) -> s
 def _topic_of(recipe_name: str) -> str | None:
     """The topic page of a recipe (named by the recipe itself, not by a data file), if any."""
     try:
-        topic = recipes.load(recipe_name).topic
+        topic = load(recipe_name).topic
     except UserError:
         return None
     return topic if (TOPICS_DIR / f"{topic}.md").is_file() else None

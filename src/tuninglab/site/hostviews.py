@@ -8,16 +8,17 @@ written beside the built site, which the page fetches when a reader picks a host
     assets/hosts/<recipe>/<variant or _main>/index.json    the hosts, newest last
     assets/hosts/<recipe>/<variant or _main>/<key>.json    one host's views
 
-Figures are the same dicts the fences embed (texts escaped by figures); tables are the same
-HTML (escaped by tables); host names in the index are plain text, which the page sets as text.
+Figures are the same dicts the fences embed (texts escaped by charts); tables are the same
+HTML (escaped by result_tables); host names in the index are plain text, which the page sets
+as text.
 """
 
 import hashlib
 import json
 from pathlib import Path
 
-from tuninglab.site import figures
-from tuninglab.site import html_tables
+from tuninglab.results.metrics import METRICS
+from tuninglab.site import charts, describe, result_files, result_tables
 
 DIR = "assets/hosts"
 MAIN = "_main"  # the main experiment: a variant name cannot start with "_"
@@ -37,7 +38,7 @@ def shown_by_default(docs: list[dict]) -> dict:
     """The result a page's one-host views show first: the latest of the newest host whose
     latest result is the project's own, so a contribution adds a host to pick rather than
     replacing the reference; when every host contributed, the newest."""
-    hosts = figures.latest_per_host(docs)
+    hosts = result_files.latest_per_host(docs)
     own = [doc for doc in hosts if not doc.get("contribution")]
     return (own or hosts)[-1]
 
@@ -45,28 +46,28 @@ def shown_by_default(docs: list[dict]) -> dict:
 def series_metrics(doc: dict) -> list[str]:
     """The charted metrics this result has a per-second series of (in its first repeats)."""
     series = [p["runs"][0].get("series") or {} for p in doc["points"]]
-    return [m for m in figures.METRICS
-            if any(v is not None for s in series for v in figures.series_values(s, m) or [])]
+    return [m for m in METRICS
+            if any(v is not None for s in series for v in charts.series_values(s, m) or [])]
 
 
 def views(doc: dict) -> dict:
     """Every one-host view of a result: {"series:<metric>" | "io": {"figure": ...},
     "trends" | "verdicts": {"html": ...}}."""
-    out = {f"series:{m}": {"figure": figures.series_lines(doc, m)} for m in series_metrics(doc)}
-    io = figures.io_bars(doc)
+    out = {f"series:{m}": {"figure": charts.series_lines(doc, m)} for m in series_metrics(doc)}
+    io = charts.io_bars(doc)
     if io["data"]:
         out["io"] = {"figure": io}
-    out["trends"] = {"html": html_tables.trends(doc)}
+    out["trends"] = {"html": result_tables.trends(doc)}
     if doc["workload"].get("tool") == "tpcc":
-        out["tpcc"] = {"html": html_tables.tpcc(doc)}
-    out["verdicts"] = {"html": html_tables.verdicts(doc) + html_tables.functional(doc)}
+        out["tpcc"] = {"html": result_tables.tpcc(doc)}
+    out["verdicts"] = {"html": result_tables.verdicts(doc) + result_tables.functional(doc)}
     return out
 
 
 def index(docs: list[dict]) -> dict:
-    hosts = figures.latest_per_host(docs)
+    hosts = result_files.latest_per_host(docs)
     return {"default": key(shown_by_default(docs)),
-            "hosts": [{"key": key(d), "name": figures.host_name(d),
+            "hosts": [{"key": key(d), "name": describe.host_name(d),
                        "started": d["started"][:10],
                        "contributed": bool(d.get("contribution"))} for d in hosts]}
 
@@ -75,16 +76,17 @@ def write(site_dir: Path, data_dir: Path) -> dict:
     """Every recipe's and variant's host files under site_dir. Returns counts and the size of
     the largest file, for the scale bench."""
     written, largest = 0, 0
-    for directory in figures.result_dirs(data_dir):
-        docs = figures.results_for(directory.name, variant=None, data_dir=data_dir)
+    for directory in result_files.result_dirs(data_dir):
+        docs = result_files.results_for(directory.name, variant=None, data_dir=data_dir)
         for variant in sorted({d.get("variant", "") for d in docs}):
             group = [d for d in docs if d.get("variant", "") == variant]
             out = Path(site_dir) / group_path(directory.name, variant)
             out.mkdir(parents=True, exist_ok=True)
             _dump(out / "index.json", index(group))
-            for doc in figures.latest_per_host(group):
+            for doc in result_files.latest_per_host(group):
                 largest = max(largest, _dump(out / f"{key(doc)}.json",
-                                             {"name": figures.host_name(doc), "views": views(doc)}))
+                                             {"name": describe.host_name(doc),
+                                              "views": views(doc)}))
                 written += 1
     return {"hosts": written, "largest_bytes": largest}
 

@@ -20,7 +20,7 @@ from tuninglab.engine import measure
 from tuninglab.engine import server as srv
 from tuninglab.engine.lab import raid, zfs
 from tuninglab.engine.lab.commands import run as checked
-from tuninglab.recipes.recipe import Dataset, Measure, Workload
+from tuninglab.recipes.model import Dataset, Measure, Workload
 
 ARRAY = "/dev/md0"
 MOUNT = Path("/mnt/lab")

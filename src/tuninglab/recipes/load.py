@@ -1,0 +1,162 @@
+"""recipes/<name>/recipe.toml -> frozen dataclasses, with errors that name the file and the key:
+finding the recipe files, reading them, merging each [variants.<name>] over the main experiment
+and building a Recipe from the parsed tables (tables.py).
+
+TOML, not YAML: YAML 1.1 reads MySQL's OFF as a boolean.
+"""
+
+import hashlib
+import re
+import tomllib
+from pathlib import Path
+
+from tuninglab import files
+from tuninglab.errors import UserError
+from tuninglab.recipes.model import (
+    LAB_FILESYSTEMS,
+    LOGS,
+    NEEDS,
+    VARIANT_KEYS,
+    Recipe,
+    check_warehouses,
+)
+from tuninglab.recipes.reader import Reader
+from tuninglab.recipes.tables import (
+    check_arrays,
+    check_lab_values,
+    check_workload_values,
+    check_zfs_values,
+    parse_dataset,
+    parse_lab,
+    parse_measure,
+    parse_profiles,
+    parse_raid,
+    parse_settings,
+    parse_storage,
+    parse_sweep,
+    parse_workload,
+    parse_zfs,
+)
+
+RECIPES_DIR = files.RECIPES_DIR
+
+
+def recipe_path(name: str, recipes_dir: Path = RECIPES_DIR) -> Path:
+    path = Path(recipes_dir) / name / "recipe.toml"
+    if not path.is_file():
+        known = ", ".join(list_names(recipes_dir)) or "none"
+        raise UserError(f"no recipe '{name}': {path} does not exist (recipes: {known})")
+    return path
+
+
+def list_names(recipes_dir: Path = RECIPES_DIR) -> list[str]:
+    return sorted(p.parent.name for p in Path(recipes_dir).glob("*/recipe.toml"))
+
+
+def load(name_or_path, recipes_dir: Path = RECIPES_DIR, variant: str = "") -> Recipe:
+    """The recipe's main experiment, or one of its variants."""
+    every = load_all(name_or_path, recipes_dir)
+    for recipe in every:
+        if recipe.variant == variant:
+            return recipe
+    known = ", ".join(r.variant for r in every if r.variant)
+    raise UserError(f"recipe {name_or_path} has no variant {variant!r} "
+                    f"(variants: {known or 'none'})")
+
+
+def load_all(name_or_path, recipes_dir: Path = RECIPES_DIR) -> list[Recipe]:
+    """The main experiment, then each [variants.<name>]: the same question asked with another
+    workload or storage, each run and saved as an experiment of its own."""
+    path = Path(name_or_path)
+    if not path.suffix == ".toml":
+        path = recipe_path(str(name_or_path), recipes_dir)
+    raw = path.read_bytes()
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise UserError(f"{path}: not valid TOML: {exc}") from None
+    variants = Reader(path, data).table("variants", required=False)
+    main = {k: v for k, v in data.items() if k != "variants"}
+    out = [_build(main, path, raw)]
+    for name in variants.data:
+        if not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,30}", name):
+            variants.fail(name, "expected a variant name of lower-case letters, digits and dashes")
+        table = variants.table(name)
+        table.only(*VARIANT_KEYS)
+        out.append(_build(_merged(main, table.data), path, raw, variant=name))
+    return out
+
+
+def _merged(base: dict, over: dict, whole=("workload",)) -> dict:
+    """base with over's keys replaced; tables merge key by key, except a workload (a scan
+    shares no keys with sysbench) and arrays, which are replaced whole."""
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(base.get(key), dict) and key not in whole:
+            out[key] = _merged(base[key], value, whole=())
+        else:
+            out[key] = value
+    return out
+
+
+def _build(data, path, raw, variant="") -> Recipe:
+    top = Reader(path, data, f"variants.{variant}" if variant else "")
+    top.only("title", "question", "topic", "needs", "dataset", "server", "workload", "sweep",
+             "measure", "profiles", "storage", "raid", "lab", "zfs")
+    needs = top.get("needs", list, [])
+    for need in needs:
+        if not isinstance(need, str) or need not in NEEDS:
+            top.fail("needs", f"unknown need {need!r} (expected some of: {', '.join(sorted(NEEDS))})")
+    storage = parse_storage(top.table("storage", required=False))
+    raid_table = top.table("raid", required=False)
+    raid = parse_raid(raid_table)
+    lab = parse_lab(top.table("lab")) if "lab" in top.data else ()
+    zfs = parse_zfs(top.table("zfs")) if "zfs" in top.data else ()
+    if zfs and (storage or raid):
+        top.fail("zfs", "a ZFS pool is the storage itself: drop [storage] and [raid]")
+    if zfs:
+        storage = (("filesystem", "zfs"), ("size", dict(zfs)["size"]))
+    elif (raid or lab) and not storage:
+        storage = parse_storage(Reader(path, {"filesystem": "ext4"}, "storage"))
+    sweep = top.table("sweep")
+    parsed_sweep = parse_sweep(sweep)
+    swept = parsed_sweep.table
+    tables = {"storage": storage, "raid": raid, "lab": lab, "zfs": zfs}
+    if swept in tables and not tables[swept]:
+        sweep.fail("setting", f"a {swept}.* sweep needs a [{swept}] table")
+    if storage and "root" not in needs:
+        needs = list(needs) + ["root"]  # loop devices, mkfs and mount
+    workload = parse_workload(top.table("workload"))
+    if swept == "workload":
+        check_workload_values(parsed_sweep, workload, sweep)
+    if raid:
+        check_arrays(raid, parsed_sweep, raid_table, sweep)
+    if swept == "lab":
+        check_lab_values(parsed_sweep, sweep)
+    if swept == "zfs":
+        check_zfs_values(parsed_sweep, sweep)
+    if parsed_sweep.setting == "storage.logs":
+        for value in parsed_sweep.values:
+            if value not in LOGS:
+                sweep.fail("values", f"{value!r}: expected one of {', '.join(LOGS)}")
+    if (raid or lab or zfs) and not workload.timed:
+        top.fail("workload.tool", "recipes in the lab VM measure sysbench workloads")
+    if (raid or lab or zfs) and (dict(storage).get("logs") == "separate"
+                                 or parsed_sweep.setting == "storage.logs"):
+        top.fail("storage.logs", "the lab VM keeps the redo log in the datadir")
+    if (raid or lab) and not zfs and dict(storage)["filesystem"] not in LAB_FILESYSTEMS:
+        top.fail("storage.filesystem", f"the lab VM's image makes {' or '.join(LAB_FILESYSTEMS)}")
+    dataset = parse_dataset(top.table("dataset"))
+    check_warehouses(top, dataset, workload, parsed_sweep)
+    if not workload.timed and not storage:
+        top.fail("workload.tool", "a scan needs a [storage] table: its sandbox lets the page "
+                                  "cache be dropped before each scan")
+    return Recipe(
+        name=path.parent.name, path=path, sha256=hashlib.sha256(raw).hexdigest(),
+        text=raw.decode("utf-8"), title=top.get("title", str), question=top.get("question", str),
+        topic=top.get("topic", str, path.parent.name), needs=tuple(needs),
+        dataset=dataset, server_settings=parse_settings(top.table("server", False)),
+        workload=workload, sweep=parsed_sweep,
+        measure=parse_measure(top.table("measure"), workload.timed),
+        profiles=parse_profiles(top.table("profiles", False)), storage=storage, raid=raid, lab=lab,
+        zfs=zfs, variant=variant)

@@ -1,0 +1,312 @@
+"""What a recipe is once read: the lab's vocabulary (data shapes, tools, scripts, the keys each
+TOML table takes and what a sweep may name) and the frozen dataclasses the engine runs: a Recipe,
+and the Experiment a profile and command-line overrides make of it (which must keep the rule
+between a tpcc workload and its dataset's warehouses, checked here for both).
+
+Standard library only: the lab VM's guest imports Dataset, Measure and Workload from here without
+the project's dependencies.
+"""
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from tuninglab import units
+from tuninglab.errors import UserError
+from tuninglab.recipes.reader import Reader
+from tuninglab.results.metrics import PRIMARY
+
+# Data shapes: the IO settings only show their effect when the data does not fit in memory.
+SHAPES = {
+    "cpu-bound": {"tables": 4, "table_size": 50_000, "buffer_pool_size": "256M"},
+    "disk-bound": {"tables": 8, "table_size": 200_000, "buffer_pool_size": "64M"},
+}
+NEEDS = {"root", "md", "zfs", "kvm"}
+TOOLS = ("sysbench", "scan", "tpcc")
+SYSBENCH_SCRIPTS = {
+    "oltp_read_only", "oltp_read_write", "oltp_write_only", "oltp_update_index",
+    "oltp_update_non_index", "oltp_insert", "oltp_delete", "oltp_point_select",
+}
+
+
+def _one_of(*allowed):
+    def check(value):
+        return None if value in allowed else f"expected one of {', '.join(allowed)}, got {value!r}"
+    return check
+
+
+def _whole_number(value):
+    if re.fullmatch(r"[0-9]+", value):
+        return None
+    return f"expected a whole number >= 0, got {value!r}"
+
+
+def _commit_every(value):
+    """statement (autocommit), N (one COMMIT per N statements) or 1s (one a second)."""
+    if value in ("statement", "1s") or re.fullmatch(r"[0-9]+", value) and int(value) >= 1:
+        return None
+    return f"expected statement, a whole number of statements >= 1 or 1s, got {value!r}"
+
+
+# The project's own sysbench scripts (workloads/lua/<name>.lua): for each option of
+# [workload.options], what says a value is wrong (None if fine), and its default.
+PROJECT_SCRIPTS = {
+    "insert_batch": {"commit": (_commit_every, "statement"),
+                     "key": (_one_of("unique", "primary"), "unique")},
+    # The TPC-C-like workload (tool = "tpcc"): active_warehouses N > 0 keeps the transactions'
+    # home warehouses to 1..N, the small, CPU-bound shape; 0 uses all the dataset's.
+    "tpcc": {"active_warehouses": (_whole_number, "0")},
+}
+
+# Options the engine sets itself: a recipe changing them would break the sandbox.
+RESERVED_OPTIONS = {
+    "datadir", "socket", "pid_file", "port", "skip_networking", "bind_address", "user",
+    "log_error", "basedir", "mysqlx", "innodb_buffer_pool_size", "innodb_log_group_home_dir",
+}
+# The storage under test (needs root): a loop-device sandbox built for every run.
+STORAGE_KEYS = {"filesystem", "size", "mount_options", "mkfs_options", "scheduler", "logs",
+                "logs_size",
+                "read_ahead_kb", "drop_caches"}
+STORAGE_SWEEPABLE = {"filesystem", "mount_options", "scheduler", "read_ahead_kb", "logs"}
+# Where the redo log lives: in the datadir, or on a second sandbox of its own (logs_size).
+LOGS = ("same", "separate")
+FILESYSTEMS = ("ext4", "xfs", "btrfs")
+# An md RAID array under the filesystem: built natively or in the lab VM (lab/raid.py).
+RAID_KEYS = {"level", "chunk", "disks", "member_size", "state"}
+RAID_SWEEPABLE = {"level", "chunk", "disks", "state"}
+# The lab VM's kernel: a Debian flavour, and CPU vulnerability mitigations as booted.
+LAB_KEYS = {"kernel", "mitigations"}
+LAB_DEFAULTS = {"kernel": "cloud-amd64", "mitigations": "auto"}
+KERNEL_FLAVOURS = ("cloud-amd64", "amd64", "rt-amd64")
+MITIGATIONS = ("auto", "off")
+LAB_FILESYSTEMS = ("ext4", "xfs")   # the mkfs tools in the lab VM's image
+# A ZFS pool on one disk in the lab VM (its image gains OpenZFS): the dataset's properties, the
+# ARC's size limit and the disk's size.
+ZFS_KEYS = {"recordsize", "compression", "atime", "logbias", "primarycache", "arc_max", "size"}
+ZFS_SWEEPABLE = {"recordsize", "compression", "logbias", "primarycache"}
+# The lab's tables a sweep may name as "<table>.<key>", with the keys each lets it sweep.
+# A workload.* sweep sets an option of the recipe's project script.
+SWEPT_TABLES = {"storage": STORAGE_SWEEPABLE, "raid": RAID_SWEEPABLE, "lab": LAB_KEYS,
+                "zfs": ZFS_SWEEPABLE,
+                "workload": {key for options in PROJECT_SCRIPTS.values() for key in options}}
+VARIANT_KEYS = ("title", "question", "dataset", "server", "workload", "sweep", "measure",
+                "profiles", "storage", "raid", "lab", "zfs")
+PROFILE_KEYS = {"warmup", "duration", "repeats", "threads", "tables", "table_size",
+                "buffer_pool_size", "warehouses"}
+DATASET_KEYS = ("tables", "table_size", "buffer_pool_size", "warehouses")
+
+
+@dataclass(frozen=True)
+class Dataset:
+    shape: str
+    tables: int
+    table_size: int
+    buffer_pool_size: str
+    warehouses: int | None = None   # the TPC-C-like scale W (tool = "tpcc"); None otherwise
+
+
+@dataclass(frozen=True)
+class Workload:
+    tool: str
+    script: str
+    threads: int
+    options: tuple = ()   # sorted (key, value) pairs of a project script's options
+
+    def __post_init__(self):
+        # Pairs from a dict, or from JSON's lists (the lab VM's job): one hashable form.
+        object.__setattr__(self, "options", tuple(sorted(dict(self.options).items())))
+
+    @property
+    def metric(self) -> str:
+        return PRIMARY[self.tool]
+
+    @property
+    def timed(self) -> bool:
+        """sysbench and tpcc run for a set time; a scan runs until the table is read."""
+        return self.tool != "scan"
+
+
+@dataclass(frozen=True)
+class Sweep:
+    setting: str
+    values: tuple[str, ...]
+    baseline: str
+
+    @property
+    def table(self) -> str | None:
+        """The lab table a "<table>.<key>" setting sweeps, or None for a server option."""
+        name, dot, _ = self.setting.partition(".")
+        return name if dot and name in SWEPT_TABLES else None
+
+    @property
+    def key(self) -> str:
+        """The swept key within its table (the whole setting for a server option)."""
+        return self.setting.partition(".")[2] if self.table else self.setting
+
+    @property
+    def server_option(self) -> bool:
+        return self.table is None
+
+
+@dataclass(frozen=True)
+class Measure:
+    warmup: float
+    duration: float
+    repeats: int
+
+
+@dataclass(frozen=True)
+class Recipe:
+    name: str
+    path: Path
+    sha256: str
+    text: str
+    title: str
+    question: str
+    topic: str
+    needs: tuple[str, ...]
+    dataset: Dataset
+    server_settings: tuple[tuple[str, str], ...]
+    workload: Workload
+    sweep: Sweep
+    measure: Measure
+    profiles: dict
+    storage: tuple = ()   # (key, value) pairs of [storage]; empty: runs on the work directory
+    raid: tuple = ()      # (key, value) pairs of [raid]; empty: no array
+    lab: tuple = ()       # (key, value) pairs of [lab]; empty: the default lab VM, if any
+    zfs: tuple = ()       # (key, value) pairs of [zfs]; empty: no pool
+    variant: str = ""     # "" for the recipe's main experiment, else the [variants.<name>] name
+
+    @property
+    def in_lab_vm(self) -> bool:
+        return bool(self.raid or self.lab or self.zfs)
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}:{self.variant}" if self.variant else self.name
+
+    def experiment(self, profile="full", repeats=None, duration=None, warmup=None):
+        """The recipe with a profile and command-line overrides applied."""
+        if profile not in self.profiles:
+            known = ", ".join(sorted(self.profiles))
+            raise UserError(f"{self.path}: no profile '{profile}' (profiles: {known})")
+        over = dict(self.profiles[profile])
+        if not self.workload.timed:  # a variant's scan inherits the timed workload's profile
+            over = {k: v for k, v in over.items() if k not in ("warmup", "duration", "threads")}
+        for key, value in (("repeats", repeats), ("duration", duration), ("warmup", warmup)):
+            if value is not None and (key == "repeats" or self.workload.timed):
+                over[key] = _command_line_value(key, value)
+        measure = dataclasses.replace(
+            self.measure, **{k: over[k] for k in ("warmup", "duration", "repeats") if k in over})
+        dataset = dataclasses.replace(
+            self.dataset, **{k: over[k] for k in DATASET_KEYS if k in over})
+        workload = dataclasses.replace(self.workload, threads=over.get("threads",
+                                                                      self.workload.threads))
+        if "warehouses" in over and workload.tool != "tpcc":
+            raise UserError(f"{self.path}: profiles.{profile}.warehouses: only a tpcc workload "
+                            "loads warehouses")
+        if workload.tool == "tpcc":
+            check_warehouses(Reader(self.path, {}, f"profiles.{profile}"), dataset, workload,
+                              self.sweep)
+        return Experiment(self, profile, dataset, workload, self.sweep, measure)
+
+
+@dataclass(frozen=True)
+class Experiment:
+    recipe: Recipe
+    profile: str
+    dataset: Dataset
+    workload: Workload
+    sweep: Sweep
+    measure: Measure
+
+    def settings_for(self, value: str) -> dict:
+        """The server settings of one point: base, the data shape's pool, the swept option."""
+        settings = dict(self.recipe.server_settings)
+        settings["innodb_buffer_pool_size"] = self.dataset.buffer_pool_size
+        if not self.workload.timed:  # a scan starts cold: no pages reloaded from the last dump
+            settings["innodb_buffer_pool_load_at_startup"] = "OFF"
+        if self.sweep.server_option:
+            settings[self.sweep.setting] = value
+        return settings
+
+    def workload_for(self, value: str) -> Workload:
+        """The workload of one point: a workload.* sweep sets one of its script's options."""
+        if self.sweep.table != "workload":
+            return self.workload
+        return dataclasses.replace(self.workload,
+                                   options={**dict(self.workload.options), self.sweep.key: value})
+
+    def _swept(self, table: tuple, prefix: str, value: str) -> dict:
+        """A [storage], [raid], [lab] or [zfs] table with this point's value swept in."""
+        out = dict(table)
+        if self.sweep.table == prefix:
+            out[self.sweep.key] = value
+        return out
+
+    def storage_for(self, value: str) -> dict | None:
+        """The storage sandbox of one point, or None to run in the work directory."""
+        if not self.recipe.storage:
+            return None
+        storage = self._swept(self.recipe.storage, "storage", value)
+        if storage.get("read_ahead_kb") is not None:
+            storage["read_ahead_kb"] = int(storage["read_ahead_kb"])
+        return storage
+
+    def lab_for(self, value: str) -> dict | None:
+        """The lab VM of one point (kernel flavour, mitigations), or None outside the VM."""
+        if not self.recipe.in_lab_vm:
+            return None
+        lab = self._swept(tuple(LAB_DEFAULTS.items()) + self.recipe.lab, "lab", value)
+        lab["image"] = lab["kernel"] + ("-zfs" if self.recipe.zfs else "")
+        return lab
+
+    def zfs_for(self, value: str) -> dict | None:
+        """The ZFS pool of one point (dataset properties as zfs spells them), or None."""
+        return self._swept(self.recipe.zfs, "zfs", value) if self.recipe.zfs else None
+
+    def raid_for(self, value: str) -> dict | None:
+        """The md array of one point (lab/raid.ArraySpec fields), or None."""
+        if not self.recipe.raid:
+            return None
+        return array_spec(self._swept(self.recipe.raid, "raid", value))
+
+
+def array_spec(raid: dict) -> dict:
+    chunk = units.size_bytes(raid["chunk"])
+    if chunk % 1024:
+        raise ValueError(f"chunk {raid['chunk']!r} is not a whole number of KiB")
+    return {"level": str(raid["level"]), "chunk_kib": chunk // 1024,
+            "disks": int(raid["disks"]), "member_size": str(raid["member_size"]),
+            "state": str(raid["state"])}
+
+
+def _command_line_value(key, value):
+    reader = Reader(f"--{key}", {key: value})
+    reader.fail = lambda _key, expected: _raise(f"--{key}: {expected}")
+    if key == "repeats":
+        return reader.positive_int(key)
+    return reader.duration(key, minimum=1 if key == "duration" else 0)
+
+
+def _raise(message):
+    raise UserError(message)
+
+
+def check_warehouses(top: Reader, dataset: Dataset, workload: Workload, sweep: Sweep):
+    """A tpcc workload's scale is [dataset] warehouses; no other workload has one."""
+    if workload.tool != "tpcc":
+        if dataset.warehouses is not None:
+            top.fail("dataset.warehouses", 'only a tpcc workload loads warehouses (tool = "tpcc")')
+        return
+    if dataset.warehouses is None:
+        top.fail("dataset.warehouses", "a tpcc workload needs its scale: the number of "
+                                       "warehouses to load, a whole number >= 1")
+    actives = [dict(workload.options)["active_warehouses"]]
+    if sweep.setting == "workload.active_warehouses":
+        actives += sweep.values
+    for value in actives:
+        if int(value) > dataset.warehouses:
+            top.fail("workload.options.active_warehouses",
+                     f"{value} is more than the {dataset.warehouses} warehouses loaded")

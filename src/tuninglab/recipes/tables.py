@@ -1,0 +1,254 @@
+"""One parser per TOML table of a recipe ([dataset], [server], [workload], [storage], [raid],
+[lab], [zfs], [sweep], [measure], [profiles]), each taking the table's Reader and returning its
+part of the Recipe, and the checks across tables: a sweep's values against the table it sweeps.
+"""
+
+from tuninglab import units
+from tuninglab.recipes.model import (
+    FILESYSTEMS,
+    KERNEL_FLAVOURS,
+    LAB_DEFAULTS,
+    LAB_KEYS,
+    LOGS,
+    MITIGATIONS,
+    PROFILE_KEYS,
+    PROJECT_SCRIPTS,
+    RAID_KEYS,
+    RESERVED_OPTIONS,
+    SHAPES,
+    STORAGE_KEYS,
+    SWEPT_TABLES,
+    SYSBENCH_SCRIPTS,
+    TOOLS,
+    ZFS_KEYS,
+    Dataset,
+    Measure,
+    Sweep,
+    Workload,
+    array_spec,
+)
+from tuninglab.recipes.raid import ArraySpec, problems
+from tuninglab.recipes.reader import Reader, option_name, option_value
+
+
+def parse_dataset(t: Reader) -> Dataset:
+    t.only("shape", "tables", "table_size", "buffer_pool_size", "warehouses")
+    shape = t.get("shape", str)
+    if shape not in SHAPES:
+        t.fail("shape", f"expected one of {', '.join(SHAPES)}, got {shape!r}")
+    default = SHAPES[shape]
+    return Dataset(shape, t.positive_int("tables", default["tables"]),
+                   t.positive_int("table_size", default["table_size"]),
+                   t.size("buffer_pool_size", default["buffer_pool_size"]),
+                   t.positive_int("warehouses", None))
+
+
+def parse_settings(t: Reader):
+    t.only("settings")
+    settings = t.table("settings", required=False)
+    out = {}
+    for key, value in settings.data.items():
+        name = option_name(key)
+        if name in out:
+            settings.fail(key, f"'{name}' is given twice (dashes and underscores are the same)")
+        if name in RESERVED_OPTIONS:
+            settings.fail(key, "set by the engine itself (the data shape sets the buffer pool)")
+        try:
+            out[name] = option_value(value)
+        except ValueError as exc:
+            settings.fail(key, str(exc))
+    return tuple(sorted(out.items()))
+
+
+def parse_workload(t: Reader) -> Workload:
+    tool = t.get("tool", str, "sysbench")
+    if tool not in TOOLS:
+        t.fail("tool", f"expected one of {', '.join(TOOLS)}, got {tool!r}")
+    if tool == "scan":  # one full scan of every table, one query at a time, as in 2008
+        t.only("tool")
+        return Workload(tool, "full-scan", 1)
+    if tool == "tpcc":  # the project's TPC-C-like script, its scale in [dataset] warehouses
+        t.only("tool", "threads", "options")
+        return Workload(tool, "tpcc", t.positive_int("threads", 4),
+                        _script_options("tpcc", t.table("options", required=False)))
+    t.only("tool", "script", "threads", "options")
+    script = t.get("script", str)
+    if script == "tpcc":
+        t.fail("script", 'the TPC-C-like workload is its own tool: tool = "tpcc", no script')
+    if script not in SYSBENCH_SCRIPTS and script not in PROJECT_SCRIPTS:
+        known = sorted(SYSBENCH_SCRIPTS) + sorted(PROJECT_SCRIPTS)
+        t.fail("script", f"expected one of {', '.join(known)}, got {script!r}")
+    return Workload(tool, script, t.positive_int("threads", 4),
+                    _script_options(script, t.table("options", required=False)))
+
+
+def _script_options(script: str, t: Reader) -> dict:
+    """A project script's options, checked, with the defaults filled in (so every result
+    names them all); sysbench's own scripts take none."""
+    allowed = PROJECT_SCRIPTS.get(script, {})
+    if t.data and not allowed:
+        t.fail("", f"the sysbench script {script} takes no options")
+    t.only(*sorted(allowed))
+    out = {}
+    for key, (check, default) in allowed.items():
+        try:
+            out[key] = option_value(t.data.get(key, default))
+        except ValueError as exc:
+            t.fail(key, str(exc))
+        problem = check(out[key])
+        if problem:
+            t.fail(key, problem)
+    return out
+
+
+def check_workload_values(sweep: Sweep, workload: Workload, sweep_table: Reader) -> None:
+    allowed = PROJECT_SCRIPTS.get(workload.script, {})
+    if sweep.key not in allowed:
+        sweep_table.fail("setting", f"{sweep.setting}: the workload's script {workload.script} "
+                                    f"has no option {sweep.key!r}")
+    for value in sweep.values:
+        problem = allowed[sweep.key][0](value)
+        if problem:
+            sweep_table.fail("values", f"{value!r}: {problem}")
+
+
+def parse_storage(t: Reader) -> tuple:
+    if not t.data:
+        return ()
+    t.only(*sorted(STORAGE_KEYS))
+    out = {"filesystem": t.get("filesystem", str, "ext4"), "size": t.size("size", "2G"),
+           "mount_options": t.get("mount_options", str, ""),
+           "mkfs_options": tuple(t.get("mkfs_options", list, [])),
+           "scheduler": t.get("scheduler", str, None),
+           "read_ahead_kb": t.get("read_ahead_kb", int, None),
+           "drop_caches": t.get("drop_caches", bool, True),
+           "logs": t.get("logs", str, "same"), "logs_size": t.size("logs_size", "1G")}
+    if out["logs"] not in LOGS:
+        t.fail("logs", f"expected one of {', '.join(LOGS)}, got {out['logs']!r}")
+    if out["filesystem"] not in FILESYSTEMS:
+        t.fail("filesystem", f"expected one of {', '.join(FILESYSTEMS)}, got {out['filesystem']!r}")
+    if not all(isinstance(o, str) for o in out["mkfs_options"]):
+        t.fail("mkfs_options", "expected an array of strings")
+    return tuple(out.items())
+
+
+def parse_raid(t: Reader) -> tuple:
+    if not t.data:
+        return ()
+    t.only(*sorted(RAID_KEYS))
+    level = t.get("level", (str, int))
+    return (("level", str(level)), ("chunk", t.size("chunk", "64K")),
+            ("disks", t.positive_int("disks", 4)), ("member_size", t.size("member_size", "1G")),
+            ("state", t.get("state", str, "normal")))
+
+
+def parse_lab(t: Reader) -> tuple:
+    t.only(*sorted(LAB_KEYS))
+    out = tuple((key, t.get(key, str, default)) for key, default in LAB_DEFAULTS.items())
+    for (key, value), allowed in zip(out, (KERNEL_FLAVOURS, MITIGATIONS)):
+        if value not in allowed:
+            t.fail(key, f"expected one of {', '.join(allowed)}, got {value!r}")
+    return out
+
+
+def parse_zfs(t: Reader) -> tuple:
+    t.only(*sorted(ZFS_KEYS))
+    out = {"recordsize": t.size("recordsize", "128K"), "compression": t.get("compression", str, "off"),
+           "atime": t.get("atime", str, "on"), "logbias": t.get("logbias", str, "latency"),
+           "primarycache": t.get("primarycache", str, "all"),
+           "arc_max": t.size("arc_max", "256M"), "size": t.size("size", "2G")}
+    problem = _zfs_problem("recordsize", out["recordsize"])
+    if problem:
+        t.fail("recordsize", problem)
+    return tuple(out.items())
+
+
+def _zfs_problem(key: str, value: str) -> str | None:
+    """ZFS takes a record size that is a power of two from 4K (with ashift=12) to 1M."""
+    if key != "recordsize":
+        return None
+    size = units.size_bytes(value)
+    if size < 4096 or size > 2**20 or size & (size - 1):
+        return f"expected a power of two from 4K to 1M, got {value!r}"
+    return None
+
+
+def check_zfs_values(sweep: Sweep, sweep_table: Reader) -> None:
+    for value in sweep.values:
+        try:
+            problem = _zfs_problem(sweep.key, value)
+        except ValueError as exc:
+            problem = str(exc)
+        if problem:
+            sweep_table.fail("values", f"{value!r}: {problem}")
+
+
+def check_lab_values(sweep: Sweep, sweep_table: Reader) -> None:
+    allowed = {"kernel": KERNEL_FLAVOURS, "mitigations": MITIGATIONS}[sweep.key]
+    for value in sweep.values:
+        if value not in allowed:
+            sweep_table.fail("values", f"{value!r}: expected one of {', '.join(allowed)}")
+
+
+def check_arrays(raid: tuple, sweep: Sweep, raid_table: Reader, sweep_table: Reader) -> None:
+    """Every point's array must be one md can build: the error names the key to fix."""
+    swept = sweep.key if sweep.table == "raid" else None
+    for value in sweep.values:
+        try:
+            spec = array_spec(dict(raid, **({swept: value} if swept else {})))
+        except ValueError as exc:
+            sweep_table.fail("values", f"{value!r}: {exc}")
+        for key, problem in problems(ArraySpec(**spec)):
+            if key == swept:
+                sweep_table.fail("values", f"{value!r}: {problem}")
+            raid_table.fail(key, problem + (f" (at {sweep.setting} = {value})" if swept else ""))
+
+
+def parse_sweep(t: Reader) -> Sweep:
+    t.only("setting", "values", "baseline")
+    raw = t.get("setting", str).strip()
+    table, dot, key = raw.partition(".")
+    lab_table = bool(dot) and table in SWEPT_TABLES
+    setting = raw if lab_table else option_name(raw)
+    if lab_table and key not in SWEPT_TABLES[table]:
+        t.fail("setting", f"expected {table}.{{{', '.join(sorted(SWEPT_TABLES[table]))}}}, "
+                          f"got {setting!r}")
+    if setting in RESERVED_OPTIONS:
+        t.fail("setting", f"'{setting}' is set by the engine itself and cannot be swept")
+    values = []
+    for value in t.get("values", list):
+        try:
+            values.append(option_value(value))
+        except ValueError as exc:
+            t.fail("values", str(exc))
+    if len(values) < 1 or len(set(values)) != len(values):
+        t.fail("values", f"expected one or more distinct values, got {values}")
+    baseline = option_value(t.get("baseline", (str, int, bool), values[0]))
+    if baseline not in values:
+        t.fail("baseline", f"expected one of the values {values}, got {baseline!r}")
+    return Sweep(setting, tuple(values), baseline)
+
+
+def parse_measure(t: Reader, timed: bool) -> Measure:
+    t.only("warmup", "duration", "repeats")
+    if not timed:  # a scan is timed from its first row to its last: no warm-up, no duration
+        return Measure(0.0, 0.0, t.positive_int("repeats", 5))
+    return Measure(t.duration("warmup", 0), t.duration("duration", minimum=1),
+                   t.positive_int("repeats", 5))
+
+
+def parse_profiles(t: Reader) -> dict:
+    profiles = {"full": {}}
+    for name in t.data:
+        p = t.table(name)
+        p.only(*sorted(PROFILE_KEYS))
+        over = {}
+        for key in p.data:
+            if key in ("warmup", "duration"):
+                over[key] = p.duration(key, minimum=1 if key == "duration" else 0)
+            elif key == "buffer_pool_size":
+                over[key] = p.size(key)
+            else:
+                over[key] = p.positive_int(key)
+        profiles[name] = over
+    return profiles

@@ -1,0 +1,58 @@
+"""Unit tests for tuninglab.units: durations, sizes and the human-readable time."""
+
+import re
+
+import pytest
+
+from tuninglab import units
+
+
+@pytest.mark.parametrize("value,expected", [
+    ("30s", 30.0), ("2m", 120.0), ("1.5h", 5400.0), ("250ms", 0.25), ("45", 45.0),
+    (" 10 s ", 10.0), ("0", 0.0), (0, 0.0), (12, 12.0), (2.5, 2.5), ("0.5m", 30.0),
+])
+def test_seconds(value, expected):
+    result = units.seconds(value)
+    assert result == expected
+    assert isinstance(result, float)
+
+
+@pytest.mark.parametrize("value", ["", "s", "soon", "-5s", "5 min", "1d", "1,5s", "5S", "1e3",
+                                   True, False, -1, -0.5, None])
+def test_seconds_rejects(value):
+    with pytest.raises(ValueError):
+        units.seconds(value)
+
+
+@pytest.mark.parametrize("value,expected", [
+    ("48M", 48 * 2**20), ("2G", 2 * 2**30), ("1T", 2**40), ("16K", 16384), ("16k", 16384),
+    ("64MB", 64 * 2**20), ("64mb", 64 * 2**20), ("4096", 4096), (4096, 4096), ("512B", 512),
+    (" 8M ", 8 * 2**20), ("0", 0),
+])
+def test_size_bytes(value, expected):
+    assert units.size_bytes(value) == expected
+
+
+@pytest.mark.parametrize("value", ["", "M", "1.5G", "-1M", "64 megabytes", "2P", True, None, 1.5])
+def test_size_bytes_rejects(value):
+    with pytest.raises(ValueError):
+        units.size_bytes(value)
+
+
+def test_size_bytes_rejects_negative_int():
+    with pytest.raises(ValueError):
+        units.size_bytes(-5)
+
+
+@pytest.mark.parametrize("total,expected", [
+    (0, "0s"), (45, "45s"), (59.4, "59s"), (59.6, "1m00s"), (60, "1m00s"), (185, "3m05s"),
+    (3599, "59m59s"), (3599.6, "1h00m"), (3600, "1h00m"), (3720, "1h02m"), (3779, "1h02m"),
+    (90000, "25h00m"),
+])
+def test_human_seconds(total, expected):
+    assert units.human_seconds(total) == expected
+
+
+def test_human_seconds_matches_its_format():
+    for total in range(0, 8000, 37):
+        assert re.fullmatch(r"\d+s|\d+m\d\ds|\d+h\d\dm", units.human_seconds(total))

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.integration  # every test runs invoke in a subprocess
 REPO = Path(__file__).resolve().parents[1]
 INVOKE = [sys.executable, "-m", "invoke"]
 
@@ -63,8 +64,8 @@ def test_dry_run_prints_the_plan_and_starts_nothing(tmp_path):
     assert not (tmp_path / "w").exists()
 
 
-def test_data_check_passes_on_the_committed_results():
-    result = invoke("data.check")
+def test_data_check_passes_on_the_committed_results(committed_data):
+    result = invoke("data.check", "--path", str(committed_data))
     assert result.returncode == 0, result.stdout
     assert ", 0 problems" in result.stdout
 

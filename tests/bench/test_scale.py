@@ -2,8 +2,17 @@
 
 import json
 
+import pytest
+
+from helpers import DATA
 from tuninglab.bench import scale
 from tuninglab.results import document
+
+
+@pytest.fixture(autouse=True)
+def committed_sources(monkeypatch, committed_data):
+    """The project's results the bench copies are the committed ones, never a user's own."""
+    monkeypatch.setattr(document, "DATA_DIR", committed_data)
 
 
 def test_generated_results_are_valid_and_each_from_its_own_host(tmp_path):
@@ -13,7 +22,7 @@ def test_generated_results_are_valid_and_each_from_its_own_host(tmp_path):
     assert len(files) == 40 and len({d["host"]["id"] for d in docs}) == 40
     assert all(document.validate(d) == [] for d in docs)
     assert all(d["contribution"]["tool"] == "data.submit" for d in docs)
-    assert not any(str(document.DATA_DIR) in str(p) for p in files)
+    assert not any(str(DATA) in str(p) for p in files)
 
 
 def test_the_heaviest_page_is_the_one_with_the_most_figure_data(tmp_path):

@@ -1,5 +1,5 @@
-"""datacheck: every result in data/ passes, and each rule rejects a document made bad from a
-real one, with a line naming the file, the JSON path and what was expected."""
+"""datacheck: every committed result in data/ passes, and each rule rejects a document made bad
+from a real one, with a line naming the file, the JSON path and what was expected."""
 
 import hashlib
 import json
@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from helpers import REPO
+from helpers import DATA, REPO, committed_results
 from tuninglab.contrib import check
 from tuninglab.results import document
 
-DATA = REPO / "data"
-FILES = check.result_files([DATA])
+FILES = committed_results()  # <recipe>/<file>.json: never a result a user's own run added
 BASE = DATA / "doublewrite" / "20261121T233847Z-209a4cf4-quick.json"  # 2 points x 5 repeats
 SHALLOW = subprocess.run(["git", "rev-parse", "--is-shallow-repository"], cwd=REPO,
                          capture_output=True, text=True).stdout.strip() == "true"
@@ -44,14 +43,16 @@ def rehash(doc, text):
 
 # --- the real files -----------------------------------------------------------------------------
 
-def test_there_are_result_files_and_historical_is_left_out():
-    assert BASE in FILES
-    assert not any("historical" in f.parts for f in FILES)
+def test_there_are_result_files_and_historical_is_left_out(committed_data):
+    files = check.result_files([committed_data])
+    assert committed_data / "doublewrite" / BASE.name in files
+    assert sorted(f.relative_to(committed_data).as_posix() for f in files) == sorted(FILES)
+    assert (committed_data / "historical").is_dir()  # there, and left out
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(DATA)))
-def test_every_result_file_passes(path):
-    problems = check.check_file(path)
+@pytest.mark.parametrize("path", FILES)
+def test_every_result_file_passes(committed_data, path):
+    problems = check.check_file(committed_data / path)
     if SHALLOW:  # tests.yml checks out one commit: older recipe versions cannot be confirmed
         problems = [p for p in problems if "shallow clone" not in p]
     assert problems == []
@@ -177,6 +178,7 @@ def git(*args) -> str:
                           check=True).stdout
 
 
+@pytest.mark.integration  # runs git
 @pytest.mark.skipif(SHALLOW, reason="needs the recipes' git history")
 def test_an_older_committed_version_of_the_recipe_is_known(tmp_path):
     path = "recipes/io-schedulers/recipe.toml"
@@ -345,6 +347,7 @@ def test_a_file_in_the_wrong_place(tmp_path, where):
 
 # --- the command line ---------------------------------------------------------------------------
 
+@pytest.mark.integration  # runs invoke
 def test_invoke_data_check_prints_the_line_and_fails(tmp_path):
     doc = base_doc()
     doc["points"][0]["runs"][1]["series"]["tps"].pop()
@@ -360,6 +363,7 @@ def test_invoke_data_check_prints_the_line_and_fails(tmp_path):
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.integration  # runs invoke
 def test_invoke_data_check_passes_a_good_directory(tmp_path):
     good = place(tmp_path, base_doc())
     result = subprocess.run([sys.executable, "-m", "invoke", "data.check", "--path",

@@ -13,6 +13,7 @@ import pytest
 from helpers import REPO
 from tuninglab.results import document
 
+pytestmark = pytest.mark.integration  # clones this repository, runs git and bash
 SCRIPT = REPO / ".github" / "check-new-results.sh"
 
 

@@ -209,6 +209,7 @@ def test_a_missing_file(tmp_path):
         submit.submit(tmp_path / "nope.json", data_dir=tmp_path / "data")
 
 
+@pytest.mark.integration  # runs git
 def test_a_committed_file_in_data_is_refused(tmp_path):
     target, _ = run(tmp_path)
     git = ["git", "-C", str(tmp_path / "data"), "-c", "user.name=t", "-c", "user.email=t@t"]
@@ -269,6 +270,7 @@ def test_a_file_in_the_checkout_is_named_relative_to_it():
     assert submit.shown(REAL) == "data/logs-separate/" + REAL.name
 
 
+@pytest.mark.integration  # runs invoke
 def test_the_invoke_task(tmp_path):
     path = incoming(tmp_path, alice_doc())
     data = tmp_path / "data"

@@ -78,6 +78,7 @@ def _findmnt(path):
     return json.loads(out)["filesystems"][-1]
 
 
+@pytest.mark.integration  # runs findmnt
 @pytest.mark.parametrize("where", ["tmp_path", "/"])
 def test_storage_info_matches_findmnt(where, tmp_path):
     path = tmp_path if where == "tmp_path" else Path("/")

@@ -56,6 +56,7 @@ def test_host_id_is_salted_and_hides_hostname():
         hostinfo.host_id("", "db1")
 
 
+@pytest.mark.integration  # runs systemd-detect-virt
 def test_host_info_on_this_machine():
     info = hostinfo.host_info("test-salt")
     assert set(info) == {"id", "cpu_model", "cores", "memory_bytes", "virtualization",
@@ -75,6 +76,7 @@ def test_tool_versions_missing_tool_is_none(monkeypatch):
     assert versions["python"]
 
 
+@pytest.mark.integration  # runs sysbench and fio
 def test_tool_versions_installed():
     versions = hostinfo.tool_versions()
     assert re.fullmatch(r"\d+\.\d+\.\d+", versions["sysbench"])
@@ -85,6 +87,7 @@ def _git(repo, *args):
     subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
 
 
+@pytest.mark.integration  # runs git
 def test_git_revision(tmp_path):
     assert hostinfo.git_revision(tmp_path) == {"revision": None, "dirty": None}
     _git(tmp_path, "init", "-q")

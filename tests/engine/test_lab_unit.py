@@ -71,7 +71,10 @@ def fake_md(tmp_path, level="raid10", chunk=65536, disks=4):
     return tmp_path
 
 
-def test_read_back_and_matches(tmp_path):
+def test_read_back_and_matches(tmp_path, monkeypatch):
+    def no_mdadm(argv, **kwargs):  # not this host's mdadm and /dev/md0: the fake array alone
+        raise FileNotFoundError(argv[0])
+    monkeypatch.setattr(raid.subprocess, "run", no_mdadm)
     state = raid.read_back("/dev/md0", sys_block=fake_md(tmp_path))
     assert (state["level"], state["chunk_bytes"], state["raid_disks"]) == ("raid10", 65536, 4)
     assert raid.matches(spec(), state) == []
@@ -393,6 +396,7 @@ def test_the_shipped_zfs_recipe_loads():
         "4K", "8K", "16K", "32K", "128K"]
 
 
+@pytest.mark.integration  # runs sleep
 def test_a_silent_guest_is_reported_as_stalled(tmp_path):
     proc = subprocess.Popen(["sleep", "5"], stdout=subprocess.PIPE)
     try:
@@ -405,6 +409,7 @@ def test_a_silent_guest_is_reported_as_stalled(tmp_path):
         proc.wait()
 
 
+@pytest.mark.integration  # runs printf
 def test_console_lines_reach_the_log_and_the_caller(tmp_path):
     proc = subprocess.Popen(["printf", "lab-init: up 2.5s\\nlab: measuring\\nnoise\\n"],
                             stdout=subprocess.PIPE)

@@ -160,6 +160,7 @@ needs_sysbench = pytest.mark.skipif(shutil.which("sysbench") is None,
 INSERT_BATCH = str(sysbench.LUA_DIR / "insert_batch.lua")
 
 
+@pytest.mark.integration  # runs sysbench
 @needs_sysbench
 def test_insert_batch_help_lists_its_options():
     out = subprocess.run(["sysbench", INSERT_BATCH, "help"], capture_output=True, text=True,
@@ -170,6 +171,7 @@ def test_insert_batch_help_lists_its_options():
         assert option in out.stdout
 
 
+@pytest.mark.integration  # runs sysbench
 @needs_sysbench
 @pytest.mark.parametrize("option,message", [
     ("--commit=often", "--commit=often: expected statement, a whole number >= 1 or 1s"),

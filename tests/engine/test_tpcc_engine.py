@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from helpers import FIXTURES, REPO, load_error, recipe_text
+from helpers import FIXTURES, load_error, recipe_text
 from tuninglab.engine import datadir, measure
 from tuninglab.engine.workloads import sysbench, tpcc
 from tuninglab.errors import UserError
@@ -139,15 +139,13 @@ def test_a_template_of_another_schema_version_is_not_reused(monkeypatch):
 
 # On the page
 
-REAL = sorted((REPO / "data" / "doublewrite")
-              .glob("*-tpcc.json"))
-
-
 @pytest.fixture
-def tpcc_doc():
-    if not REAL:
+def tpcc_doc(committed_data):
+    """The latest committed TPC-C-like result of doublewrite (never one a user's run added)."""
+    real = sorted((committed_data / "doublewrite").glob("*-tpcc.json"))
+    if not real:
         pytest.skip("no TPC-C-like result of doublewrite in data/ yet")
-    return json.loads(REAL[-1].read_text())
+    return json.loads(real[-1].read_text())
 
 
 def test_the_mix_table_shows_each_types_share_and_p95_and_the_consistency(tpcc_doc):

@@ -149,6 +149,7 @@ needs_sysbench = pytest.mark.skipif(shutil.which("sysbench") is None,
                                     reason="sysbench is not installed")
 
 
+@pytest.mark.integration  # runs sysbench
 @needs_sysbench
 @pytest.mark.parametrize("args,message", [
     (["--warehouses=0"], "--warehouses=0: expected a whole number >= 1 (the number of warehouses)"),
@@ -166,6 +167,7 @@ def test_bad_options_stop_before_connecting(tmp_path, args, message):
     assert message in out.stdout + out.stderr
 
 
+@pytest.mark.integration  # runs sysbench
 @needs_sysbench
 @pytest.mark.parametrize("command", ["create", "prepare"])
 def test_load_commands_check_the_scale_first(tmp_path, command):

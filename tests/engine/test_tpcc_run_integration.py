@@ -52,8 +52,8 @@ def test_more_threads_than_connections_is_refused_before_measuring(recipes_dir, 
                                                                      tmp_path):
     # MariaDB's smallest max_connections is 10
     fixture_recipe(recipes_dir, "tiny-tpcc", "tpcc-few-connections", replace={
-        'values = ["ON", "OFF"]': 'values = ["ON", "OFF"]\n\n[server.settings]\nmax_connections = 10',
-        "threads = 2": "threads = 9"})
+        "threads = 2": "threads = 9",
+        "[measure]": "[server.settings]\nmax_connections = 10\n\n[measure]"})
     with pytest.raises(UserError, match=r"9 threads need 11 connections .* max_connections = 10"):
         runner.run("tpcc-few-connections",
                    options(recipes_dir, shared_workdir, tmp_path / "data"))

@@ -212,6 +212,7 @@ def test_summary_history_with_gaps_uses_the_run_seconds():
 
 # --- imports ------------------------------------------------------------------------------------
 
+@pytest.mark.integration  # runs python
 def test_importable_without_scipy():
     # The lab VM has no scipy: importing the module (and finding dips) must not need it.
     code = ("import sys; sys.modules['scipy'] = None\n"

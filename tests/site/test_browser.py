@@ -7,11 +7,8 @@ from pathlib import Path
 
 import pytest
 
-
-from helpers import IMG, LONG, QUOTES, REPO, SCRIPT, TOPICS, hostile
-
+from helpers import IMG, LONG, QUOTES, SCRIPT, TOPICS, hostile
 from tuninglab.site import builder
-
 
 pytestmark = pytest.mark.integration
 
@@ -126,11 +123,11 @@ def test_normalise_toggle_swaps_in_the_values_per_device_and_back(page, base_url
 
 
 @pytest.fixture(scope="module")
-def hostile_site(tmp_path_factory):
-    """The site built from a copy of data/ plus a result file whose every text is hostile
-    (TUNINGLAB_DATA_DIR points the build at the copy; the real data/ is untouched)."""
+def hostile_site(tmp_path_factory, committed_data):
+    """The site built from a copy of the committed results plus a result file whose every text
+    is hostile (TUNINGLAB_DATA_DIR points the build at the copy; the real data/ is untouched)."""
     data = tmp_path_factory.mktemp("data")
-    for directory in (REPO / "data").iterdir():
+    for directory in committed_data.iterdir():
         if directory.is_dir() and directory.name != "historical":
             shutil.copytree(directory, data / directory.name)
     doc = hostile()

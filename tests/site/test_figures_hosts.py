@@ -179,6 +179,7 @@ def test_results_page_links_recipes_to_their_topic_page(tmp_path, monkeypatch):
     assert "2 result files, 1 contributed." in out
 
 
+@pytest.mark.integration  # runs python
 def test_the_data_directory_can_be_overridden_for_the_site(tmp_path):
     out = subprocess.run([sys.executable, "-c",
                           "from tuninglab.site import historical, result_files; "

@@ -8,10 +8,15 @@ import re
 import pytest
 import yaml
 
-from helpers import REPO, TOPICS
+from helpers import DATA, REPO, TOPICS
 from tuninglab.site import charts, fence, result_files
 
+# Committed results, by name: never one a user's own run added to data/.
+DOUBLEWRITE = DATA / "doublewrite" / "20261122T003613Z-209a4cf4-full.json"
+REDO_SIZE = DATA / "redo-size" / "20261122T000515Z-209a4cf4-quick.json"
 
+
+@pytest.mark.integration  # builds the site (mkdocs)
 def test_strict_build_writes_every_topic_page(built):
     for topic in TOPICS:
         assert (built / "topics" / topic / "index.html").is_file()
@@ -24,6 +29,7 @@ def front_matter(topic):
 
 
 @pytest.mark.parametrize("topic", TOPICS)
+@pytest.mark.integration
 def test_topic_pages_carry_evidence_and_say_how_to_reproduce(built, topic):
     page = (built / "topics" / topic / "index.html").read_text()
     charts = re.findall(r'class="tl-chart"[^>]*data-traces="(\d+)"', page)
@@ -36,6 +42,7 @@ def test_topic_pages_carry_evidence_and_say_how_to_reproduce(built, topic):
         assert "No recipe yet" in page
 
 
+@pytest.mark.integration
 def test_no_page_loads_anything_from_another_origin(built):
     for page in built.rglob("*.html"):
         text = page.read_text()
@@ -45,6 +52,7 @@ def test_no_page_loads_anything_from_another_origin(built):
         assert "fonts.googleapis" not in text and "fonts.gstatic" not in text
 
 
+@pytest.mark.integration
 def test_home_page_lists_every_topic_with_its_effects(built):
     page = (built / "index.html").read_text()
     for topic in TOPICS:
@@ -52,9 +60,10 @@ def test_home_page_lists_every_topic_with_its_effects(built):
     assert "no detectable difference" in page or "faster" in page or "slower" in page
 
 
-def test_results_page_lists_every_result_file_linked_to_its_topic(built):
+@pytest.mark.integration
+def test_results_page_lists_every_result_file_linked_to_its_topic(built, committed_data):
     page = (built / "results" / "index.html").read_text()
-    files = [p for p in (REPO / "data").glob("*/*.json")]
+    files = [p for p in committed_data.glob("*/*.json")]  # what the site was built from
     rows = re.findall(r"<tr><td>(.*?)</td>", page.split('class="tl-results-index"')[1])
     assert len(rows) == len(files) and f"{len(files)} result files" in page
     for topic in set(re.findall(r'href="\.\./topics/([a-z0-9-]+)/"', page)):
@@ -63,12 +72,14 @@ def test_results_page_lists_every_result_file_linked_to_its_topic(built):
     assert 'href="results/"' in (built / "index.html").read_text()  # in the nav
 
 
+@pytest.mark.integration
 def test_throughput_charts_carry_the_normalise_toggle(built):
     page = (built / "topics" / "doublewrite" / "index.html").read_text()
     # tps and the TPC-C-like variant's new-order TPM: not bytes per transaction, not series
     assert page.count('class="tl-chart"') == 6 and page.count("tl-normalise") == 2
 
 
+@pytest.mark.integration
 def test_notebook_page_was_executed_on_the_real_data(built):
     page = (built / "notebooks" / "noise" / "index.html").read_text()
     assert re.search(r"\d+ result files", page)
@@ -100,7 +111,7 @@ def test_recipe_without_data_says_so_plainly(monkeypatch):
 
 
 def test_text_from_data_files_cannot_escape_the_json(monkeypatch):
-    doc = json.loads(next((REPO / "data" / "doublewrite").glob("*.json")).read_text())
+    doc = json.loads(DOUBLEWRITE.read_text())
     doc["host"]["cpu_model"] = "</script><script>alert(1)</script>"
     doc["points"][0]["value"] = "<img src=x onerror=alert(1)>"
     monkeypatch.setattr(result_files, "results_for", lambda name, variant="": [doc])
@@ -113,7 +124,7 @@ def test_text_from_data_files_cannot_escape_the_json(monkeypatch):
 
 def _series_doc(history_per_point: dict) -> dict:
     """A result whose points' history lists follow the given per-second values."""
-    doc = json.loads(next((REPO / "data" / "redo-size").glob("*.json")).read_text())
+    doc = json.loads(REDO_SIZE.read_text())
     for point, history in zip(doc["points"], history_per_point.values()):
         point["value"] = next(k for k, v in history_per_point.items() if v is history)
         for run in point["runs"]:
@@ -136,7 +147,7 @@ def test_trends_table_reads_the_series_not_the_stored_verdict(monkeypatch):
 
 
 def test_checkpoint_fill_is_charted_from_age_and_capacity():
-    doc = json.loads(next((REPO / "data" / "redo-size").glob("*.json")).read_text())
+    doc = json.loads(REDO_SIZE.read_text())
     figure = charts.series_lines(doc, "checkpoint_fill_pct")
     run = doc["points"][0]["runs"][0]["series"]
     age, cap = run["checkpoint_age_bytes"][0], run["checkpoint_max_age_bytes"][0]

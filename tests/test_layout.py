@@ -1,0 +1,108 @@
+"""The package layout: which part of tuninglab may import which, read from the source with ast
+(imports inside functions count too), and the size of a module.
+
+The layers, each importing only its own package and the layers below it:
+  0. the base: tuninglab.errors, tuninglab.units, tuninglab.files import no other tuninglab module;
+  1. tuninglab.results sits on the base;
+  2. tuninglab.recipes sits on results (the metric table, results/metrics.py) and the base; so
+     results never imports recipes;
+  3. tuninglab.engine, tuninglab.site and tuninglab.contrib sit on those, side by side: none of
+     the three imports another (site and contrib never import the engine);
+  4. tuninglab.bench on all of those;
+  5. tuninglab.cli on top: nothing in the package imports it; tasks.py does.
+"""
+
+import ast
+from pathlib import Path
+
+from helpers import REPO
+
+SRC = REPO / "src"
+PACKAGE = SRC / "tuninglab"
+LAYERS = [("errors", "units", "files"), ("results",), ("recipes",), ("engine", "site", "contrib"),
+          ("bench",), ("cli",)]
+LAYER = {part: n for n, parts in enumerate(LAYERS) for part in parts}
+MAX_LINES = 400
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(SRC).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def imports(path: Path) -> list[tuple[int, str]]:
+    """(line, module) of every tuninglab import in the file, at any depth; `from a import b`
+    counts as a.b when b is a module of the package, else as a."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative: from the package, one level up per extra dot
+                package = module_name(path).split(".")[:None if path.name == "__init__.py"
+                                                          else -1]
+                anchor = package[:len(package) - node.level + 1]
+                base = ".".join(anchor + ([node.module] if node.module else []))
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                found.append((node.lineno, full if full in MODULES else base))
+    return [(line, target) for line, target in found
+            if target == "tuninglab" or target.startswith("tuninglab.")]
+
+
+def part_of(module: str) -> str | None:
+    """The top-level part of tuninglab a module belongs to (None: the package itself)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else None
+
+
+def where(path: Path, line: int) -> str:
+    return f"{path.relative_to(REPO)}:{line}"
+
+
+def test_every_part_of_the_package_has_a_layer():
+    parts = {part_of(name) for name in MODULES} - {None}
+    assert parts, f"no modules found under {PACKAGE}"
+    assert sorted(parts - set(LAYER)) == [], "parts of tuninglab with no layer in LAYERS"
+
+
+def test_the_base_modules_import_no_other_tuninglab_module():
+    offending = [f"{name} ({where(path, line)}) imports {target}"
+                 for name, path in MODULES.items() if part_of(name) in LAYERS[0]
+                 for line, target in imports(path) if part_of(target) != part_of(name)]
+    assert offending == []
+
+
+def test_each_part_imports_only_itself_and_the_layers_below():
+    offending = []
+    for name, path in MODULES.items():
+        own = part_of(name)
+        if own is None:
+            continue
+        for line, target in imports(path):
+            other = part_of(target)
+            if other is None or other == own or other not in LAYER:
+                continue
+            if LAYER[other] >= LAYER[own]:
+                how = "beside it" if LAYER[other] == LAYER[own] else "above it"
+                offending.append(f"{name} ({where(path, line)}) imports {target}: "
+                                 f"layer {LAYER[other]} ({other}), {how}")
+    assert offending == []
+
+
+def test_nothing_in_the_package_imports_the_cli():
+    offending = [f"{name} ({where(path, line)}) imports {target}"
+                 for name, path in MODULES.items() if part_of(name) != "cli"
+                 for line, target in imports(path) if part_of(target) == "cli"]
+    assert offending == []
+    assert "tuninglab.cli" in [target for _, target in imports(REPO / "tasks.py")]
+
+
+def test_no_module_is_over_400_lines():
+    lengths = {name: len(path.read_text().splitlines()) for name, path in MODULES.items()}
+    assert [f"{name} ({MODULES[name].relative_to(REPO)}): {n} lines"
+            for name, n in lengths.items() if n > MAX_LINES] == []

@@ -75,11 +75,11 @@ def recipe_list(recipes_dir=RECIPES_DIR, say=print):
 
 def data_check(paths, say=print):
     """Check result files (datacheck): one line per problem naming the file and the JSON path."""
-    files = check.result_files(paths)
-    problems = check.check_paths(files)
+    found = check.result_files(paths)
+    problems = check.check_paths(found)
     for line in problems:
         say(line)
-    say(f"{plural(len(files), 'result file')} checked, {plural(len(problems), 'problem')}")
+    say(f"{plural(len(found), 'result file')} checked, {plural(len(problems), 'problem')}")
     if problems:
         raise SystemExit(1)
 

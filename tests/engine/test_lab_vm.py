@@ -173,7 +173,7 @@ def test_named_devices_are_the_members_and_are_left_reusable(lab_wd, tmp_path):
 DRIVER = """
 import sys
 from pathlib import Path
-from tuninglab import runner
+from tuninglab.engine import runner
 runner.run("raid-chunk", runner.Options(profile="quick", repeats=1, workdir=Path(sys.argv[1]),
                                         data_dir=Path(sys.argv[2]), baseline_seconds=1))
 """

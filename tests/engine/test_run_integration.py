@@ -119,7 +119,8 @@ def test_read_only_workdir_is_reported(recipes_dir, small_fs, tmp_path):
 RUNNER_SCRIPT = """
 import sys
 from pathlib import Path
-from tuninglab import cli, runner
+from tuninglab import cli
+from tuninglab.engine import runner
 opts = runner.Options(profile="full", workdir=Path(sys.argv[1]), data_dir=Path(sys.argv[2]),
                       recipes_dir=Path(sys.argv[3]), baseline_seconds=1)
 cli.guard(runner.run, "slow", opts)

@@ -72,7 +72,7 @@ def test_bad_mount_option_is_reported_and_nothing_is_left(wd):
 HOLDER = """
 import sys, time
 from pathlib import Path
-from tuninglab.storage import sandbox
+from tuninglab.engine.storage import sandbox
 device = sys.argv[2] if len(sys.argv) > 2 else None
 with sandbox.Sandbox(Path(sys.argv[1]), sandbox.Spec(size="512M", scheduler="bfq"),
                      device=device):

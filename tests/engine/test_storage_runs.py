@@ -34,7 +34,7 @@ INVOKE = str(REPO / ".venv/bin/invoke")
 DRIVER = """
 import sys
 from pathlib import Path
-from tuninglab import runner
+from tuninglab.engine import runner
 recipes, data, wd = map(Path, sys.argv[1:4])
 runner.run("tiny-storage", runner.Options(profile="quick", recipes_dir=recipes, data_dir=data,
                                           workdir=wd, baseline_seconds=1))

@@ -83,14 +83,13 @@ def measure_run(run_, binary, template_data, runs_dir, disks, experiment, clock,
 def _measure_server(run_, binary, place, settings, experiment, clock) -> dict:
     started = document.now()
     e = experiment
-    rundir, datadir, disks = place.rundir, place.datadir, place.disks
-    with srv.Server(binary, rundir, datadir, settings) as server:
+    with srv.Server(binary, place.rundir, place.datadir, settings) as server:
         effective = server.variables(server.settings)
         if e.workload.timed:
-            summary, series, _ = measure.oltp(server, disks, run_.point.workload, e.measure,
-                                              e.dataset, clock)
+            summary, series, _ = measure.oltp(server, place.disks, run_.point.workload,
+                                              e.measure, e.dataset, clock)
         else:
-            summary, series, _ = measure.full_scan(server, disks, e.dataset, clock)
+            summary, series, _ = measure.full_scan(server, place.disks, e.dataset, clock)
         server.stop(discard=True)
         notes = server.log_notes()
     return {"repeat": run_.repeat, "order": run_.index, "started": started,

@@ -64,8 +64,8 @@ def run(job: dict, job_dir: Path) -> dict:
     else:
         storage = make_filesystem(job["storage"], device)
     say(f"{storage['filesystem']} made; copying the datadir")
-    datadir = MOUNT / "data"
-    datadir.clone(job_dir / "template", datadir)
+    data = MOUNT / "data"
+    datadir.clone(job_dir / "template", data)
     os.sync()
     if job.get("zfs"):
         zfs.empty_arc(MOUNT)
@@ -74,7 +74,7 @@ def run(job: dict, job_dir: Path) -> dict:
     members, planned, extra = plan_failure(spec, members, m) if spec else (members, {}, None)
     binary = srv.find(job["mysqld"])
     say(f"starting {binary.label}")
-    with srv.Server(binary, Path("/run/lab"), datadir, job["settings"]) as server:
+    with srv.Server(binary, Path("/run/lab"), data, job["settings"]) as server:
         effective = server.variables(server.settings)
         say(f"{binary.label} started; measuring")
         summary, series, totals = measure.oltp(server, members, w, m, d, Clock(),

@@ -3,7 +3,14 @@ result files, and the site built once from that copy. Plain helpers live in help
 
 import pytest
 
-from helpers import copy_committed_data
+from helpers import copy_committed_data, needs_real_server
+
+
+@pytest.fixture
+def recipes_dir(tmp_path):
+    """An empty recipes directory for a test that runs a recipe on the real server."""
+    needs_real_server()
+    return tmp_path / "recipes"
 
 
 @pytest.fixture(scope="session")

@@ -293,3 +293,25 @@ def hostile() -> dict:
     return doc
 
 TOPICS = sorted(p.stem for p in (REPO / "docs" / "topics").glob("*.md"))
+
+
+# --- engine: running a recipe for real ----------------------------------------------------------
+
+def run_options(recipes_dir, wd, data_dir, **kw):
+    """The runner's options for a test: the full profile of a recipe in recipes_dir, a 1 s fio
+    baseline, results written under data_dir."""
+    from tuninglab.engine import runner
+    return runner.Options(profile="full", workdir=wd, data_dir=data_dir,
+                          recipes_dir=recipes_dir, baseline_seconds=1, **kw)
+
+
+def run_recipe(name, recipes_dir, wd, data_dir, say=None, **kw) -> tuple[Path, dict]:
+    """Run a recipe for real; the result file and its document, checked against the schema."""
+    from tuninglab.engine import runner
+    from tuninglab.results import document
+    path = runner.run(name, run_options(recipes_dir, wd, data_dir, **kw),
+                      say=say or (lambda *_: None))
+    doc = json.loads(path.read_text())
+    assert document.validate(doc) == []
+    return path, doc
+

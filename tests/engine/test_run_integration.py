@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from helpers import REPO, fixture_recipe, needs_real_server, servers_under
+from helpers import REPO, fixture_recipe, run_options, run_recipe, servers_under
 from tuninglab.engine import runner, workdir
 from tuninglab.errors import UserError
 from tuninglab.recipes.load import load
@@ -19,24 +19,12 @@ from tuninglab.results import document
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture
-def recipes_dir(tmp_path):
-    needs_real_server()
-    return tmp_path / "recipes"
-
-
-def options(recipes_dir, wd, data_dir, **kw):
-    return runner.Options(profile="full", workdir=wd, data_dir=data_dir,
-                          recipes_dir=recipes_dir, baseline_seconds=1, **kw)
 
 
 def test_tiny_recipe_writes_a_valid_result_with_series(recipes_dir, shared_workdir, tmp_path):
     fixture_recipe(recipes_dir, "tiny")
     lines = []
-    path = runner.run("tiny", options(recipes_dir, shared_workdir, tmp_path / "data"),
-                      say=lines.append)
-    doc = json.loads(path.read_text())
-    assert document.validate(doc) == []
+    path, doc = run_recipe("tiny", recipes_dir, shared_workdir, tmp_path / "data", lines.append)
     assert path.parent == tmp_path / "data" / "tiny"
     assert [p["id"] for p in doc["points"]] == ["innodb_doublewrite=ON", "innodb_doublewrite=OFF"]
     for point in doc["points"]:
@@ -62,7 +50,7 @@ def test_sweep_over_an_option_the_server_lacks_fails_before_running(recipes_dir,
     fixture_recipe(recipes_dir, "tiny", "bogus", replace={"innodb_doublewrite": "innodb_bogus"})
     wd = tmp_path / "wd"
     with pytest.raises(UserError) as err:
-        runner.run("bogus", options(recipes_dir, wd, tmp_path / "data"))
+        runner.run("bogus", run_options(recipes_dir, wd, tmp_path / "data"))
     assert "sweep.setting" in str(err.value) and "no option 'innodb_bogus'" in str(err.value)
     assert str(recipes_dir / "bogus" / "recipe.toml") in str(err.value)
     assert not wd.exists()
@@ -72,7 +60,7 @@ def test_missing_sysbench_is_named(recipes_dir, tmp_path, monkeypatch):
     fixture_recipe(recipes_dir, "tiny")
     monkeypatch.setenv("PATH", str(tmp_path))  # a PATH with no sysbench on it
     with pytest.raises(UserError, match="sysbench not found: install it with `apt-get install"):
-        runner.run("tiny", options(recipes_dir, tmp_path / "wd", tmp_path / "data",
+        runner.run("tiny", run_options(recipes_dir, tmp_path / "wd", tmp_path / "data",
                                    mysqld="/usr/sbin/mariadbd"))
 
 
@@ -82,7 +70,7 @@ def test_second_run_on_a_held_workdir_is_refused(recipes_dir, tmp_path):
     with workdir.held(wd):
         with pytest.raises(UserError, match=rf"work directory {wd} is in use by another run "
                                             rf"\(pid {os.getpid()}\)"):
-            runner.run("tiny", options(recipes_dir, wd, tmp_path / "data"))
+            runner.run("tiny", run_options(recipes_dir, wd, tmp_path / "data"))
 
 
 @pytest.fixture
@@ -101,7 +89,7 @@ def test_full_workdir_is_reported_before_anything_starts(recipes_dir, small_fs, 
     fixture_recipe(recipes_dir, "tiny")
     with pytest.raises(UserError, match=r"work directory .* has \d+ MiB free but the template "
                                         r"datadir needs about \d+ MiB"):
-        runner.run("tiny", options(recipes_dir, small_fs / "wd", tmp_path / "data"))
+        runner.run("tiny", run_options(recipes_dir, small_fs / "wd", tmp_path / "data"))
     assert servers_under(small_fs) == []
 
 
@@ -111,7 +99,7 @@ def test_read_only_workdir_is_reported(recipes_dir, small_fs, tmp_path):
     subprocess.run(["mount", "-o", "remount,ro", str(small_fs)], check=True)
     try:
         with pytest.raises(UserError, match="read-only filesystem"):
-            runner.run("tiny", options(recipes_dir, small_fs / "wd", tmp_path / "data"))
+            runner.run("tiny", run_options(recipes_dir, small_fs / "wd", tmp_path / "data"))
     finally:
         subprocess.run(["mount", "-o", "remount,rw", str(small_fs)], check=True)
 
@@ -197,10 +185,7 @@ def test_storage_sweep_runs_each_point_on_its_own_sandbox(recipes_dir, shared_wo
         pytest.skip("needs root: loop devices, mkfs and mount")
     from tuninglab.engine.storage.ledger import Ledger
     fixture_recipe(recipes_dir, "tiny", "sched", replace=STORAGE_SWEEP)
-    path = runner.run("sched", options(recipes_dir, shared_workdir, tmp_path / "data",
-                                       repeats=1), say=lambda *_: None)
-    doc = json.loads(path.read_text())
-    assert document.validate(doc) == []
+    _, doc = run_recipe("sched", recipes_dir, shared_workdir, tmp_path / "data", repeats=1)
     for point in doc["points"]:
         run = point["runs"][0]
         assert run["storage"]["scheduler"] == point["value"]

@@ -5,33 +5,21 @@ import json
 
 import pytest
 
-from helpers import fixture_recipe, needs_real_server, servers_under
+from helpers import fixture_recipe, run_options, run_recipe, servers_under
 from tuninglab.engine import runner
 from tuninglab.engine.workloads import tpcc
 from tuninglab.errors import UserError
-from tuninglab.results import document
 
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture
-def recipes_dir(tmp_path):
-    needs_real_server()
-    return tmp_path / "recipes"
-
-
-def options(recipes_dir, wd, data_dir):
-    return runner.Options(profile="full", workdir=wd, data_dir=data_dir,
-                          recipes_dir=recipes_dir, baseline_seconds=1)
 
 
 def test_a_tpcc_recipe_writes_a_valid_consistent_result(recipes_dir, shared_workdir, tmp_path):
     fixture_recipe(recipes_dir, "tiny-tpcc")
     lines = []
-    path = runner.run("tiny-tpcc", options(recipes_dir, shared_workdir, tmp_path / "data"),
-                      say=lines.append)
-    doc = json.loads(path.read_text())
-    assert document.validate(doc) == [] and "invalid" not in doc
+    _, doc = run_recipe("tiny-tpcc", recipes_dir, shared_workdir, tmp_path / "data", lines.append)
+    assert "invalid" not in doc
     assert doc["dataset"] == {"shape": "cpu-bound", "warehouses": 1, "buffer_pool_size": "128M"}
     for point in doc["points"]:
         run = point["runs"][0]
@@ -56,7 +44,7 @@ def test_more_threads_than_connections_is_refused_before_measuring(recipes_dir, 
         "[measure]": "[server.settings]\nmax_connections = 10\n\n[measure]"})
     with pytest.raises(UserError, match=r"9 threads need 11 connections .* max_connections = 10"):
         runner.run("tpcc-few-connections",
-                   options(recipes_dir, shared_workdir, tmp_path / "data"))
+                   run_options(recipes_dir, shared_workdir, tmp_path / "data"))
     assert servers_under(shared_workdir) == []
     assert not (tmp_path / "data").exists()
 

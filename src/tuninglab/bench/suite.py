@@ -3,27 +3,23 @@
 from tuninglab.bench import engine, sandbox, scale, site, tpcc, vm
 from tuninglab.errors import UserError
 
+# (--only name, heading, benchmark), in the order `invoke bench` runs them.
+BENCHMARKS = (
+    ("sandbox", "sandbox", sandbox.run),
+    ("vm", "lab VM", vm.run),
+    ("site", "site", site.run),
+    ("scale", "site with 1,000 contributed results", scale.run),
+    ("tpcc", "TPC-C-like workload", tpcc.run),
+    ("engine", "engine", engine.run),
+)
+
 
 def run(only=None, say=print):
     """Speed targets as ratios. Run it on a quiet machine: other work measures itself."""
-    if only not in (None, "site", "scale", "engine", "sandbox", "vm", "tpcc"):
-        raise UserError("--only: expected site, scale, engine, sandbox, vm or tpcc, "
-                        f"got {only!r}")
-    if only in (None, "sandbox"):
-        say("== sandbox")
-        sandbox.run(say)
-    if only in (None, "vm"):
-        say("== lab VM")
-        vm.run(say)
-    if only in (None, "site"):
-        say("== site")
-        site.run(say)
-    if only in (None, "scale"):
-        say("== site with 1,000 contributed results")
-        scale.run(say)
-    if only in (None, "tpcc"):
-        say("== TPC-C-like workload")
-        tpcc.run(say)
-    if only in (None, "engine"):
-        say("== engine")
-        engine.run(say)
+    names = [name for name, _, _ in BENCHMARKS]
+    if only not in (None, *names):
+        raise UserError(f"--only: expected {', '.join(names[:-1])} or {names[-1]}, got {only!r}")
+    for name, heading, benchmark in BENCHMARKS:
+        if only in (None, name):
+            say(f"== {heading}")
+            benchmark(say)

@@ -1,0 +1,100 @@
+"""Texts about a result file: its host, software, device baseline and verdicts, and why a lab
+VM result is functional only; and esc, the escaping of any text from a data file put in a figure.
+
+Every text that comes from a data file is HTML-escaped in a figure: plotly renders a few tags in
+labels, and contributed files must not be able to inject any.
+"""
+
+import html
+
+
+def esc(text) -> str:
+    # Plotly reads &lt; &gt; &amp; and numeric references in labels, but not &quot;: a quote
+    # becomes &#34;, which shows as the quote it is.
+    return html.escape(str(text), quote=True).replace("&quot;", "&#34;")
+
+
+def series_name(doc: dict) -> str:
+    host = doc["host"]
+    server = doc["server"]
+    return esc(f"{host.get('cpu_model') or 'unknown CPU'} ({host['id'][:8]}), "
+               f"{server['flavor']} {server['version']}, {doc['profile']}, {doc['started'][:10]}")
+
+
+# Texts below are plain (unescaped): callers escape them where they put them on the page.
+
+def _hardware(doc: dict) -> list[str]:
+    host = doc["host"]
+    parts = [host.get("cpu_model") or "unknown CPU"]
+    if host.get("cores"):
+        parts.append(f"{host['cores']} cores")
+    if host.get("memory_bytes"):
+        parts.append(f"{host['memory_bytes'] / 2**30:.0f} GiB")
+    return parts
+
+
+def host_description(doc: dict) -> str:
+    """The machine a result ran on: CPU, cores, memory and virtualisation."""
+    virtualization = doc["host"].get("virtualization")
+    return ", ".join(_hardware(doc) + ([f"virtualised ({virtualization})"]
+                                       if virtualization and virtualization != "none" else []))
+
+
+def server_text(doc: dict) -> str:
+    return f"{doc['server']['flavor']} {doc['server']['version']}"
+
+
+def software_text(doc: dict) -> str:
+    software = doc.get("software", {})
+    return (f"{server_text(doc)}, sysbench {software.get('sysbench') or '?'}, "
+            f"kernel {software.get('kernel') or '?'}")
+
+
+def shorten(text: str, limit: int = 60) -> str:
+    """Cut before escaping, so an entity is never cut in half; hovers keep the whole text."""
+    return text if len(text) <= limit else text[:limit - 1].rstrip() + "\u2026"
+
+
+def host_name(doc: dict) -> str:
+    """A host's series name: the contributor's own description, else its hardware and server."""
+    described = (doc.get("contribution") or {}).get("description")
+    return shorten(described or ", ".join(_hardware(doc) + [server_text(doc)]))
+
+
+def device(doc: dict, field: str) -> float | None:
+    """A device baseline measure of the result, None when it was not measured (or is 0)."""
+    value = (doc.get("device_baseline") or {}).get(field)
+    return value if isinstance(value, (int, float)) and value > 0 else None
+
+
+def baseline_text(doc: dict) -> str:
+    fsync, iops = device(doc, "fsync_per_s"), device(doc, "randwrite_16k_iops")
+    if fsync is None:
+        return "device baseline: fsync/s not measured, so throughput cannot be normalised"
+    writes = "random 16K writes not measured" if iops is None else \
+        f"{iops:,.0f} random 16K writes/s"
+    return f"device baseline (fio): {fsync:,.0f} fsync/s, {writes}"
+
+
+def verdict_text(point: dict) -> str:
+    ratio = point["stats"].get("ratio")
+    if ratio is None:
+        return "baseline"
+    if ratio.get("ratio") is None:
+        return ratio.get("verdict", "")
+    low, high = ratio["ci_low"], ratio["ci_high"]
+    interval = f" [{low:.2f}, {high:.2f}]" if low is not None else ""
+    return f"ratio {ratio['ratio']:.2f}{interval}: {ratio['verdict']}"
+
+
+def functional_only(doc: dict) -> str | None:
+    """Why a result shows a mechanism but not the hardware's speed, or None if it does."""
+    labs = [run["lab"] for p in doc["points"] for run in p["runs"] if "lab" in run]
+    if not labs:
+        return None
+    reasons = []
+    if any(lab["accelerator"] == "tcg" for lab in labs):
+        reasons.append("the lab VM ran under TCG, an emulated CPU")
+    if any(lab["shared_physical_device"] for lab in labs):
+        reasons.append("its disks shared one physical device of the host")
+    return "; ".join(reasons) or None

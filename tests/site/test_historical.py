@@ -8,7 +8,6 @@ import csv
 import json
 import re
 import tomllib
-from pathlib import Path
 
 import jsonschema
 import pytest

@@ -16,7 +16,7 @@ import traceback
 from pathlib import Path
 
 from tuninglab import units
-from tuninglab.engine import measure
+from tuninglab.engine import datadir, measure
 from tuninglab.engine import server as srv
 from tuninglab.engine.lab import raid, zfs
 from tuninglab.engine.lab.commands import run as checked

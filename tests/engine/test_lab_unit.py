@@ -4,6 +4,7 @@ command line, the guest's member lookup, and the RAID figures."""
 
 import json
 import subprocess
+import sys
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -477,3 +478,19 @@ def test_named_member_disks_are_shown_to_the_guest_at_the_member_size():
     cmd = " ".join(qemu.command(image, [qemu.Disk(Path("/dev/sdb"), "lab-m0", size=2**30)],
                                 "tcg"))
     assert "file=/dev/sdb,if=none,id=d1,format=raw,cache=none,size=1073741824" in cmd
+
+
+# The guest runs on the image's Debian python3 with python3-pymysql and nothing else.
+GUEST_IMPORT = """
+import sys
+for name in ("scipy", "jsonschema", "yaml", "plotly", "mkdocs", "invoke"):
+    sys.modules[name] = None   # importing any of them now fails
+import tuninglab.engine.lab.guest
+"""
+
+
+@pytest.mark.integration  # a Python subprocess, so the blocked packages are not loaded yet
+def test_the_guest_imports_without_the_projects_dependencies():
+    out = subprocess.run([sys.executable, "-c", GUEST_IMPORT], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+

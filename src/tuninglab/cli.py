@@ -10,8 +10,7 @@ from tuninglab.engine import leftovers, runner
 from tuninglab.engine import workdir as workdir_mod
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan as planner
-from tuninglab.recipes.load import RECIPES_DIR, list_names, load_all
-from tuninglab.results import document
+from tuninglab.recipes.load import list_names, load_all
 from tuninglab.results.report import table
 from tuninglab.units import human_seconds
 
@@ -55,7 +54,7 @@ def recipe_run(name, quick, profile, repeats, duration, warmup, mysqld, workdir,
     runner.run_all(name, opts, variant, say)
 
 
-def recipe_list(recipes_dir=RECIPES_DIR, say=print):
+def recipe_list(recipes_dir=files.RECIPES_DIR, say=print):
     rows = [["recipe", "question", "needs", "estimated time per profile"]]
     for name in list_names(recipes_dir):
         try:
@@ -88,7 +87,7 @@ def data_submit(path, description=None, keep_paths=False, data_dir=None, say=pri
     """Prepare a result file for a pull request (submit.py): check it, replace the paths that
     name the user, mark it contributed, write it into data/<recipe>/, print the git commands."""
     from tuninglab.contrib import submit
-    submit.submit(path, description, keep_paths, Path(data_dir) if data_dir else document.DATA_DIR,
+    submit.submit(path, description, keep_paths, Path(data_dir) if data_dir else files.DATA_DIR,
                   say)
 
 

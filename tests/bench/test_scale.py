@@ -5,6 +5,7 @@ import json
 import pytest
 
 from helpers import DATA
+from tuninglab import files
 from tuninglab.bench import scale
 from tuninglab.results import document
 
@@ -12,7 +13,7 @@ from tuninglab.results import document
 @pytest.fixture(autouse=True)
 def committed_sources(monkeypatch, committed_data):
     """The project's results the bench copies are the committed ones, never a user's own."""
-    monkeypatch.setattr(document, "DATA_DIR", committed_data)
+    monkeypatch.setattr(files, "DATA_DIR", committed_data)
 
 
 def test_generated_results_are_valid_and_each_from_its_own_host(tmp_path):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from helpers import fixture_recipe_text, make_doc
+from helpers import fixture_recipe_text, make_doc, write_recipe
 from tuninglab.engine import record
 from tuninglab.engine.server import ServerBinary
 from tuninglab.engine.workloads import scan
@@ -22,15 +22,8 @@ innodb_flush_method = "fsync"
 '''
 
 
-def write(tmp_path, text, name="demo"):
-    path = tmp_path / name / "recipe.toml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
-
-
 def test_variants_follow_the_main_experiment(tmp_path):
-    write(tmp_path, MAIN + SCAN + '[variants.xfs.storage]\nfilesystem = "xfs"\n')
+    write_recipe(tmp_path, "demo", MAIN + SCAN + '[variants.xfs.storage]\nfilesystem = "xfs"\n')
     main, scan_, xfs = load_all("demo", tmp_path)
     assert (main.variant, scan_.variant, xfs.variant) == ("", "scan", "xfs")
     assert scan_.label == "demo:scan" and main.label == "demo"
@@ -46,7 +39,7 @@ def test_variants_follow_the_main_experiment(tmp_path):
 
 
 def test_unknown_variant_names_the_known_ones(tmp_path):
-    write(tmp_path, MAIN + SCAN)
+    write_recipe(tmp_path, "demo", MAIN + SCAN)
     with pytest.raises(UserError, match=r"no variant 'ssd' \(variants: scan\)"):
         load("demo", tmp_path, "ssd")
 
@@ -58,7 +51,7 @@ def test_unknown_variant_names_the_known_ones(tmp_path):
     ('[variants.x.sweep]\nvalues = ["none", "none"]\n', "variants.x.sweep.values: expected one"),
 ])
 def test_bad_variants_name_the_key(tmp_path, extra, message):
-    path = write(tmp_path, MAIN + extra)
+    path = write_recipe(tmp_path, "demo", MAIN + extra)
     with pytest.raises(UserError) as info:
         load_all("demo", tmp_path)
     assert str(path) in str(info.value) and message in str(info.value)
@@ -68,14 +61,14 @@ def test_a_scan_needs_a_sandbox(tmp_path):
     text = MAIN.replace('[storage]\nfilesystem = "ext4"\n', "").replace(
         'setting = "storage.scheduler"', 'setting = "innodb_doublewrite"').replace(
         '"none", "bfq"', '"ON", "OFF"')
-    write(tmp_path, text + SCAN)
+    write_recipe(tmp_path, "demo", text + SCAN)
     with pytest.raises(UserError, match="variants.scan.workload.tool: a scan needs a "
                                         r"\[storage\] table"):
         load_all("demo", tmp_path)
 
 
 def test_a_scan_ignores_timed_settings_and_plans_by_size(tmp_path):
-    write(tmp_path, MAIN + SCAN)
+    write_recipe(tmp_path, "demo", MAIN + SCAN)
     r = load("demo", tmp_path, "scan")
     e = r.experiment("quick", repeats=2, duration="30s", warmup="5s")
     assert (e.measure.warmup, e.measure.duration, e.measure.repeats) == (0, 0, 2)
@@ -143,7 +136,7 @@ def test_run_lines_for_both_workloads():
 
 
 def test_new_document_names_the_variant_and_metric(tmp_path):
-    write(tmp_path, MAIN + SCAN)
+    write_recipe(tmp_path, "demo", MAIN + SCAN)
     p = plan.build(load("demo", tmp_path, "scan").experiment("quick"))
     binary = ServerBinary("/usr/sbin/mariadbd", "mariadb", (10, 11, 19), "mariadbd Ver 10.11.19")
     hand = make_doc()

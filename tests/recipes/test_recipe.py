@@ -5,22 +5,15 @@ import hashlib
 
 import pytest
 
-from helpers import load_error, recipe_text
+from helpers import load_error, recipe_text, write_recipe
 from tuninglab.errors import UserError
 from tuninglab.recipes.load import list_names
 from tuninglab.recipes.load import load as load_recipe
 from tuninglab.recipes.model import SHAPES, Dataset, Measure, Sweep, Workload
 
 
-def write(tmp_path, text, name="demo"):
-    path = tmp_path / name / "recipe.toml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
-
-
 def load(tmp_path, text, name="demo"):
-    write(tmp_path, text, name)
+    write_recipe(tmp_path, name, text)
     return load_recipe(name, recipes_dir=tmp_path)
 
 
@@ -90,14 +83,14 @@ def test_profiles_are_parsed_with_units(tmp_path):
 
 
 def test_load_by_path_to_the_toml_file(tmp_path):
-    path = write(tmp_path, recipe_text(), name="bypath")
+    path = write_recipe(tmp_path, "bypath", recipe_text())
     r = load_recipe(path)
     assert r.name == "bypath" and r.path == path
 
 
 def test_list_names(tmp_path):
-    write(tmp_path, recipe_text(), name="b")
-    write(tmp_path, recipe_text(), name="a")
+    write_recipe(tmp_path, "b", recipe_text())
+    write_recipe(tmp_path, "a", recipe_text())
     (tmp_path / "not-a-recipe").mkdir()
     assert list_names(tmp_path) == ["a", "b"]
 
@@ -384,8 +377,8 @@ def test_reserved_option_as_the_swept_setting(tmp_path, setting):
 
 
 def test_missing_recipe_lists_known_recipes(tmp_path):
-    write(tmp_path, recipe_text(), name="doublewrite")
-    write(tmp_path, recipe_text(), name="flush-method")
+    write_recipe(tmp_path, "doublewrite", recipe_text())
+    write_recipe(tmp_path, "flush-method", recipe_text())
     with pytest.raises(UserError) as info:
         load_recipe("redo-size", recipes_dir=tmp_path)
     message = str(info.value)

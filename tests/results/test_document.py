@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from helpers import make_doc, make_run
+from tuninglab import files
 from tuninglab.engine import measure, record
 from tuninglab.engine.server import ServerBinary
 from tuninglab.files import atomic_write_json
@@ -231,7 +232,7 @@ def test_final_path(tmp_path):
 
 def test_final_path_default_data_dir():
     path = document.final_path(make_doc())
-    assert path.parent == document.DATA_DIR / "doublewrite"
+    assert path.parent == files.DATA_DIR / "doublewrite"
     assert re.fullmatch(r"\d{8}T\d{6}Z-[0-9a-f]{8}-quick\.json", path.name)
 
 

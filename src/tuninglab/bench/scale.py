@@ -12,6 +12,7 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from tuninglab import files
 from tuninglab.contrib.check import result_files
 from tuninglab.results import document
 from tuninglab.site import builder, hostviews
@@ -53,7 +54,7 @@ def _build(say, n: int, recipe: str | None) -> dict:
 
 
 def sources(recipe: str | None = None) -> list[Path]:
-    return result_files([document.DATA_DIR / recipe if recipe else document.DATA_DIR])
+    return result_files([files.DATA_DIR / recipe if recipe else files.DATA_DIR])
 
 
 def generate(data: Path, n: int, recipe: str | None = None) -> int:

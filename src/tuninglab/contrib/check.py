@@ -32,7 +32,7 @@ def result_files(paths=()) -> list[Path]:
     """The files to check: directories expand to their *.json except historical/ (CSV sources);
     default data/."""
     files = []
-    for p in [Path(p) for p in paths] or [document.DATA_DIR]:
+    for p in [Path(p) for p in paths] or [files.DATA_DIR]:
         if p.is_dir():
             files += sorted(f for f in p.rglob("*.json")
                             if "historical" not in f.relative_to(p).parts)

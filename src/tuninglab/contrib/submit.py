@@ -41,7 +41,7 @@ SECRET = re.compile(r"((?<![\w-])[A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TOKEN|API_K
                     r"|--[\w-]*password=)[^\s'\"]+")
 
 
-def submit(path, description=None, keep_paths=False, data_dir=document.DATA_DIR,
+def submit(path, description=None, keep_paths=False, data_dir=files.DATA_DIR,
            say=print) -> Path:
     """Prepare the result at path and write it into data_dir/<recipe>/; the written file."""
     description = check_description(description)

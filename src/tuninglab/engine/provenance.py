@@ -2,10 +2,11 @@
 its device baseline (fio)."""
 
 import os
+import secrets
 from pathlib import Path
 
 from tuninglab import files
-from tuninglab.engine import device_baseline, devices, hostinfo, record
+from tuninglab.engine import device_baseline, devices, hostinfo
 
 
 def provenance(runs_dir: Path, baseline_seconds: int) -> dict:
@@ -14,7 +15,22 @@ def provenance(runs_dir: Path, baseline_seconds: int) -> dict:
         "software": {"sysbench": versions["sysbench"], "fio": versions["fio"],
                      "python": versions["python"], "kernel": os.uname().release,
                      "project": hostinfo.git_revision(files.PROJECT_DIR)},
-        "host": hostinfo.host_info(record.host_salt()),
+        "host": hostinfo.host_info(host_salt()),
         "storage": devices.storage_info(runs_dir),
         "device_baseline": device_baseline.device_baseline(runs_dir, seconds=baseline_seconds),
     }
+
+
+def host_salt() -> str:
+    """A random salt kept per user, so host ids group one host's results but reveal no name."""
+    path = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "tuninglab" / "salt"
+    try:
+        return path.read_text().strip()
+    except OSError:
+        salt = secrets.token_hex(16)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(salt + "\n")
+        except OSError:
+            pass  # no writable home: this run's id is still a salted hash, just not a stable one
+        return salt

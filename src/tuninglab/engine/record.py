@@ -3,29 +3,11 @@ and the key that lets a rerun resume the same plan's runs."""
 
 import hashlib
 import json
-import os
-import secrets
-from pathlib import Path
 
 from tuninglab.engine import measure
 from tuninglab.engine.workloads import scan, sysbench
 from tuninglab.results import stats
 from tuninglab.results.document import SCHEMA_VERSION, now
-
-
-def host_salt() -> str:
-    """A random salt kept per user, so host ids group one host's results but reveal no name."""
-    path = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "tuninglab" / "salt"
-    try:
-        return path.read_text().strip()
-    except OSError:
-        salt = secrets.token_hex(16)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(salt + "\n")
-        except OSError:
-            pass  # no writable home: this run's id is still a salted hash, just not a stable one
-        return salt
 
 
 def resume_key(plan, binary) -> str:

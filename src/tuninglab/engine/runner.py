@@ -17,7 +17,7 @@ from tuninglab.engine.repeat import measure_run
 from tuninglab.engine.resume import Saved
 from tuninglab.errors import Interrupted, UserError
 from tuninglab.recipes import plan as planner
-from tuninglab.recipes.load import RECIPES_DIR, load_all
+from tuninglab.recipes.load import load_all
 from tuninglab.results import document, report
 from tuninglab.units import human_seconds
 
@@ -32,8 +32,8 @@ class Options:
     workdir: Path | None = None
     dry_run: bool = False
     seed: int = 1
-    data_dir: Path = document.DATA_DIR
-    recipes_dir: Path = RECIPES_DIR
+    data_dir: Path = files.DATA_DIR
+    recipes_dir: Path = files.RECIPES_DIR
     baseline_seconds: int = 3    # per fio test
     variant: str = ""            # "" is the recipe's main experiment
     devices: tuple = ()          # real block devices instead of loop-device sandboxes

@@ -38,10 +38,8 @@ from tuninglab.recipes.tables import (
     parse_zfs,
 )
 
-RECIPES_DIR = files.RECIPES_DIR
 
-
-def recipe_path(name: str, recipes_dir: Path = RECIPES_DIR) -> Path:
+def recipe_path(name: str, recipes_dir: Path = files.RECIPES_DIR) -> Path:
     path = Path(recipes_dir) / name / "recipe.toml"
     if not path.is_file():
         known = ", ".join(list_names(recipes_dir)) or "none"
@@ -49,11 +47,11 @@ def recipe_path(name: str, recipes_dir: Path = RECIPES_DIR) -> Path:
     return path
 
 
-def list_names(recipes_dir: Path = RECIPES_DIR) -> list[str]:
+def list_names(recipes_dir: Path = files.RECIPES_DIR) -> list[str]:
     return sorted(p.parent.name for p in Path(recipes_dir).glob("*/recipe.toml"))
 
 
-def load(name_or_path, recipes_dir: Path = RECIPES_DIR, variant: str = "") -> Recipe:
+def load(name_or_path, recipes_dir: Path = files.RECIPES_DIR, variant: str = "") -> Recipe:
     """The recipe's main experiment, or one of its variants."""
     every = load_all(name_or_path, recipes_dir)
     for recipe in every:
@@ -64,7 +62,7 @@ def load(name_or_path, recipes_dir: Path = RECIPES_DIR, variant: str = "") -> Re
                     f"(variants: {known or 'none'})")
 
 
-def load_all(name_or_path, recipes_dir: Path = RECIPES_DIR) -> list[Recipe]:
+def load_all(name_or_path, recipes_dir: Path = files.RECIPES_DIR) -> list[Recipe]:
     """The main experiment, then each [variants.<name>]: the same question asked with another
     workload or storage, each run and saved as an experiment of its own."""
     path = Path(name_or_path)

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import plotly
 
+from tuninglab import files
 from tuninglab.errors import UserError
 from tuninglab.files import PROJECT_DIR
-from tuninglab.results import document
 from tuninglab.site import hostviews
 
 VENDOR = PROJECT_DIR / "docs" / "assets" / "vendor" / "plotly.min.js"
@@ -64,7 +64,7 @@ def build(site_dir: Path = SITE_DIR, site_url: str | None = None, data_dir=None)
         raise UserError(f"the site did not build:\n{detail}")
     # Static files, not pages: what a reader fetches on picking another host (hostviews).
     hostviews.write(site_dir, data_dir or os.environ.get("TUNINGLAB_DATA_DIR")
-                    or document.DATA_DIR)
+                    or files.DATA_DIR)
     return Path(site_dir)
 
 

@@ -6,10 +6,10 @@ import csv
 import tomllib
 from pathlib import Path
 
-from tuninglab.results import document
+from tuninglab import files
 from tuninglab.site.describe import esc
 
-HISTORICAL_DIR = document.DATA_DIR / "historical"
+HISTORICAL_DIR = files.DATA_DIR / "historical"
 
 
 def historical_source(slug: str, base: Path = HISTORICAL_DIR) -> dict:

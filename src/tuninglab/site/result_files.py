@@ -4,7 +4,7 @@ table.
 
 The result files read are those under data/, or under $TUNINGLAB_DATA_DIR when it is set (the
 browser test builds the site from a copy with a hostile file added). Only the site reads it:
-recipes still write to document.DATA_DIR, and the transcribed historical tables always come
+recipes still write to files.DATA_DIR, and the transcribed historical tables always come
 from the project's data/historical/ (historical.py).
 """
 
@@ -14,10 +14,10 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from tuninglab.results import document
+from tuninglab import files
 from tuninglab.site.describe import host_description, shorten, software_text
 
-DATA_DIR = Path(os.environ.get("TUNINGLAB_DATA_DIR") or document.DATA_DIR)
+DATA_DIR = Path(os.environ.get("TUNINGLAB_DATA_DIR") or files.DATA_DIR)
 
 
 @lru_cache(maxsize=64)

@@ -50,6 +50,13 @@ def test_there_are_result_files_and_historical_is_left_out(committed_data):
     assert (committed_data / "historical").is_dir()  # there, and left out
 
 
+def test_without_paths_it_checks_data(monkeypatch, committed_data):
+    """`invoke data.check` with no --path: every result under data/."""
+    monkeypatch.setattr(check, "DATA_DIR", committed_data)
+    assert check.result_files() == check.result_files([committed_data])
+    assert len(check.result_files()) == len(FILES)
+
+
 @pytest.mark.parametrize("path", FILES)
 def test_every_result_file_passes(committed_data, path):
     problems = check.check_file(committed_data / path)

@@ -16,6 +16,7 @@ from itertools import islice
 from pathlib import Path
 
 from tuninglab.errors import UserError
+from tuninglab.files import DATA_DIR
 from tuninglab.recipes.load import list_names, load_all, recipe_path
 from tuninglab.results import document
 
@@ -31,14 +32,14 @@ MAX_LINE = 400                  # a problem line is cut in the middle beyond thi
 def result_files(paths=()) -> list[Path]:
     """The files to check: directories expand to their *.json except historical/ (CSV sources);
     default data/."""
-    files = []
-    for p in [Path(p) for p in paths] or [files.DATA_DIR]:
+    found = []
+    for p in [Path(p) for p in paths] or [DATA_DIR]:
         if p.is_dir():
-            files += sorted(f for f in p.rglob("*.json")
+            found += sorted(f for f in p.rglob("*.json")
                             if "historical" not in f.relative_to(p).parts)
         else:
-            files.append(p)  # a missing or odd path is reported by check_file
-    return files
+            found.append(p)  # a missing or odd path is reported by check_file
+    return found
 
 
 def check_paths(paths=()) -> list[str]:

@@ -19,13 +19,13 @@ ns = Collection()
     "mysqld": "path to the server binary (MariaDB, MySQL 8.0/8.4, Percona Server)",
     "workdir": "work directory for templates and runs (default: ./work)",
     "dry_run": "print the plan and the time estimate, run nothing",
-    "seed": "seed of the interleaved run order",
+    "seed": "seed of the interleaved run order, a whole number (default 1)",
     "variant": "run only this variant of the recipe ('' for its main experiment)",
     "device": "a real block device to test instead of a loop-device sandbox (erased!)",
     "destroy_data": "confirm that --device may be erased by every run",
 }, iterable=["device"])
 def run(c, name, quick=False, profile=None, repeats=None, duration=None, warmup=None,
-        mysqld=None, workdir=None, dry_run=False, seed=1, variant=None, device=None,
+        mysqld=None, workdir=None, dry_run=False, seed=None, variant=None, device=None,
         destroy_data=False):
     """Run a recipe (its main experiment, then each variant): build, measure, write
     data/<recipe>/<file>.json, print the table."""
@@ -40,11 +40,14 @@ def list_(c):
 
 
 @task(iterable=["path"], help={"path": "a result file or directory, repeatable "
-                                        "(default: every data/<recipe>/*.json)"})
-def check(c, path=None):
-    """Check result files: size, JSON, schema, recipe and its version, sane values, text, place;
-    one line per problem, exit 1 if any."""
-    cli.guard(cli.data_check, path or [])
+                                        "(default: every data/<recipe>/*.json)",
+                                "contributions": "check them as files a pull request adds: "
+                                                 "contributed results only, none from a host "
+                                                 "of the project's own results"})
+def check(c, path=None, contributions=False):
+    """Check result files: size, JSON, schema, recipe and its version, sane values, text, the
+    statistics their runs give, place; one line per problem, exit 1 if any."""
+    cli.guard(cli.data_check, path or [], print, contributions)
 
 
 @task(name="submit", help={

@@ -31,5 +31,8 @@ for path in "${added[@]}"; do
 done
 echo "checking ${#added[@]} new result file(s) with the checker of $base"
 cd "$tree"
+# contributions=True: a pull request adds contributed results only (data.submit's block), none
+# from a host of the project's own results (data.check --contributions).
 PYTHONPATH="$tree/src" "$python" -c \
-  'import sys; from tuninglab import cli; cli.guard(cli.data_check, sys.argv[1:])' "${added[@]}"
+  'import sys; from tuninglab import cli; cli.guard(cli.data_check, sys.argv[1:], print, True)' \
+  "${added[@]}"

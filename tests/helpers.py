@@ -144,6 +144,21 @@ def mounted(device: str, where: Path, fs: str = "ext4"):
         subprocess.run(["umount", str(where)], check=True)
 
 
+@contextmanager
+def tmpfs(mountpoint: Path, size: str):
+    """A tmpfs of size mounted at mountpoint (created) for the block: a filesystem a test can
+    fill. Root only: skips otherwise."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to mount a tmpfs")
+    mountpoint.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mountpoint)],
+                   check=True)
+    try:
+        yield mountpoint
+    finally:
+        subprocess.run(["umount", "-l", str(mountpoint)], check=True)
+
+
 def servers_under(path: Path) -> list[str]:
     """Server processes whose command line points into path."""
     out = subprocess.run(["pgrep", "-af", "mariadbd|mysqld"], capture_output=True, text=True)
@@ -280,7 +295,7 @@ QUOTES = "\"' onmouseover=\"alert(1)\" '"
 LONG = "<b>" + "W" * 5000 + "</b>"
 
 def hostile() -> dict:
-    doc = result(HOST_B, "2026-11-23T00:00:00+00:00", profile=SCRIPT, variant="")
+    doc = result(HOST_B, "2026-11-22T12:00:00+00:00", profile=SCRIPT, variant="")
     doc["host"].update(cpu_model=SCRIPT + QUOTES + LONG, virtualization=IMG)
     doc["server"].update(flavor=QUOTES, version=IMG, version_text=SCRIPT)
     doc["software"].update(sysbench=SCRIPT, kernel=IMG + QUOTES)

@@ -28,6 +28,23 @@ def invoke(*args):
     (["recipe", "doublewrite", "--device", "/dev/null"], "error: recipe doublewrite runs in "
                                                          "the work directory and takes no "
                                                          "--device"),
+    # Bad input said in one line before anything starts (issue 16); a dry run to be safe.
+    (["recipe", "doublewrite", "--seed", "abc", "--dry-run"],
+     "error: --seed: expected a whole number, got 'abc'"),
+    (["recipe", "doublewrite", "--repeats", "99999999", "--dry-run"],
+     "error: --repeats: expected a whole number from 1 to 1000, got 99999999"),
+    (["recipe", "doublewrite", "--duration", "99999h", "--dry-run"],
+     "error: --duration: expected at most 24h, got '99999h'"),
+    (["recipe", "doublewrite", "--repeats", "1000", "--duration", "10h", "--dry-run"],
+     "error: recipe doublewrite (full profile): 2 points x 1000 repeats = 2000 runs"),
+    (["recipe", "../../x", "--dry-run"], "error: recipe '../../x': expected a plain name"),
+    (["recipe", "doublewrite", "--variant", "../x", "--dry-run"],
+     "error: --variant '../x': expected a variant name"),
+    (["recipe", "doublewrite", "--workdir", "/proc", "--dry-run"],
+     ("error: work directory /proc: a virtual filesystem (proc), expected a directory on a "
+      "real filesystem you can write")),
+    (["recipe", "doublewrite", "--workdir", "/etc/passwd", "--dry-run"],
+     "error: work directory /etc/passwd: is a file, expected a directory"),
 ])
 def test_user_errors_are_one_line_without_traceback(args, message):
     result = invoke(*args)

@@ -1,5 +1,6 @@
 """What the invoke tasks do, kept out of tasks.py so it can be tested and imported."""
 
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -10,7 +11,8 @@ from tuninglab.engine import leftovers, runner
 from tuninglab.engine import workdir as workdir_mod
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan as planner
-from tuninglab.recipes.load import list_names, load_all
+from tuninglab.recipes.load import check_name, list_names, load_all
+from tuninglab.recipes.model import MAX_REPEATS, PLAIN_NAME
 from tuninglab.results.report import table
 from tuninglab.units import human_seconds
 
@@ -38,19 +40,42 @@ def _count_option(name, value):
     try:
         return int(value)
     except ValueError:
-        raise UserError(f"--{name}: expected a whole number >= 1, got {value!r}") from None
+        raise UserError(f"--{name}: expected a whole number from 1 to {MAX_REPEATS}, "
+                        f"got {value!r}") from None
+
+
+def _seed(value) -> int:
+    """--seed: a whole number (the result records it; JSON readers hold 64-bit integers)."""
+    text = "1" if value is None else str(value)
+    if not re.fullmatch(r"[0-9]+", text):
+        raise UserError(f"--seed: expected a whole number, got {value!r}")
+    if len(text) > 19 or int(text) >= 2**63:  # the length first: int() refuses 4300 digits
+        raise UserError(f"--seed: expected a whole number below 2**63, got {value!r}")
+    return int(text)
+
+
+def _check_names(name, variant) -> None:
+    """A recipe is a plain name, never a path out of recipes/; a variant a plain name too."""
+    check_name(name)
+    if variant and not PLAIN_NAME.fullmatch(variant):
+        known = ", ".join(r.variant for r in load_all(name)[1:]) or "none"
+        raise UserError(f"--variant {variant!r}: expected a variant name of lower-case "
+                        f"letters, digits and dashes (variants of {name}: {known})")
 
 
 def recipe_run(name, quick, profile, repeats, duration, warmup, mysqld, workdir, dry_run, seed,
                variant=None, devices=(), destroy_data=False):
     if quick and profile and profile != "quick":
         raise UserError("--quick and --profile disagree; give one of them")
+    _check_names(name, variant)
+    # Also in a dry run, which holds no work directory: a file or /proc is said at once.
+    workdir_mod.check_place(Path(workdir) if workdir else files.default_workdir())
     opts = runner.Options(
         profile="quick" if quick else (profile or "full"),
         repeats=_count_option("repeats", repeats),
         duration=duration, warmup=warmup,
         mysqld=mysqld, workdir=Path(workdir) if workdir else None, dry_run=dry_run,
-        seed=int(seed), devices=tuple(devices), destroy_data=destroy_data)
+        seed=_seed(seed), devices=tuple(devices), destroy_data=destroy_data)
     runner.run_all(name, opts, variant, say)
 
 
@@ -72,10 +97,12 @@ def recipe_list(recipes_dir=files.RECIPES_DIR, say=print):
         "the full plan")
 
 
-def data_check(paths, say=print):
-    """Check result files (datacheck): one line per problem naming the file and the JSON path."""
+def data_check(paths, say=print, contributions=False):
+    """Check result files (datacheck): one line per problem naming the file and the JSON path.
+    contributions: as files a pull request adds (contributed results, none posing as a host
+    of the project's results in data/)."""
     found = check.result_files(paths)
-    problems = check.check_paths(found)
+    problems = check.check_paths(found, contributions)
     for line in problems:
         say(line)
     say(f"{plural(len(found), 'result file')} checked, {plural(len(problems), 'problem')}")
@@ -123,6 +150,7 @@ def lab_clean(workdir=None, say=print):
         for pid in leftovers.reap_stale_servers(wd):
             say(f"stopped server pid {pid}")
         done = sandbox.clean(wd)
+        done += leftovers.remove_stale_files(wd)  # after the unmounts: never into a mount
         jobs = wd / "vm" / "jobs"
         if jobs.is_dir() and any(jobs.iterdir()):
             shutil.rmtree(jobs)

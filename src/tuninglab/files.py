@@ -1,6 +1,7 @@
 """The project's own places (its checkout, data/, recipes/) and the one safe way to write a JSON
 file. Every package may import it."""
 
+import errno
 import json
 import os
 from pathlib import Path
@@ -27,5 +28,29 @@ def atomic_write_json(path: Path, data) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def create_json(path: Path, data) -> bool:
+    """Write a new file as atomic_write_json does, but only if none of that name exists (a
+    hard link is created or fails atomically); False, writing nothing, when one does."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.new-{os.getpid()}")
+    try:
+        atomic_write_json(tmp, data)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+        except OSError as exc:  # a filesystem without hard links: exclusive create, then copy
+            if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP):
+                raise
+            try:
+                with open(path, "xb") as out:
+                    out.write(tmp.read_bytes())
+            except FileExistsError:
+                return False
+        return True
     finally:
         tmp.unlink(missing_ok=True)

@@ -34,12 +34,16 @@ def clone(tmp_path):
     return path
 
 
-def contribution(clone: Path, **changes) -> Path:
-    """A copy of one of the project's results as another host's, placed as data.submit would."""
+def contribution(clone: Path, host="c0ffee00c0ffee00", **changes) -> Path:
+    """A copy of one of the project's results as another host's, placed and marked as
+    data.submit would."""
     source = sorted((clone / "data" / "doublewrite").glob("*.json"))[0]
     doc = json.loads(source.read_text())
-    doc["host"]["id"] = "c0ffee00c0ffee00"
+    doc["host"]["id"] = host
+    doc["contribution"] = {"submitted": document.now(), "tool": "data.submit"}
     doc.update(changes)
+    if doc["contribution"] is None:
+        del doc["contribution"]
     path = document.final_path(doc, clone / "data")
     path.write_text(json.dumps(doc))
     return path
@@ -90,3 +94,18 @@ def test_no_new_result_files_is_nothing_to_check(clone):
     commit(clone, "docs only")
     out = check(clone)
     assert out.returncode == 0 and "no new result files" in out.stdout
+
+
+def test_a_result_that_is_no_contribution_or_poses_as_a_project_host_fails(clone):
+    project_host = json.loads(sorted((clone / "data" / "doublewrite").glob("*.json"))[0]
+                              .read_text())["host"]["id"]
+    own = contribution(clone, started="2026-11-20T00:00:00+00:00", contribution=None)
+    posing = contribution(clone, host=project_host, started="2026-11-20T01:00:00+00:00")
+    commit(clone, "a result without data.submit's block, and one from the project's host")
+    out = check(clone)
+    assert out.returncode == 1
+    lines = out.stdout.splitlines()
+    assert any(line.startswith(f"data/doublewrite/{own.name}: contribution: missing")
+               for line in lines), out.stdout
+    assert any(line.startswith(f"data/doublewrite/{posing.name}: host/id: {project_host} is")
+               for line in lines), out.stdout

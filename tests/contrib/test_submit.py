@@ -14,7 +14,7 @@ import pytest
 from helpers import REPO
 from tuninglab.contrib import check, submit
 from tuninglab.errors import UserError
-from tuninglab.results import document
+from tuninglab.results import document, stats
 
 # A storage recipe: sandbox mount points, backing files, a redo log directory in the effective
 # variables, and a top-level storage/path in the run's work directory.
@@ -144,6 +144,25 @@ def test_the_contribution_block_is_added_and_the_file_passes_data_check(tmp_path
     assert block["tool"] == "data.submit"
     assert dt.datetime.fromisoformat(block["submitted"]).utcoffset() == dt.timedelta(0)
     assert document.validate(doc) == []
+    assert check.check_file(target) == []
+
+
+def test_statistics_of_an_older_version_are_recomputed_not_refused(tmp_path):
+    """A result made before the interval was taken on the log scale, with the method it names,
+    and one whose statistics were edited: both come out with what their runs give."""
+    doc = alice_doc()
+    doc["methods"]["summary"] = "median of repeats; 95% CI: Student t interval of the mean"
+    doc["points"][0]["stats"]["tps"].update(ci_low=-8092.9, ci_high=20229.7)
+    doc["points"][1]["stats"]["tps"]["median"] = 99999
+    for point in doc["points"]:
+        point.pop("trends", None)  # from before the trends were stored
+    assert len(check.check_file(incoming(tmp_path, doc))) > 1
+    target, _ = run(tmp_path, doc)
+    written = json.loads(target.read_text())
+    assert [p["stats"] for p in written["points"]] == \
+        [c["stats"] for c in document.point_stats(doc)]
+    assert written["methods"]["summary"] == stats.SUMMARY_METHOD
+    assert all("trends" in p for p in written["points"])
     assert check.check_file(target) == []
 
 

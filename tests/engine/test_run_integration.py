@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from helpers import REPO, fixture_recipe, run_options, run_recipe, servers_under
+from helpers import REPO, fixture_recipe, run_options, run_recipe, servers_under, tmpfs
 from tuninglab.engine import runner, workdir
 from tuninglab.errors import UserError
 from tuninglab.recipes.load import load
@@ -76,13 +76,8 @@ def test_second_run_on_a_held_workdir_is_refused(recipes_dir, tmp_path):
 @pytest.fixture
 def small_fs(tmp_path):
     """A 3 MiB tmpfs: too small for any template."""
-    if os.geteuid() != 0:
-        pytest.skip("needs root to mount a small tmpfs")
-    mnt = tmp_path / "small"
-    mnt.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(mnt)], check=True)
-    yield mnt
-    subprocess.run(["umount", str(mnt)], check=True)
+    with tmpfs(tmp_path / "small", "3m") as mnt:
+        yield mnt
 
 
 def test_full_workdir_is_reported_before_anything_starts(recipes_dir, small_fs, tmp_path):

@@ -2,6 +2,7 @@
 
 import pytest
 
+from helpers import FIXTURES
 from tuninglab.engine import server_options
 from tuninglab.errors import UserError
 
@@ -136,3 +137,102 @@ def test_check_known_with_mapped_settings():
     server_options.check_known(mapped, frozenset({"innodb_redo_log_capacity"}), "MySQL 8.4.3", "x")
     with pytest.raises(UserError, match="innodb_redo_log_capacity"):
         server_options.check_known(mapped, KNOWN, "MySQL 8.4.3", "x")
+
+
+# --- option_problems: what the server says of values it refuses or changes ----------------------
+
+def captured(name: str) -> str:
+    return (FIXTURES / name).read_text()
+
+
+def test_option_problems_read_every_refusal_of_mariadb():
+    problems = server_options.option_problems(captured("mariadb_10.11_bad_values_stderr.txt"))
+    by_name = {p.name: p for p in problems}
+    assert set(by_name) == {"skip_grant_tables", "innodb_io_capacity", "innodb_flush_method",
+                            "innodb_doublewrite", "innodb_purge_threads"}
+    capacity = by_name["innodb_io_capacity"]
+    assert (capacity.value, capacity.adjusted_to) == ("banana", None)
+    assert capacity.why.startswith("Unknown suffix 'b' used for variable 'innodb-io-capacity'")
+    assert (by_name["innodb_flush_method"].value, by_name["innodb_flush_method"].why) == \
+        ("bogus", "")
+    assert by_name["innodb_doublewrite"].value == "maybe"  # ignored with a warning: refused
+    assert by_name["skip_grant_tables"].value == "banana"  # read as OFF: refused
+    assert (by_name["innodb_purge_threads"].value,
+            by_name["innodb_purge_threads"].adjusted_to) == ("1000", "32")
+
+
+def test_option_problems_of_a_server_option_mariadb_buffers():
+    [problem] = server_options.option_problems(
+        captured("mariadb_10.11_bad_server_value_stderr.txt"))
+    assert (problem.name, problem.value) == ("max_connections", "banana")
+    assert "Unknown suffix 'b'" in problem.why and "Buffered error" not in problem.why
+
+
+def test_option_problems_of_an_unknown_option():
+    [problem] = server_options.option_problems(
+        captured("mariadb_10.11_unknown_option_stderr.txt"))
+    assert (problem.name, problem.value, problem.unknown) == ("innodb_fooo", "1", True)
+
+
+@pytest.mark.parametrize("line, name, value, adjusted", [
+    # MySQL 8's --validate-config, as its manual shows it.
+    (("2018-11-05T15:43:18.445863Z 0 [Warning] [MY-000076] [Server] option 'read_only': "
+      "boolean value 's' was not recognized. Set to OFF."), "read_only", "s", None),
+    (("2018-11-05T17:50:12.738919Z 0 [ERROR] [MY-000068] [Server] unknown option "
+      "'--no-such-option'."), "no_such_option", "", None),
+    # my_getopt's words (MariaDB's and MySQL's alike) under MySQL's prefix: not captured here.
+    (("2024-01-01T00:00:00.000000Z 0 [Warning] [MY-000081] [Server] option "
+      "'innodb_io_capacity': unsigned value 5 adjusted to 100."),
+     "innodb_io_capacity", "5", "100"),
+    (("2024-01-01T00:00:00.000000Z 0 [ERROR] [MY-000077] [Server] /usr/sbin/mysqld: Error "
+      "while setting value 'banana' to 'innodb_io_capacity'."), "innodb_io_capacity", "banana",
+     None),
+    (("2026-11-22 21:54:21 0 [Warning] option 'innodb-lru-scan-depth': signed value -1 "
+      "adjusted to 100"), "innodb_lru_scan_depth", "-1", "100"),
+], ids=["mysql-boolean", "mysql-unknown", "mysql-adjusted", "mysql-refused", "signed"])
+def test_option_problems_of_one_line(line, name, value, adjusted):
+    [problem] = server_options.option_problems(line + "\n")
+    assert (problem.name, problem.value, problem.adjusted_to) == (name, value, adjusted)
+
+
+@pytest.mark.parametrize("text", [
+    "",
+    ("2026-11-22 21:54:21 0 [Warning] Could not increase number of max_open_files to more than "
+     "20000 (request: 32184)\n"),
+    "2026-11-22 21:54:21 0 [ERROR] Parsing options for plugin 'InnoDB' failed. Disabling plugin\n",
+], ids=["empty", "open-files", "plugin-summary"])
+def test_option_problems_leave_out_other_lines(text):
+    assert server_options.option_problems(text) == ()
+
+
+def test_describe_problem_names_where_value_and_the_servers_words():
+    problems = server_options.option_problems(captured("mariadb_10.11_bad_values_stderr.txt"))
+    by_name = {p.name: p for p in problems}
+    text = server_options.describe_problem(by_name["innodb_io_capacity"], "MariaDB 10.11.19")
+    assert text == ("MariaDB 10.11.19 refuses 'banana' for innodb_io_capacity (Unknown suffix "
+                    "'b' used for variable 'innodb-io-capacity' (value 'banana'). Legal suffix "
+                    "characters are: K, M, G, T, P, E)")
+    text = server_options.describe_problem(by_name["innodb_flush_method"], "MariaDB 10.11.19",
+                                           ("fsync", "O_DIRECT"))
+    assert text == ("MariaDB 10.11.19 refuses 'bogus' for innodb_flush_method; expected one "
+                    "of: fsync, O_DIRECT")
+    text = server_options.describe_problem(by_name["innodb_purge_threads"], "MariaDB 10.11.19")
+    assert text.startswith("MariaDB 10.11.19 would run innodb_purge_threads = 32, not '1000'")
+
+
+# --- option_choices: the values an enum option takes, from --verbose --help --------------------
+
+@pytest.fixture(scope="module")
+def help_text():
+    return captured("mariadb_10.11_verbose_help.txt")
+
+
+@pytest.mark.parametrize("name, choices", [
+    ("innodb_flush_method", ("fsync", "O_DSYNC", "littlesync", "nosync", "O_DIRECT",
+                             "O_DIRECT_NO_FSYNC")),
+    ("innodb_change_buffering", ("none", "inserts", "deletes", "changes", "purges", "all")),
+    ("innodb_io_capacity", ()),
+    ("innodb_nosuch", ()),
+])
+def test_option_choices(help_text, name, choices):
+    assert server_options.option_choices(help_text, name) == choices

@@ -2,6 +2,8 @@
 
 import os
 import re
+import shutil
+import subprocess
 
 import pytest
 
@@ -199,24 +201,24 @@ def test_config_text_mysql_8_4(tmp_path):
                                                        "innodb_doublewrite": "OFF"})
     rundir = tmp_path / "run"
     assert lines[0] == "[mysqld]"
-    assert f"datadir={rundir / 'data'}" in lines
-    assert f"socket={rundir / 'mysqld.sock'}" in lines
+    assert f'datadir="{rundir / "data"}"' in lines
+    assert f'socket="{rundir / "mysqld.sock"}"' in lines
     assert srv.socket == rundir / "mysqld.sock"
-    assert f"pid-file={rundir / 'mysqld.pid'}" in lines
-    assert f"log-error={rundir / 'error.log'}" in lines
+    assert f'pid-file="{rundir / "mysqld.pid"}"' in lines
+    assert f'log-error="{rundir / "error.log"}"' in lines
     assert "skip-networking" in lines
     assert "skip_log_bin" in lines
-    assert "mysqlx=OFF" in lines
-    assert "innodb_redo_log_capacity=256M" in lines
+    assert 'mysqlx="OFF"' in lines
+    assert 'innodb_redo_log_capacity="256M"' in lines
     assert not [line for line in lines if line.startswith("innodb_log_file_size")]
-    assert "innodb_doublewrite=OFF" in lines
-    assert ("user=root" in lines) == (os.geteuid() == 0)
+    assert 'innodb_doublewrite="OFF"' in lines
+    assert ('user="root"' in lines) == (os.geteuid() == 0)
     assert not [line for line in lines if line.startswith(("port", "bind"))]
 
 
 def test_config_text_mariadb(tmp_path):
     _, lines = config_lines(MARIADB_BINARY, tmp_path, {"innodb_log_file_size": "256M"})
-    assert "innodb_log_file_size=256M" in lines
+    assert 'innodb_log_file_size="256M"' in lines
     assert "skip-networking" in lines
     assert not [line for line in lines if line.startswith(("skip_log_bin", "mysqlx",
                                                            "innodb_redo_log_capacity"))]
@@ -234,9 +236,54 @@ def test_long_run_dir_moves_the_socket(tmp_path):
         assert len(str(srv.socket)) < len(str(rundir / "mysqld.sock"))
         assert srv.socket.parent != rundir
         assert srv.socket.name == "mysqld.sock"
-        assert f"socket={srv.socket}" in srv.config_text()
+        assert f'socket="{srv.socket}"' in srv.config_text()
     finally:
         srv.socket.parent.rmdir()
+
+
+@pytest.mark.parametrize("value, line", [
+    ("64M", 'innodb_buffer_pool_size="64M"'),
+    ("O_DIRECT", 'innodb_buffer_pool_size="O_DIRECT"'),
+    ("a#b c", 'innodb_buffer_pool_size="a#b c"'),            # '#' inside quotes: no comment
+    ('say "hi"', 'innodb_buffer_pool_size="say \\"hi\\""'),
+    ("C:\\dir\\", 'innodb_buffer_pool_size="C:\\\\dir\\\\"'),  # a backslash doubled
+    ("", 'innodb_buffer_pool_size=""'),
+])
+def test_cnf_line_quotes_every_value(value, line):
+    assert server.cnf_line("innodb_buffer_pool_size", value) == line
+
+
+def test_cnf_line_of_a_flag_is_its_name():
+    assert server.cnf_line("skip-networking", None) == "skip-networking"
+
+
+@pytest.mark.parametrize("value", ["300\nskip_grant_tables = 1\n[mysqld]\nlog_error = /x.log",
+                                   "300\r[mysqld]", "a\0b", "\u202eevil", "x\x85y"])
+def test_cnf_line_refuses_a_value_that_could_start_a_line(value):
+    with pytest.raises(UserError, match="my.cnf: refusing innodb_io_capacity = ") as info:
+        server.cnf_line("innodb_io_capacity", value)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("name", ["innodb io", "x\n[mysqld]", "a=b", "", "#x"])
+def test_cnf_line_refuses_a_name_that_is_not_an_option(name):
+    with pytest.raises(UserError, match="my.cnf: refusing the option name"):
+        server.cnf_line(name, "1")
+
+
+def test_config_text_has_one_line_per_option_and_one_section(tmp_path):
+    srv = Server(MARIADB_BINARY, tmp_path / "run", tmp_path / "run" / "data",
+                 {"innodb_io_capacity": "300", "sql_mode": "a#b", "innodb_doublewrite": "OFF"})
+    lines = srv.config_text().splitlines()
+    assert [line for line in lines if line.startswith("[")] == ["[mysqld]"]
+    assert 'sql_mode="a#b"' in lines and 'innodb_io_capacity="300"' in lines
+
+
+def test_config_text_refuses_an_injected_setting(tmp_path):
+    srv = Server(MARIADB_BINARY, tmp_path / "run", tmp_path / "run" / "data",
+                 {"innodb_io_capacity": "300\nskip_grant_tables = 1\n[mysqld]"})
+    with pytest.raises(UserError, match="my.cnf: refusing innodb_io_capacity"):
+        srv.config_text()
 
 
 # --- log_notes -------------------------------------------------------------------------------
@@ -249,3 +296,130 @@ def test_long_run_dir_moves_the_socket(tmp_path):
 ])
 def test_log_notes_read_the_aio_interface_from_the_error_log(line, notes):
     assert server.log_notes(f"2026-11-22  6:03:35 0 [Note] Starting MariaDB\n{line}\n") == notes
+
+
+# --- check_settings: the server's word on values, without serving ------------------------------
+
+HELP = (FIXTURES / "mariadb_10.11_verbose_help.txt").read_text()
+BAD_VALUES = (FIXTURES / "mariadb_10.11_bad_values_stderr.txt").read_text()
+
+
+def test_parse_values_reads_the_table_of_values():
+    values = server.parse_values(HELP)
+    assert values["max_connections"] == "151"
+    assert values["innodb_flush_method"] == "O_DIRECT"
+    assert set(values) == server.parse_variables(HELP)
+
+
+@pytest.fixture
+def fake_server(tmp_path, monkeypatch):
+    """A binary whose --verbose --help answers with captured output; the commands it ran."""
+    path = tmp_path / "mariadbd"
+    path.write_text("")
+    calls, answers = [], {"stderr": "", "returncode": 0}
+    binary = ServerBinary(str(path), "mariadb", (10, 11, 19), MARIADB)
+
+    def run(cmd, **kwargs):
+        calls.append(cmd)
+        return subprocess.CompletedProcess(cmd, answers["returncode"], HELP, answers["stderr"])
+    monkeypatch.setattr(server.subprocess, "run", run)
+    server._check_settings.cache_clear()
+    yield binary, calls, answers
+    server._check_settings.cache_clear()
+
+
+def test_check_settings_runs_help_mode_with_every_setting(fake_server):
+    binary, calls, _ = fake_server
+    checked = server.check_settings(binary, {"innodb_io_capacity": "400",
+                                             "innodb_doublewrite": "OFF"})
+    assert checked.problems == () and checked.values["max_connections"] == "151"
+    [cmd] = calls
+    assert cmd[:2] == [binary.path, "--no-defaults"]
+    assert "--innodb_io_capacity=400" in cmd and "--innodb_doublewrite=OFF" in cmd
+    assert cmd.index("--verbose") > cmd.index("--innodb_io_capacity=400")
+    assert "--help" in cmd
+
+
+def test_check_settings_is_cached_per_binary_and_settings(fake_server):
+    binary, calls, _ = fake_server
+    server.check_settings(binary, {"innodb_io_capacity": "400"})
+    server.check_settings(binary, {"innodb_io_capacity": "400"})
+    assert len(calls) == 1
+    server.check_settings(binary, {"innodb_io_capacity": "500"})
+    assert len(calls) == 2
+
+
+def test_check_settings_reports_what_the_server_refuses(fake_server):
+    binary, _, answers = fake_server
+    answers["stderr"] = BAD_VALUES  # MariaDB exits 0 in help mode even so
+    checked = server.check_settings(binary, {"innodb_io_capacity": "banana"})
+    assert [p.name for p in checked.problems][:2] == ["skip_grant_tables", "innodb_io_capacity"]
+    assert "One of: fsync" in checked.help_text  # kept for the choices of an enum
+
+
+def test_check_settings_reports_an_exit_it_cannot_read(fake_server):
+    binary, _, answers = fake_server
+    answers.update(stderr="something odd\nand then this\n", returncode=1)
+    [problem] = server.check_settings(binary, {"x": "1"}).problems
+    assert problem.name == "" and "exited with 1: something odd | and then this" in problem.why
+
+
+def test_check_settings_takes_only_values_from_validate_config(fake_server, monkeypatch):
+    """MySQL's --validate-config may not know a plugin's options: its unknown options and exit
+    code are left to check_known; a value it names is a problem."""
+    binary = ServerBinary(fake_server[0].path, "mysql", (8, 0, 36), MYSQL_80)
+    answers = {"--help": (0, ""), "--validate-config": (1, (
+        "2024-01-01T00:00:00.000000Z 0 [ERROR] [MY-000067] [Server] unknown variable "
+        "'mysqlx=OFF'.\n"))}
+
+    def run(cmd, **kwargs):
+        code, err = answers[next(a for a in ("--help", "--validate-config") if a in cmd)]
+        return subprocess.CompletedProcess(cmd, code, HELP, err)
+    monkeypatch.setattr(server.subprocess, "run", run)
+    assert server.check_settings(binary, {"innodb_io_capacity": "400"}).problems == ()
+    answers["--validate-config"] = (1, (
+        "2024-01-01T00:00:00.000000Z 0 [ERROR] [MY-000077] [Server] /usr/sbin/mysqld: Error "
+        "while setting value 'lots' to 'max_connections'.\n"))
+    [problem] = server.check_settings(binary, {"max_connections": "lots"}).problems
+    assert (problem.name, problem.value) == ("max_connections", "lots")
+
+
+def test_check_settings_of_mysql_also_validates_the_config(fake_server):
+    _, calls, _ = fake_server
+    binary = ServerBinary(fake_server[0].path, "mysql", (8, 0, 36), MYSQL_80)
+    server.check_settings(binary, {"innodb_log_file_size": "256M"})
+    assert len(calls) == 2 and "--help" in calls[0] and "--validate-config" in calls[1]
+    assert all("--innodb_redo_log_capacity=256M" in c and "--skip_log_bin" in c for c in calls)
+
+
+@pytest.mark.integration
+def test_check_settings_with_the_real_server():
+    """The installed server, in help mode: bad values refused, good ones kept (no server
+    started)."""
+    binary = server.find()
+    bad = server.check_settings(binary, {"innodb_io_capacity": "banana",
+                                         "innodb_flush_method": "bogus"}).problems
+    assert {p.name for p in bad} >= {"innodb_io_capacity", "innodb_flush_method"}
+    [adjusted] = server.check_settings(binary, {"innodb_purge_threads": "1000"}).problems
+    assert adjusted.adjusted_to == "32"
+    good = server.check_settings(binary, {"innodb_io_capacity": "400",
+                                          "innodb_flush_method": "O_DIRECT",
+                                          "innodb_buffer_pool_size": "64M"})
+    assert good.problems == () and good.values["innodb_io_capacity"] == "400"
+
+
+@pytest.mark.integration
+def test_config_text_reads_back_as_written_with_the_real_parser(tmp_path):
+    """my_print_defaults reads my.cnf as the server does: every value comes back whole."""
+    tool = shutil.which("my_print_defaults") or shutil.which("mariadb-print-defaults")
+    if not tool:
+        pytest.skip("needs my_print_defaults (mariadb-server)")
+    values = {"sql_mode": "a#b c", "x1": 'say "hi"', "x2": "C:\\dir\\", "x3": "",
+              "innodb_buffer_pool_size": "64M", "x4": "it's", "x5": "  padded  "}
+    srv = Server(MARIADB_BINARY, tmp_path / "run #1", tmp_path / "data", values)
+    (tmp_path / "my.cnf").write_text(srv.config_text())
+    out = subprocess.run([tool, f"--defaults-file={tmp_path / 'my.cnf'}", "mysqld"],
+                         capture_output=True, text=True, check=True).stdout
+    read = dict(line[2:].partition("=")[::2] for line in out.splitlines())
+    assert {k: read[k] for k in values} == values
+    assert read["socket"] == str(srv.socket)

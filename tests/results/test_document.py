@@ -259,6 +259,24 @@ def test_write_final(tmp_path):
     assert [p.name for p in path.parent.iterdir()] == [path.name]
 
 
+def test_the_run_id_tells_apart_runs_started_in_the_same_second(tmp_path):
+    first, second = document.finish(make_doc()), document.finish(make_doc())
+    first["run_id"], second["run_id"] = "0000aaaa", "0000bbbb"
+    paths = [document.write_final(doc, tmp_path) for doc in (first, second)]
+    assert [p.name for p in paths] == ["20261121T232443Z-01234567-quick-0000aaaa.json",
+                                       "20261121T232443Z-01234567-quick-0000bbbb.json"]
+    assert [json.loads(p.read_text())["run_id"] for p in paths] == ["0000aaaa", "0000bbbb"]
+
+
+def test_write_final_never_overwrites_a_result(tmp_path):
+    doc = document.finish(make_doc())
+    path = document.write_final(doc, tmp_path)
+    with pytest.raises(FileExistsError, match="exists already"):
+        document.write_final({**doc, "finished": document.now()}, tmp_path)
+    assert json.loads(path.read_text()) == doc
+    assert [p.name for p in path.parent.iterdir()] == [path.name]
+
+
 def test_atomic_write_json_leaves_no_temp_file(tmp_path):
     target = tmp_path / "progress.json"
     atomic_write_json(target, {"a": 1})

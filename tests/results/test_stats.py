@@ -27,19 +27,43 @@ T_975_2 = 4.302652729911275  # t(0.975, df=2), from tables
 def test_summarize_one_two_three_by_hand():
     s = summarize([3, 1, 2])
     assert (s.n, s.median, s.mean, s.stdev) == (3, 2.0, 2.0, 1.0)
-    half = T_975_2 * 1 / math.sqrt(3)
-    assert half == pytest.approx(2.4841, abs=1e-3)
-    assert s.ci_low == pytest.approx(2 - 2.4841, abs=1e-3)
-    assert s.ci_high == pytest.approx(2 + 2.4841, abs=1e-3)
-    assert s.half_width_pct() == pytest.approx(2.4841 / 2 * 100, abs=1e-1)
+    # The interval of the geometric mean: logs 0, 0.6931, 1.0986 (mean 0.5973, sd 0.5555)
+    half = T_975_2 * 0.555548 / math.sqrt(3)
+    assert half == pytest.approx(1.38003, abs=1e-4)
+    assert s.ci_low == pytest.approx(math.exp(0.597253 - 1.38003), rel=1e-4)   # 0.4571
+    assert s.ci_high == pytest.approx(math.exp(0.597253 + 1.38003), rel=1e-4)  # 7.223
+    assert s.half_width_pct() == pytest.approx((s.ci_high - s.ci_low) / 2 / 2 * 100)
 
 
-def test_summarize_matches_scipy_t_interval():
+def test_summarize_is_scipys_t_interval_of_the_log_values_back_transformed():
     x = [101.2, 99.8, 100.5, 98.9, 100.1, 102.3]
     s = summarize(x, confidence=0.9)
-    lo, hi = sps.t.interval(0.9, len(x) - 1, loc=np.mean(x), scale=sps.sem(x))
-    assert (s.ci_low, s.ci_high) == pytest.approx((lo, hi), rel=1e-12)
+    logs = np.log(x)
+    lo, hi = sps.t.interval(0.9, len(x) - 1, loc=np.mean(logs), scale=sps.sem(logs))
+    assert (s.ci_low, s.ci_high) == pytest.approx((math.exp(lo), math.exp(hi)), rel=1e-12)
     assert s.median == pytest.approx(100.3)
+    assert s.mean == pytest.approx(np.mean(x))  # the mean and stdev stay the plain ones
+
+
+def test_two_far_apart_repeats_give_no_interval_below_zero():
+    """Issue 16: 2 repeats gave "-8,092.9 .. 20,229.7 tps"."""
+    s = summarize([4954, 7183])
+    assert 0 < s.ci_low < min(4954, 7183) and s.ci_high > 7183
+    assert (s.ci_low, s.ci_high) == pytest.approx((563.07, 63198.0), rel=1e-4)
+    assert s.ci_low * s.ci_high == pytest.approx(4954 * 7183)  # centred on the geometric mean
+
+
+def test_a_repeat_of_zero_falls_back_to_the_linear_interval_clipped_at_zero():
+    s = summarize([0, 10, 20])
+    half = T_975_2 * 10 / math.sqrt(3)
+    assert (s.ci_low, s.ci_high) == (0.0, pytest.approx(10 + half))
+    assert summarize([0] + [1000] * 10).ci_low > 0  # clipped only where it would be < 0
+
+
+def test_values_that_can_be_negative_keep_the_linear_interval():
+    s = summarize([-1, 1, 3])
+    half = T_975_2 * 2 / math.sqrt(3)
+    assert (s.ci_low, s.ci_high) == pytest.approx((1 - half, 1 + half))
 
 
 def test_summarize_single_repeat_has_no_interval():
@@ -136,13 +160,23 @@ def test_compare_one_group_constant_uses_the_other_variance():
 # --- simulated coverage and power -------------------------------------------
 
 
-def test_summary_ci_coverage_normal():
+def test_summary_ci_coverage_lognormal():
+    # The interval is one of the geometric mean: 100 for a lognormal around log(100).
     rng = np.random.default_rng(20240601)
-    samples = rng.normal(100, 2, size=(2000, 5))
+    samples = rng.lognormal(math.log(100), 0.05, size=(2000, 5))
     hits = 0
     for row in samples:
         s = summarize(row)
         hits += s.ci_low <= 100 <= s.ci_high
+    assert 0.93 <= hits / len(samples) <= 0.97
+
+
+def test_summary_ci_coverage_of_the_mean_of_a_normal_throughput():
+    # Repeats of a throughput spread a few % around its mean: the interval of the geometric
+    # mean covers the mean too (they differ by about sd^2 / 2 mean, 0.02 here).
+    rng = np.random.default_rng(20240601)
+    samples = rng.normal(100, 2, size=(2000, 5))
+    hits = sum(s.ci_low <= 100 <= s.ci_high for s in map(summarize, samples))
     assert 0.93 <= hits / len(samples) <= 0.97
 
 

@@ -7,7 +7,7 @@ import re
 from helpers import HOST_A, HOST_B, result, spec, write_result
 from tuninglab.site import charts, fence, hostviews, result_files
 
-CONTRIBUTED = {"description": "host B", "submitted": "2026-11-23T00:00:00Z",
+CONTRIBUTED = {"description": "host B", "submitted": "2026-11-22T00:00:00Z",
                "tool": "data.submit"}
 HOST_C = "cccccccccccccccc"
 

@@ -59,13 +59,13 @@ def sources(recipe: str | None = None) -> list[Path]:
 
 def generate(data: Path, n: int, recipe: str | None = None) -> int:
     """n results: the project's own (of one recipe, or of all), round robin, each as a
-    contribution from its own host, an hour apart (so every host's result is the latest of its
-    host)."""
+    contribution from its own host, an hour apart and earlier than the project's own (the site
+    never charts a result dated in the future)."""
     docs = [json.loads(p.read_text()) for p in sources(recipe)]
     for i in range(n):
         doc = copy.deepcopy(docs[i % len(docs)])
         doc["host"]["id"] = hashlib.sha256(f"bench-host-{i}".encode()).hexdigest()[:16]
-        when = datetime.fromisoformat(doc["started"]) + timedelta(hours=i + 1)
+        when = datetime.fromisoformat(doc["started"]) - timedelta(hours=i + 1)
         doc["started"] = when.isoformat(timespec="seconds")
         doc["contribution"] = {"description": f"bench host {i}: {doc['host']['cpu_model']}",
                                "submitted": doc["started"], "tool": "data.submit"}

@@ -1,10 +1,11 @@
 """Checks a result file before it joins data/: that it is a small JSON object, matches the
-schema, names a recipe and a version of it that exist, holds sane values and plain text, and sits
-where document.final_path puts it. Every problem is one line:
+schema, names a recipe and a version of it that exist, holds sane values (values.py), plain text
+and the statistics its runs give (forgery.py), and sits where document.final_path puts it. With
+contributions, the rules of a pull request's files too: contributions only, none posing as a
+project host (forgery.py). Every problem is one line:
 '<file>: <json path>: <what is wrong>; expected <what>'.
 """
 
-import datetime as dt
 import hashlib
 import json
 import math
@@ -12,9 +13,10 @@ import re
 import subprocess
 import unicodedata
 from functools import lru_cache
-from itertools import islice
 from pathlib import Path
 
+from tuninglab.contrib import forgery, values
+from tuninglab.contrib.jsonpaths import at, fmt, runs, walk  # noqa: F401 (submit, tests)
 from tuninglab.errors import UserError
 from tuninglab.files import DATA_DIR
 from tuninglab.recipes.load import list_names, load_all, recipe_path
@@ -23,7 +25,7 @@ from tuninglab.results import document
 MAX_BYTES = 20_000_000          # a full run is ~1 MB; more is not a result
 MAX_TEXT = 2_000                # characters in any string of the document...
 MAX_RECIPE_TEXT = 64 * 1024     # ...but recipe/text, the whole recipe file (UTF-8 bytes)
-SAMPLE_SLACK = 2                # series samples more or fewer than plan/duration_s
+MAX_DIGITS = 20                 # a 64-bit counter, the largest integer a server reports
 MAX_LINE = 400                  # a problem line is cut in the middle beyond this
 
 
@@ -42,21 +44,32 @@ def result_files(paths=()) -> list[Path]:
     return found
 
 
-def check_paths(paths=()) -> list[str]:
-    return [line for path in result_files(paths) for line in check_file(path)]
+def check_paths(paths=(), contributions=False) -> list[str]:
+    """Every problem of the files; contributions: as files a pull request adds (contributed
+    results only, none from a host of the project's results in DATA_DIR)."""
+    found = result_files(paths)
+    hosts = forgery.project_hosts(DATA_DIR, leave_out=found) if contributions else None
+    return [line for path in found for line in check_file(path, project_hosts=hosts)]
 
 
-def check_file(path) -> list[str]:
-    """Every problem of one result file as a line; empty when it may join data/."""
+def check_file(path, project_hosts=None, stored_stats=True) -> list[str]:
+    """Every problem of one result file as a line; empty when it may join data/.
+    project_hosts: the project's host ids (forgery.project_hosts), for a file a pull request
+    adds; stored_stats=False leaves out the statistics, which data.submit recomputes."""
     path = Path(path)
     doc, problems = load(path)
     if doc is not None:
         schema = document.validate(doc)
         problems = check_text(doc) + schema
         if not schema:  # the deeper checks need a document of the schema's shape
-            for check in (check_recipe, check_numbers, check_repeats, check_series,
-                          check_times, check_points):
+            for check in (check_recipe, values.check_numbers, values.check_magnitudes,
+                          values.check_repeats, values.check_series, values.check_times,
+                          values.check_points):
                 problems += check(doc)
+            if stored_stats:
+                problems += forgery.check_statistics(doc)
+            if project_hosts is not None:
+                problems += forgery.check_contribution(doc, project_hosts)
             problems += check_location(doc, path)
     return [one_line(f"{path}: {problem}") for problem in problems]
 
@@ -70,6 +83,18 @@ class NonFinite:
         self.token = token
 
 
+class LongInteger:
+    """An integer of more than MAX_DIGITS digits: no measure has one, and Python refuses to
+    read one of more than 4,300 (its advice, sys.set_int_max_str_digits, is no help here)."""
+
+    def __init__(self, text):
+        self.digits = len(text.lstrip("-"))
+
+
+def read_int(text: str):
+    return LongInteger(text) if len(text.lstrip("-")) > MAX_DIGITS else int(text)
+
+
 def load(path: Path) -> tuple[dict | None, list[str]]:
     """The document, or None and why the file is not one."""
     if not path.exists():
@@ -81,7 +106,8 @@ def load(path: Path) -> tuple[dict | None, list[str]]:
         return None, [at("(file)", f"{size:,} bytes; expected at most 20 MB "
                                    f"({MAX_BYTES:,} bytes)")]
     try:
-        doc = json.loads(path.read_bytes().decode("utf-8"), parse_constant=NonFinite)
+        doc = json.loads(path.read_bytes().decode("utf-8"), parse_constant=NonFinite,
+                         parse_int=read_int)
     except UnicodeDecodeError as exc:
         return None, [at("(file)", f"not UTF-8 (byte {exc.start}); expected UTF-8 JSON")]
     except json.JSONDecodeError as exc:
@@ -96,6 +122,9 @@ def load(path: Path) -> tuple[dict | None, list[str]]:
            for key, value in walk(doc) if isinstance(value, NonFinite)]
     bad += [at(key, f"{value!r} (a number too large for a float); expected a finite number")
             for key, value in walk(doc) if isinstance(value, float) and not math.isfinite(value)]
+    bad += [at(key, f"a number of {value.digits:,} digits; expected a number of at most "
+                    f"{MAX_DIGITS} digits (a 64-bit counter has 20)")
+            for key, value in walk(doc) if isinstance(value, LongInteger)]
     return (None, bad) if bad else (doc, [])
 
 
@@ -103,7 +132,8 @@ def load(path: Path) -> tuple[dict | None, list[str]]:
 
 def check_text(doc: dict) -> list[str]:
     """Every string, keys included: not too long, no control characters (they would forge lines
-    of a terminal or a CI log), no lone surrogates (not text)."""
+    of a terminal or a CI log), no format characters (bidi controls reorder what a page or a
+    review shows, zero-width ones hide text), no lone surrogates (not text)."""
     problems = []
     for path, value in walk(doc):
         if isinstance(value, dict):
@@ -125,6 +155,11 @@ def text_problems(text: str, limit: int, in_bytes=False) -> list[str]:
         problems.append(f"{size:,} {unit}; expected at most {limit:,}")
     for i, c in enumerate(text):
         kind = unicodedata.category(c)
+        if kind == "Cf":
+            problems.append(f"format character U+{ord(c):04X} ({unicodedata.name(c, '?')}) at "
+                            f"character {i}; expected text without bidi controls or zero-width "
+                            "characters (Unicode category Cf)")
+            break
         if kind == "Cs" or kind == "Cc" and c not in "\n\t":
             what = "lone surrogate" if kind == "Cs" else "control character"
             problems.append(f"{what} U+{ord(c):04X} at character {i}; expected text without "
@@ -202,99 +237,6 @@ def _git(cwd: Path, *args) -> bytes:
     return subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=True).stdout
 
 
-# --- values -------------------------------------------------------------------------------------
-
-def check_numbers(doc: dict) -> list[str]:
-    """A run's summary and series hold throughputs, latencies, counts, bytes, times and
-    percentages: none can be negative."""
-    return [at(key, f"{value!r} is negative; expected a number >= 0")
-            for run_path, run in runs(doc)
-            for part in ("summary", "series")
-            for key, value in walk(run[part], (*run_path, part))
-            if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0]
-
-
-def check_repeats(doc: dict) -> list[str]:
-    n = doc["plan"]["repeats"]
-    problems = []
-    for i, point in enumerate(doc["points"]):
-        got = sorted(run["repeat"] for run in point["runs"])
-        if len(got) == n and got == list(range(1, n + 1)):
-            continue
-        count = n - len({r for r in got if r <= n})
-        first = islice((r for r in range(1, n + 1) if r not in got), 5)  # n may be a billion
-        missing = f", missing {', '.join(map(str, first))}{' ...' if count > 5 else ''}" \
-            if count else ""
-        problems.append(at(("points", i, "runs"),
-                           f"repeats {', '.join(map(str, got)) or 'none'}{missing}; expected 1 "
-                           f"to {n} once each (plan/repeats)"))
-    return problems
-
-
-def check_series(doc: dict) -> list[str]:
-    """One sample a second: every series as long as series/t, and about plan/duration_s of
-    them (a scan is untimed: duration 0, no samples or a stray one)."""
-    duration = doc["plan"]["duration_s"]
-    problems = []
-    for run_path, run in runs(doc):
-        series = run["series"]
-        n = len(series["t"])
-        problems += [at((*run_path, "series", key), f"{len(values)} samples; expected {n}, one "
-                                                    "per entry of series/t")
-                     for key, values in series.items() if len(values) != n]
-        if abs(n - duration) > SAMPLE_SLACK:
-            low, high = max(0, duration - SAMPLE_SLACK), duration + SAMPLE_SLACK
-            problems.append(at((*run_path, "series", "t"),
-                               f"{n} samples for a {duration:g} s run; expected {low:g} to "
-                               f"{high:g} (plan/duration_s, one a second)"))
-    return problems
-
-
-def check_times(doc: dict) -> list[str]:
-    """started <= each run's started <= its finished <= finished."""
-    if doc["finished"] is None:
-        return [at("finished", "null; expected the time the run finished (only finished "
-                               "results belong in data/)")]
-    problems = []
-    for run_path, run in runs(doc):
-        chain = [(("started",), doc["started"]), ((*run_path, "started"), run["started"]),
-                 ((*run_path, "finished"), run["finished"]), (("finished",), doc["finished"])]
-        times = [parse_time(value) for _, value in chain]
-        problems += [at(key, f"{value!r} is not a date-time with a time zone; expected one "
-                             "like 2026-11-21T23:38:47+00:00")
-                     for (key, value), t in zip(chain, times) if t is None]
-        for (earlier, early), (later, late), a, b in zip(chain, chain[1:], times, times[1:]):
-            if a and b and a > b:
-                problems.append(at(later, f"{late} is before {fmt(earlier)} {early}; expected "
-                                          "started <= each run's started <= its finished <= "
-                                          "finished"))
-    return problems
-
-
-def parse_time(value: str) -> dt.datetime | None:
-    try:
-        t = dt.datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return t if t.tzinfo else None
-
-
-def check_points(doc: dict) -> list[str]:
-    """Point ids are unique (runs and charts find points by id) and the baseline is one."""
-    problems, first = [], {}
-    for i, point in enumerate(doc["points"]):
-        if point["id"] in first:
-            problems.append(at(("points", i, "id"), f"{point['id']!r} is also points/"
-                                                    f"{first[point['id']]}/id; expected unique "
-                                                    "point ids"))
-        first.setdefault(point["id"], i)
-    baseline = doc["sweep"]["baseline"]
-    if baseline not in first:
-        problems.append(at("sweep/baseline", f"{baseline!r} is no point; expected one of: "
-                                             f"{', '.join(map(repr, first))}"))
-    return problems
-
-
 # --- the file's place ---------------------------------------------------------------------------
 
 def check_location(doc: dict, path: Path) -> list[str]:
@@ -307,37 +249,7 @@ def check_location(doc: dict, path: Path) -> list[str]:
                         "(document.final_path: recipe/name, started, host/id, profile, variant)")]
 
 
-# --- helpers ------------------------------------------------------------------------------------
-
-def walk(value, path=()):
-    """(path, value) of every value in document order, iteratively: a deeply nested file must
-    not overflow the stack."""
-    stack = [(tuple(path), value)]
-    while stack:
-        path, value = stack.pop()
-        yield path, value
-        if isinstance(value, dict):
-            stack += reversed([((*path, k), v) for k, v in value.items()])
-        elif isinstance(value, list):
-            stack += reversed([((*path, i), v) for i, v in enumerate(value)])
-
-
-def runs(doc: dict):
-    for i, point in enumerate(doc["points"]):
-        for j, run in enumerate(point["runs"]):
-            yield ("points", i, "runs", j), run
-
-
-def fmt(path) -> str:
-    """A JSON path as document.validate writes it: points/0/runs/1, (top) for the document."""
-    if isinstance(path, str):
-        return path
-    return "/".join(map(str, path)) or "(top)"
-
-
-def at(path, message: str) -> str:
-    return f"{fmt(path)}: {message}"
-
+# --- the lines ---------------------------------------------------------------------------------
 
 def one_line(text: str) -> str:
     """Control characters escaped (a line cannot forge another, nor a terminal's colours) and a

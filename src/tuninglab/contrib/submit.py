@@ -51,6 +51,9 @@ def submit(path, description=None, keep_paths=False, data_dir=files.DATA_DIR,
     stripped = {} if keep_paths else strip_paths(doc)
     kept = [] if keep_paths else kept_paths(doc)
     secrets = strip_secrets(doc)
+    # The statistics as this version computes them: a result made by an older version (or
+    # edited) is brought up to date, not refused; data.check then finds them in line.
+    document.recompute(doc)
     doc["contribution"] = {**({"description": description} if description else {}),
                            "submitted": document.now(), "tool": TOOL}
     target = write_new(doc, data_dir, replacing=path if in_place else None)
@@ -77,14 +80,15 @@ def check_description(text):
 # --- the file -----------------------------------------------------------------------------------
 
 def load(path: Path, data_dir: Path, say) -> dict:
-    """The document, once data.check finds nothing wrong with it (but its place: this command
-    puts it in place)."""
+    """The document, once data.check finds nothing wrong with it (but its place and its stored
+    statistics: this command puts it in place and recomputes them)."""
     if not path.exists():
         raise UserError(f"--path {path}: no such file; expected a result file")
     if path.resolve().is_relative_to(data_dir.resolve()) and tracked(path):
         raise UserError(f"--path {path}: already committed in {data_dir}/ (results there are "
                         "append-only); submit a result of your own run")
-    problems = [p for p in check.check_file(path) if p not in misplaced(path)]
+    problems = [p for p in check.check_file(path, stored_stats=False)
+                if p not in misplaced(path)]
     if problems:
         reject(problems, f"{path} is not a result data.check accepts; nothing written", say)
     return json.loads(path.read_text())

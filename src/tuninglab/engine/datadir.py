@@ -16,7 +16,8 @@ import time
 from pathlib import Path
 
 from tuninglab.engine import server as srv
-from tuninglab.engine.workdir import check_free, disk_error
+from tuninglab.engine import template_check
+from tuninglab.engine.workdir import blame_full_disk, check_free, disk_error
 from tuninglab.engine.workloads import sysbench, tpcc
 from tuninglab.errors import UserError
 from tuninglab.files import atomic_write_json
@@ -57,9 +58,9 @@ def estimated_bytes(dataset) -> int:
 
 
 def ensure(workdir: Path, binary, dataset, threads: int, say=print) -> Path:
-    """The template's datadir, built now if it is not cached yet."""
+    """The template's datadir, built now if it is not cached (or no longer intact)."""
     final = path_for(workdir, binary, dataset)
-    if (final / "meta.json").is_file():
+    if intact(final, say):
         return final / "data"
     check_free(Path(workdir), 2 * estimated_bytes(dataset), "the template datadir")
     building = final.with_name(final.name + f".building-{os.getpid()}")
@@ -71,19 +72,61 @@ def ensure(workdir: Path, binary, dataset, threads: int, say=print) -> Path:
         "version and dataset")
     started = time.monotonic()
     try:
-        srv.initialize(binary, building / "data", building / "install.log")
-        with srv.Server(binary, building, building / "data", LOAD_SETTINGS) as server:
-            (_load_tpcc if dataset.warehouses else _load_sysbench)(server, dataset, threads)
-            server.stop(slow=True)
+        with blame_full_disk(Path(workdir), "building the template datadir"):
+            tables = _build(binary, building, dataset, threads)
+        say("template loaded and verified (rows, indexes, CHECK TABLE); recording its files")
         atomic_write_json(building / "meta.json", {
             "server": binary.describe(), **identity(dataset),
-            "build_seconds": round(time.monotonic() - started, 1)})
+            "build_seconds": round(time.monotonic() - started, 1),
+            **({"tables": tables} if tables else {}),
+            "files": template_check.manifest(building / "data")})
         shutil.rmtree(final, ignore_errors=True)
         building.rename(final)
     finally:
-        shutil.rmtree(building, ignore_errors=True)
+        shutil.rmtree(building, ignore_errors=True)  # a failed build leaves nothing to reuse
     say(f"template ready in {time.monotonic() - started:.1f}s")
     return final / "data"
+
+
+def _build(binary, building: Path, dataset, threads: int) -> dict | None:
+    """Initialise, load and verify the dataset, then shut the server down cleanly (a template
+    is copied as files, so its server must have written everything). The sysbench tables'
+    rows and checksums, verified."""
+    srv.initialize(binary, building / "data", building / "install.log")
+    with srv.Server(binary, building, building / "data", LOAD_SETTINGS) as server:
+        if dataset.warehouses:
+            _load_tpcc(server, dataset, threads)
+            tables = None
+        else:
+            _load_sysbench(server, dataset, threads)
+            tables = template_check.sysbench_tables(server, dataset)
+        code = server.stop(slow=True)
+    if code != 0:
+        raise template_check.TemplateBroken(
+            f"the server's shutdown after the load failed (exit {code}): {server.explain_failure()}")
+    return tables
+
+
+def intact(final: Path, say) -> bool:
+    """A cached template whose files are still those it was built with. One that is not (a
+    disk filled, a file was changed, or it predates the manifest) is removed to be built
+    again: a run must never copy a dataset other than the one its result names."""
+    meta_path = final / "meta.json"
+    if not meta_path.is_file():
+        return False
+    try:
+        recorded = json.loads(meta_path.read_text()).get("files")
+    except (OSError, ValueError):
+        recorded = None
+    problems = template_check.changed_files(final / "data", recorded) if recorded else \
+        ["built by an older version, without a manifest of its files"]
+    if not problems:
+        return True
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    say(f"the cached template {final} is not as it was built: {problems[0]}{more}; "
+        "building it again")
+    shutil.rmtree(final)
+    return False
 
 
 def _load_sysbench(server, dataset, threads: int) -> None:

@@ -1,6 +1,9 @@
-"""Servers and lab VMs a killed run left behind in a work directory, found by their pid files."""
+"""What a failed or killed run left in a work directory: its servers and lab VMs (found by their
+pid files) and its files (run directories, half-built templates, temporary files). A run removes
+them when it starts; `invoke lab.clean` removes them and says what it removed."""
 
 import os
+import shutil
 import signal
 from pathlib import Path
 
@@ -21,3 +24,38 @@ def reap_stale_servers(wd: Path) -> list[int]:
                 os.kill(pid, signal.SIGKILL)
                 reaped.append(pid)
     return reaped
+
+
+# What a failed or killed run leaves on disk, relative to the work directory. The caller holds
+# the work directory's lock, so no other run is using any of it.
+STALE = ("runs/*", "templates/*.building-*", "progress/.*.tmp-*", "progress/.*.new-*", ".probe-*")
+
+
+def remove_stale_files(wd: Path) -> list[str]:
+    """Remove the run directories, half-built templates and temporary files a failed or killed
+    run left; one line per removal, with the space it freed. A tree holding a mount point is
+    left alone (lab.clean unmounts the sandboxes first, as its ledger lists them)."""
+    done = []
+    for pattern in STALE:
+        for path in sorted(wd.glob(pattern)):
+            if path.is_dir() and not path.is_symlink() and _holds_mount(path):
+                done.append(f"kept {path}: something is mounted in it")
+                continue
+            size = _bytes(path)
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+            done.append(f"removed {path} ({size / 2**20:,.0f} MiB), left by a failed run")
+    return done
+
+
+def _holds_mount(path: Path) -> bool:
+    return any(os.path.ismount(p) for p in [path, *path.rglob("*")] if p.is_dir()
+               and not p.is_symlink())
+
+
+def _bytes(path: Path) -> int:
+    if path.is_symlink() or not path.is_dir():
+        return path.lstat().st_size
+    return sum(f.lstat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink())

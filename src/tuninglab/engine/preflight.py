@@ -1,10 +1,16 @@
 """Everything a run checks before anything starts: the recipe and its variant, the host's
-abilities, --device, the server binary, sysbench and every server option the recipe sets."""
+abilities, --device, the server binary, sysbench and every server option the recipe sets, with
+every value of every point put to the server binary (which serves nothing to answer)."""
 
 import os
 
 from tuninglab.engine import server as srv
-from tuninglab.engine.server_options import check_known
+from tuninglab.engine.measure import OWN_CONNECTIONS
+from tuninglab.engine.server_options import (
+    check_known,
+    describe_problem,
+    option_choices,
+)
 from tuninglab.engine.storage import guard
 from tuninglab.engine.workloads import sysbench
 from tuninglab.errors import UserError
@@ -21,7 +27,7 @@ def prepare(name: str, opts):
     opts.devices = check_devices(recipe, opts, plan.points)
     binary = srv.find(opts.mysqld)
     sysbench.executable()
-    check_options(recipe, experiment, binary)
+    check_options(recipe, experiment, binary, plan.points)
     return plan, binary
 
 
@@ -61,10 +67,62 @@ def check_devices(recipe, opts, points) -> tuple:
     return resolved
 
 
-def check_options(recipe, experiment, binary) -> None:
+def check_options(recipe, experiment, binary, points=()) -> None:
+    """Every option the recipe sets exists in this server, and every point's values are ones
+    it takes as they are: a refused value would fail only after the template build, a changed
+    one would be recorded as a value that never ran."""
     known = binary.variables
     check_known(binary.map(dict(recipe.server_settings)), known, binary.label,
                 f"{recipe.path}: server.settings")
     if experiment.sweep.server_option:
         check_known(binary.map({experiment.sweep.setting: experiment.sweep.baseline}), known,
                     binary.label, f"{recipe.path}: sweep.setting")
+    for point in points:
+        checked = srv.check_settings(binary, point.settings)
+        for problem in checked.problems:
+            key = _setting_key(recipe, experiment, _origin(binary, point.settings, problem.name))
+            choices = option_choices(checked.help_text, problem.name)
+            raise UserError(f"{_where(recipe, key)}: "
+                            f"{describe_problem(problem, binary.label, choices)}")
+        check_connections(recipe, experiment, checked.values, binary.label)
+
+
+def check_connections(recipe, experiment, values: dict, label: str) -> None:
+    """The workload's threads and the engine's own connections fit in max_connections (as
+    the settings and the server's default make it), before any template is built."""
+    threads, allowed = experiment.workload.threads, values.get("max_connections", "")
+    if allowed.isdigit() and threads + OWN_CONNECTIONS > int(allowed):
+        key = _profile_key(recipe, experiment, "threads", "workload.threads")
+        raise UserError(f"{_where(recipe, key)}: {threads} threads need "
+                        f"{threads + OWN_CONNECTIONS} connections with the engine's own, but "
+                        f"{label} allows max_connections = {allowed}; expected fewer threads, "
+                        "or max_connections in [server.settings]")
+
+
+def _origin(binary, settings: dict, name: str) -> str:
+    """The recipe's name of a server option (MySQL 8.0.30+ calls the recipe's
+    innodb_log_file_size innodb_redo_log_capacity)."""
+    return next((key for key, value in settings.items() if name in binary.map({key: value})),
+                name)
+
+
+def _setting_key(recipe, experiment, setting: str) -> str:
+    """The recipe's key that set a server option of a point."""
+    if experiment.sweep.server_option and setting == experiment.sweep.setting:
+        return "sweep.values"
+    if setting in dict(recipe.server_settings):
+        return f"server.settings.{setting}"
+    if setting == "innodb_buffer_pool_size":  # the data shape's, or the profile's
+        return _profile_key(recipe, experiment, "buffer_pool_size", "dataset.buffer_pool_size")
+    return f"the engine's own {setting}" if setting else "the server settings"
+
+
+def _profile_key(recipe, experiment, key: str, otherwise: str) -> str:
+    """profiles.<profile>.<key> if the experiment's profile sets it, else otherwise."""
+    if key in recipe.profiles.get(experiment.profile, {}):
+        return f"profiles.{experiment.profile}.{key}"
+    return otherwise
+
+
+def _where(recipe, key: str) -> str:
+    return f"{recipe.path}: {key}" + (f" (variant {recipe.variant})" if recipe.variant else "")

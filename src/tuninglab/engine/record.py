@@ -3,6 +3,7 @@ and the key that lets a rerun resume the same plan's runs."""
 
 import hashlib
 import json
+import secrets
 
 from tuninglab.engine import measure
 from tuninglab.engine.workloads import scan, sysbench
@@ -34,6 +35,7 @@ def new_document(plan, binary, provenance: dict) -> dict:
         "server": binary.describe(),
         **provenance,
         "started": now(),
+        "run_id": secrets.token_hex(4),  # two runs started in the same second get two files
         "finished": None,
         "sweep": {"setting": e.sweep.setting, "baseline": plan.baseline.id},
         "points": [{"id": p.id, "value": p.value, "settings": binary.map(p.settings),

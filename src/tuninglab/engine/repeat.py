@@ -11,6 +11,7 @@ from pathlib import Path
 from tuninglab.engine import datadir, device_baseline, measure
 from tuninglab.engine import server as srv
 from tuninglab.engine.storage.sandbox import Sandbox, Spec
+from tuninglab.engine.workdir import blame_full_disk
 from tuninglab.results import document
 
 
@@ -34,7 +35,11 @@ def run_storage(run_, runs_dir: Path, disks, baseline_seconds: int, devices=()):
     shutil.rmtree(rundir, ignore_errors=True)
     spec = run_.point.storage
     if spec is None:
-        yield Place(rundir, rundir / "data", disks, {})
+        try:
+            with blame_full_disk(runs_dir, f"measuring run {rundir.name}"):
+                yield Place(rundir, rundir / "data", disks, {})
+        finally:  # the copy is the bulk of it; a failed run's logs stay until the next run
+            shutil.rmtree(rundir / "data", ignore_errors=True)
         shutil.rmtree(rundir, ignore_errors=True)
         return
     fields = {k: v for k, v in spec.items()

@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tuninglab import files
-from tuninglab.engine import datadir, preflight, record, workdir
-from tuninglab.engine.leftovers import reap_stale_servers
+from tuninglab.engine import datadir, leftovers, preflight, record, workdir
 from tuninglab.engine.progress import Progress
 from tuninglab.engine.provenance import provenance
 from tuninglab.engine.repeat import measure_run
@@ -83,7 +82,9 @@ def _measure(plan, binary, wd, saved, opts, say):
     estimate = plan.estimate(todo, datadir.is_cached(wd, binary, e.dataset), doc is not None)
     say(f"{e.recipe.label} ({e.profile}): {len(todo)} of {len(plan.runs)} runs to do, "
         f"about {human_seconds(estimate)}")
-    reap_stale_servers(wd)
+    leftovers.reap_stale_servers(wd)
+    for line in leftovers.remove_stale_files(wd):
+        say(line)
     lab = _lab_vm(plan, binary, wd, say, opts.devices)
     template_data = datadir.ensure(wd, binary, e.dataset, e.workload.threads, say)
     runs_dir = wd / "runs"
@@ -109,7 +110,11 @@ def _measure(plan, binary, wd, saved, opts, say):
         saved.save(doc)
         clock.end(finished)
     doc.pop("resume_key", None)
-    path = document.write_final(document.finish(doc), opts.data_dir)
+    try:
+        path = document.write_final(document.finish(doc), opts.data_dir)
+    except FileExistsError as exc:
+        raise UserError(f"{exc.filename} exists already and was kept; this run's result "
+                        f"stays in {saved.path}") from None
     saved.remove()
     say("")
     say(report.results_table(doc))

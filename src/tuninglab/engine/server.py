@@ -10,12 +10,18 @@ import signal
 import subprocess
 import tempfile
 import time
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
 import pymysql
 
-from tuninglab.engine.server_options import engine_settings, map_settings
+from tuninglab.engine.server_options import (
+    Problem,
+    engine_settings,
+    map_settings,
+    option_problems,
+)
 from tuninglab.errors import UserError
 
 DEFAULT_BINARIES = ("/usr/sbin/mariadbd", "mariadbd", "/usr/sbin/mysqld", "mysqld")
@@ -80,15 +86,69 @@ def find(path: str | None = None) -> ServerBinary:
 
 def parse_variables(help_text: str) -> frozenset:
     """Option names from `mysqld --verbose --help` (the table after 'Variables ...')."""
-    names, in_table = set(), False
+    return frozenset(parse_values(help_text))
+
+
+def parse_values(help_text: str) -> dict:
+    """The table after 'Variables ...' of `mysqld --verbose --help`: each option's value as the
+    given options and the defaults make it, e.g. {"max_connections": "151"}."""
+    values, in_table = {}, False
     for line in help_text.splitlines():
         if line.startswith("Variables (--variable-name=value)"):
             in_table = True
         elif in_table and not line.strip():
             break  # the table ends at the first blank line
         elif in_table and not line.startswith(("-", "and boolean", " ")):
-            names.add(line.split()[0].replace("-", "_"))
-    return frozenset(names)
+            name, _, value = line.partition(" ")
+            values[name.replace("-", "_")] = value.strip()
+    return values
+
+
+@dataclass(frozen=True)
+class Checked:
+    """What a server binary says of a set of settings without serving."""
+    problems: tuple       # server_options.Problem: values it refuses, ignores or changes
+    values: dict          # its values in force with these settings (parse_values)
+    help_text: str = ""   # its --verbose --help, kept only when there are problems
+
+
+def check_settings(binary: ServerBinary, settings: dict) -> Checked:
+    """Run the binary in its validating modes with these settings (mapped, with the engine's
+    own), as a throwaway server would get them; cached per (binary, settings)."""
+    mapped = {**engine_settings(binary.flavor, binary.version), **binary.map(settings)}
+    return _check_settings(binary, os.stat(binary.path).st_mtime_ns, tuple(mapped.items()))
+
+
+@functools.lru_cache(maxsize=64)
+def _check_settings(binary, _mtime, items) -> Checked:
+    args = [f"--{name}" if value is None else f"--{name}={value}" for name, value in items]
+    # --verbose --help parses every option, the storage engines' too, and serves nothing (it
+    # reports a bad value but may exit 0); MySQL 8.0.16+ also has --validate-config.
+    shown = _run_check(binary.path, args, ["--verbose", "--help"])
+    problems = _problems(shown, "--verbose --help")
+    if not problems and binary.flavor != "mariadb" and binary.version >= (8, 0, 16):
+        # Only the values it names: it may not load the plugins whose options help mode
+        # listed (check_known has the names), so its unknown options and exit code are not ours.
+        validated = _run_check(binary.path, args, ["--validate-config"])
+        problems = tuple(p for p in option_problems(validated.stderr) if not p.unknown)
+    return Checked(problems, parse_values(shown.stdout), shown.stdout if problems else "")
+
+
+def _run_check(path: str, args: list, mode: list) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run([path, "--no-defaults", *args, *mode] + _user_args(),
+                              capture_output=True, text=True, timeout=60, check=False,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise UserError(f"{path} {' '.join(mode)} could not check the settings: {exc}") from None
+
+
+def _problems(out: subprocess.CompletedProcess, mode: str) -> tuple:
+    problems = option_problems(out.stderr)
+    if not problems and out.returncode != 0:  # refused, in words we do not know
+        tail = " | ".join(out.stderr.strip().splitlines()[-3:])
+        problems = (Problem("", "", f"{mode} exited with {out.returncode}: {tail}"),)
+    return problems
 
 
 @functools.lru_cache(maxsize=8)
@@ -146,12 +206,13 @@ class Server:
         self.process = None
 
     def config_text(self) -> str:
-        lines = ["[mysqld]", f"datadir={self.datadir}", f"socket={self.socket}",
-                 f"pid-file={self.rundir / 'mysqld.pid'}", f"log-error={self.errlog}",
-                 "skip-networking"]
-        lines += [a.lstrip("-") for a in _user_args()]
-        items = {**engine_settings(self.binary.flavor, self.binary.version), **self.settings}
-        lines += [name if value is None else f"{name}={value}" for name, value in items.items()]
+        items = {"datadir": self.datadir, "socket": self.socket,
+                 "pid-file": self.rundir / "mysqld.pid", "log-error": self.errlog,
+                 "skip-networking": None}
+        items.update(a.lstrip("-").split("=", 1) for a in _user_args())
+        items.update(engine_settings(self.binary.flavor, self.binary.version))
+        items.update(self.settings)
+        lines = ["[mysqld]"] + [cnf_line(name, value) for name, value in items.items()]
         return "\n".join(lines) + "\n"
 
     def start(self, timeout: float = 300) -> None:
@@ -206,11 +267,12 @@ class Server:
         rows = self.query(f"SHOW GLOBAL VARIABLES WHERE Variable_name IN ({wanted})")
         return {name.lower(): value for name, value in rows}
 
-    def stop(self, timeout: float = 600, slow: bool = False, discard: bool = False) -> None:
+    def stop(self, timeout: float = 600, slow: bool = False, discard: bool = False) -> int | None:
         """Clean shutdown (SIGTERM); slow=True also finishes purge and merges, for templates;
-        discard=True kills at once, for a datadir that is thrown away next."""
+        discard=True kills at once, for a datadir that is thrown away next. The server's exit
+        code (None if it was not running)."""
         if self.process is None:
-            return
+            return None
         if slow and self.process.poll() is None:
             self.query("SET GLOBAL innodb_fast_shutdown=0")
         if self.process.poll() is None:
@@ -221,9 +283,10 @@ class Server:
             self.process.kill()
             self.process.wait()
         finally:
-            self.process = None
+            code, self.process = self.process.returncode, None
             if self.socket.parent != self.rundir:
                 shutil.rmtree(self.socket.parent, ignore_errors=True)
+        return code
 
     def __enter__(self):
         self.start()
@@ -231,6 +294,23 @@ class Server:
 
     def __exit__(self, *exc):
         self.stop()
+
+
+def cnf_line(name: str, value) -> str:
+    """One option of my.cnf: the value double-quoted with backslash escapes, as the option file
+    parser of MariaDB and MySQL reads it (a '#' stays in the value, the quotes go). Recipes refuse
+    control characters already; here they would let a value start a line or a [section]."""
+    if not re.fullmatch(r"[A-Za-z0-9_-]+", name):
+        raise UserError(f"my.cnf: refusing the option name {name!r}: expected letters, digits, "
+                        "'_' and '-'")
+    if value is None:
+        return name
+    text = str(value)
+    if any(unicodedata.category(c) in ("Cc", "Cf") for c in text):
+        raise UserError(f"my.cnf: refusing {name} = {text!r}: a control character would "
+                        "break the option file; expected one line of plain text")
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    return f'{name}="{escaped}"'
 
 
 # What the error log says the server chose at start, where no variable shows it.

@@ -4,6 +4,7 @@ time through a lock file."""
 import errno
 import fcntl
 import os
+import re
 import shutil
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,6 +16,7 @@ from tuninglab.errors import UserError
 def held(path: Path):
     """Create (if needed) and lock the work directory; refuse if another run holds it."""
     path = Path(path).resolve()
+    check_place(path)
     try:
         path.mkdir(parents=True, exist_ok=True)
         lock = open(path / ".lock", "a+")
@@ -37,6 +39,48 @@ def held(path: Path):
         yield path
     finally:
         lock.close()
+
+
+# Filesystems the kernel makes up: no run's files can live there (mkdir -p /proc succeeds, and
+# then the lock file is "No such file or directory").
+VIRTUAL_FILESYSTEMS = {"proc", "sysfs", "devtmpfs", "devpts", "cgroup", "cgroup2", "debugfs",
+                       "tracefs", "securityfs", "configfs", "pstore", "bpf", "efivarfs",
+                       "fusectl", "mqueue", "binfmt_misc", "autofs", "hugetlbfs", "nsfs"}
+
+
+def check_place(path: Path) -> None:
+    """Refuse in words a work directory that cannot be one, which mkdir and open would call
+    "File exists" or "No such file or directory": a file, or a virtual filesystem."""
+    path = Path(path).resolve()
+    existing = next(p for p in (path, *path.parents) if os.path.exists(p))
+    if not os.path.isdir(existing):
+        what = "is a file" if existing == path else f"is below the file {existing}"
+        raise UserError(f"work directory {path}: {what}, expected a directory; "
+                        "pass --workdir DIR")
+    kind = filesystem_type(existing)
+    if kind in VIRTUAL_FILESYSTEMS:
+        raise UserError(f"work directory {path}: a virtual filesystem ({kind}), expected a "
+                        "directory on a real filesystem you can write; pass --workdir DIR")
+
+
+def filesystem_type(path: Path, mountinfo: str | None = None) -> str:
+    """The type of the filesystem that holds path (the deepest, latest mount over it), from
+    /proc/self/mountinfo; "" if unknown."""
+    if mountinfo is None:
+        try:
+            mountinfo = Path("/proc/self/mountinfo").read_text()
+        except OSError:
+            return ""
+    best, kind = None, ""
+    for fields in (line.split() for line in mountinfo.splitlines()):
+        if "-" not in fields[6:]:
+            continue
+        # Octal escapes: \040 is a space in a mount point.
+        mount = Path(re.sub(r"\\([0-7]{3})", lambda m: chr(int(m[1], 8)), fields[4]))
+        if (mount == path or mount in path.parents) and \
+                (best is None or len(mount.parts) >= len(best.parts)):
+            best, kind = mount, fields[fields.index("-", 6) + 1]
+    return kind
 
 
 def check_writable(path: Path) -> None:
@@ -62,12 +106,41 @@ def check_free(path: Path, needed_bytes: int, what: str) -> None:
 def disk_error(exc: OSError, path) -> str:
     """A sentence for the storage errors a user can fix."""
     if exc.errno == errno.ENOSPC:
-        return f"no space left in the work directory {path}; free space or pass --workdir DIR"
+        free = shutil.disk_usage(path).free if Path(path).exists() else 0
+        return (f"no space left in the work directory {path} ({free / 2**20:,.0f} MiB free "
+                "now); free space (or pass --workdir DIR) and run the same command again to "
+                "resume: finished runs are kept")
     if exc.errno == errno.EROFS:
         return f"the work directory {path} is on a read-only filesystem; pass --workdir DIR"
     if exc.errno in (errno.EACCES, errno.EPERM):
         return f"no permission to write in the work directory {path}; pass --workdir DIR"
     return f"cannot write in the work directory {path}: {exc.strerror or exc}"
+
+
+# Free space under which a failure is blamed on a full filesystem: a write that failed for lack
+# of space leaves little, whatever the filesystem's size.
+FULL_BELOW = 64 * 2**20
+
+
+@contextmanager
+def blame_full_disk(path: Path, what: str):
+    """A failure while the work directory's filesystem is (nearly) full becomes one sentence
+    saying so. Servers and sysbench report a full disk in their own words ("The table
+    'sbtest1' is full", errno 28), or not at all (a load that stops short); free space is
+    read at once, before the failed step's files are removed and the evidence with them."""
+    path = Path(path)
+    before = shutil.disk_usage(path).free
+    try:
+        yield
+    except Exception as exc:
+        usage = shutil.disk_usage(path)
+        if usage.free >= max(FULL_BELOW, usage.total // 100):
+            raise
+        raise UserError(
+            f"the work directory's filesystem filled up while {what}: {path} had "
+            f"{before / 2**20:,.0f} MiB free at the start, {usage.free / 2**20:,.0f} MiB of "
+            f"{usage.total / 2**20:,.0f} MiB when it failed; free space (or pass --workdir "
+            "DIR) and run the same command again to resume: finished runs are kept") from exc
 
 
 def dir_bytes(path: Path) -> int:

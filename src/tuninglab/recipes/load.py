@@ -16,6 +16,7 @@ from tuninglab.recipes.model import (
     LAB_FILESYSTEMS,
     LOGS,
     NEEDS,
+    PLAIN_NAME,
     VARIANT_KEYS,
     Recipe,
     check_warehouses,
@@ -38,8 +39,20 @@ from tuninglab.recipes.tables import (
     parse_zfs,
 )
 
+# A recipe is a directory of recipes/ (never a path out of it), and its name is the result's
+# recipe.name, which result.schema.json holds to this.
+RECIPE_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
+
+
+def check_name(name: str) -> None:
+    if not RECIPE_NAME.fullmatch(str(name)):
+        raise UserError(f"recipe {str(name)!r}: expected a plain name of lower-case letters, "
+                        "digits and dashes, a directory of recipes/ (`invoke recipe.list` "
+                        "lists the recipes)")
+
 
 def recipe_path(name: str, recipes_dir: Path = files.RECIPES_DIR) -> Path:
+    check_name(name)
     path = Path(recipes_dir) / name / "recipe.toml"
     if not path.is_file():
         known = ", ".join(list_names(recipes_dir)) or "none"
@@ -77,7 +90,7 @@ def load_all(name_or_path, recipes_dir: Path = files.RECIPES_DIR) -> list[Recipe
     main = {k: v for k, v in data.items() if k != "variants"}
     out = [_build(main, path, raw)]
     for name in variants.data:
-        if not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,30}", name):
+        if not PLAIN_NAME.fullmatch(name):
             variants.fail(name, "expected a variant name of lower-case letters, digits and dashes")
         table = variants.table(name)
         table.only(*VARIANT_KEYS)

@@ -92,6 +92,13 @@ SWEPT_TABLES = {"storage": STORAGE_SWEEPABLE, "raid": RAID_SWEEPABLE, "lab": LAB
                 "workload": {key for options in PROJECT_SCRIPTS.values() for key in options}}
 VARIANT_KEYS = ("title", "question", "dataset", "server", "workload", "sweep", "measure",
                 "profiles", "storage", "raid", "lab", "zfs")
+# Bounds a typo must not pass: 99999999 repeats would build a plan that fills the memory;
+# 100000 threads would need as many connections. (A plan's runs and time: plan.py.)
+MAX_REPEATS = 1000
+MAX_THREADS = 1024
+PROFILE_MAXIMUM = {"repeats": MAX_REPEATS, "threads": MAX_THREADS}
+# Variant and profile names, which go into result file names.
+PLAIN_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,30}")
 PROFILE_KEYS = {"warmup", "duration", "repeats", "threads", "tables", "table_size",
                 "buffer_pool_size", "warehouses"}
 DATASET_KEYS = ("tables", "table_size", "buffer_pool_size", "warehouses")
@@ -286,7 +293,7 @@ def _command_line_value(key, value):
     reader = Reader(f"--{key}", {key: value})
     reader.fail = lambda _key, expected: _raise(f"--{key}: {expected}")
     if key == "repeats":
-        return reader.positive_int(key)
+        return reader.positive_int(key, maximum=MAX_REPEATS)
     return reader.duration(key, minimum=1 if key == "duration" else 0)
 
 

@@ -8,6 +8,7 @@ import random
 import re
 from dataclasses import dataclass
 
+from tuninglab.errors import UserError
 from tuninglab.units import human_seconds
 
 # Per-run cost besides warm-up and measurement: copy the template datadir, start, stop
@@ -26,6 +27,10 @@ SCAN_ROW_S = 2e-6  # a cold full scan of the disk-bound shape: 1.6M rows in abou
 # A run in the lab VM besides its workload: job disk, boot, array, copy, server start and stop
 # (measured under TCG: 22 s for 8 tables of 50k rows).
 LAB_VM_S = 22.0
+# A plan's bounds, checked before its runs are built: more runs, or more time, is a typo in the
+# repeats, the duration or the sweep (99999999 repeats would fill the memory first).
+MAX_RUNS = 10_000
+MAX_PLAN_DAYS = 7
 
 
 @dataclass(frozen=True)
@@ -94,6 +99,7 @@ def build(experiment, seed: int = 1) -> Plan:
                          experiment.lab_for(v), experiment.zfs_for(v),
                          experiment.workload_for(v))
                    for v in sweep.values)
+    check_size(Plan(experiment, points, (), seed), experiment.measure.repeats)
     order = list(points)
     random.Random(seed).shuffle(order)
     runs = []
@@ -102,6 +108,22 @@ def build(experiment, seed: int = 1) -> Plan:
         for point in order[shift:] + order[:shift]:
             runs.append(Run(len(runs), point, repeat))
     return Plan(experiment, points, tuple(runs), seed)
+
+
+def check_size(unbuilt: Plan, repeats: int) -> None:
+    """Refuse a plan of more than MAX_RUNS runs or MAX_PLAN_DAYS days, given its points."""
+    runs = len(unbuilt.points) * repeats
+    seconds = unbuilt.estimate(range(runs))  # counts only, no run built yet
+    if runs > MAX_RUNS:
+        why = f"a plan may have at most {MAX_RUNS} runs"
+    elif seconds > MAX_PLAN_DAYS * 86400:
+        why = f"longer than the {MAX_PLAN_DAYS} days a plan may take"
+    else:
+        return
+    e = unbuilt.experiment
+    raise UserError(f"recipe {e.recipe.label} ({e.profile} profile): {len(unbuilt.points)} "
+                    f"points x {repeats} repeats = {runs} runs, about {human_seconds(seconds)}:"
+                    f" {why}; give fewer --repeats, a shorter --duration or fewer sweep values")
 
 
 def profile_estimates(variants, template_cached: bool = True) -> dict[str, float]:

@@ -10,8 +10,12 @@ from tuninglab.recipes.model import (
     LAB_DEFAULTS,
     LAB_KEYS,
     LOGS,
+    MAX_REPEATS,
+    MAX_THREADS,
     MITIGATIONS,
+    PLAIN_NAME,
     PROFILE_KEYS,
+    PROFILE_MAXIMUM,
     PROJECT_SCRIPTS,
     RAID_KEYS,
     RESERVED_OPTIONS,
@@ -48,7 +52,10 @@ def parse_settings(t: Reader):
     settings = t.table("settings", required=False)
     out = {}
     for key, value in settings.data.items():
-        name = option_name(key)
+        try:
+            name = option_name(key)
+        except ValueError as exc:
+            settings.fail(key or '""', str(exc))  # "": TOML's spelling of an empty key
         if name in out:
             settings.fail(key, f"'{name}' is given twice (dashes and underscores are the same)")
         if name in RESERVED_OPTIONS:
@@ -69,7 +76,7 @@ def parse_workload(t: Reader) -> Workload:
         return Workload(tool, "full-scan", 1)
     if tool == "tpcc":  # the project's TPC-C-like script, its scale in [dataset] warehouses
         t.only("tool", "threads", "options")
-        return Workload(tool, "tpcc", t.positive_int("threads", 4),
+        return Workload(tool, "tpcc", t.positive_int("threads", 4, MAX_THREADS),
                         _script_options("tpcc", t.table("options", required=False)))
     t.only("tool", "script", "threads", "options")
     script = t.get("script", str)
@@ -78,7 +85,7 @@ def parse_workload(t: Reader) -> Workload:
     if script not in SYSBENCH_SCRIPTS and script not in PROJECT_SCRIPTS:
         known = sorted(SYSBENCH_SCRIPTS) + sorted(PROJECT_SCRIPTS)
         t.fail("script", f"expected one of {', '.join(known)}, got {script!r}")
-    return Workload(tool, script, t.positive_int("threads", 4),
+    return Workload(tool, script, t.positive_int("threads", 4, MAX_THREADS),
                     _script_options(script, t.table("options", required=False)))
 
 
@@ -206,10 +213,13 @@ def check_arrays(raid: tuple, sweep: Sweep, raid_table: Reader, sweep_table: Rea
 
 def parse_sweep(t: Reader) -> Sweep:
     t.only("setting", "values", "baseline")
-    raw = t.get("setting", str).strip()
+    raw = t.get("setting", str).strip(" ")
     table, dot, key = raw.partition(".")
     lab_table = bool(dot) and table in SWEPT_TABLES
-    setting = raw if lab_table else option_name(raw)
+    try:
+        setting = raw if lab_table else option_name(raw)
+    except ValueError as exc:
+        t.fail("setting", str(exc))
     if lab_table and key not in SWEPT_TABLES[table]:
         t.fail("setting", f"expected {table}.{{{', '.join(sorted(SWEPT_TABLES[table]))}}}, "
                           f"got {setting!r}")
@@ -223,7 +233,10 @@ def parse_sweep(t: Reader) -> Sweep:
             t.fail("values", str(exc))
     if len(values) < 1 or len(set(values)) != len(values):
         t.fail("values", f"expected one or more distinct values, got {values}")
-    baseline = option_value(t.get("baseline", (str, int, bool), values[0]))
+    try:
+        baseline = option_value(t.get("baseline", (str, int, bool), values[0]))
+    except ValueError as exc:
+        t.fail("baseline", str(exc))
     if baseline not in values:
         t.fail("baseline", f"expected one of the values {values}, got {baseline!r}")
     return Sweep(setting, tuple(values), baseline)
@@ -232,14 +245,18 @@ def parse_sweep(t: Reader) -> Sweep:
 def parse_measure(t: Reader, timed: bool) -> Measure:
     t.only("warmup", "duration", "repeats")
     if not timed:  # a scan is timed from its first row to its last: no warm-up, no duration
-        return Measure(0.0, 0.0, t.positive_int("repeats", 5))
+        return Measure(0.0, 0.0, t.positive_int("repeats", 5, MAX_REPEATS))
     return Measure(t.duration("warmup", 0), t.duration("duration", minimum=1),
-                   t.positive_int("repeats", 5))
+                   t.positive_int("repeats", 5, MAX_REPEATS))
 
 
 def parse_profiles(t: Reader) -> dict:
     profiles = {"full": {}}
     for name in t.data:
+        # The profile goes into the result file's name: nothing that could make it a path.
+        if not PLAIN_NAME.fullmatch(name):
+            t.fail(name, "expected a profile name of lower-case letters, digits and dashes "
+                         "(at most 31)")
         p = t.table(name)
         p.only(*sorted(PROFILE_KEYS))
         over = {}
@@ -249,6 +266,6 @@ def parse_profiles(t: Reader) -> dict:
             elif key == "buffer_pool_size":
                 over[key] = p.size(key)
             else:
-                over[key] = p.positive_int(key)
+                over[key] = p.positive_int(key, maximum=PROFILE_MAXIMUM.get(key))
         profiles[name] = over
     return profiles

@@ -3,13 +3,14 @@ point and its per-second series: its schema, its statistics once the runs are do
 under data/. The engine writes it (engine/record.py); the site and the checks read it."""
 
 import datetime as dt
+import errno
 import json
 from functools import lru_cache
 from pathlib import Path
 
 import jsonschema
 
-from tuninglab.files import DATA_DIR, atomic_write_json
+from tuninglab.files import DATA_DIR, create_json
 from tuninglab.results import stats, timeseries
 
 SCHEMA_VERSION = 1
@@ -49,31 +50,62 @@ def done_keys(doc: dict) -> set[str]:
 
 def finish(doc: dict) -> dict:
     """Add per-point statistics of the primary metric (and of bytes written per transaction),
-    the ratios to the baseline and the end time."""
-    name = metric(doc)
-    base = point(doc, doc["sweep"]["baseline"])
-    base_values = [run["summary"][name] for run in base["runs"]]
-    for p in doc["points"]:
-        values = [run["summary"][name] for run in p["runs"]]
-        p["stats"] = {name: stats.summarize(values).to_dict()}
-        wbytes = [run["summary"]["io"].get("write_bytes_per_trx") for run in p["runs"]]
-        if all(v is not None for v in wbytes):
-            p["stats"]["write_bytes_per_trx"] = stats.summarize(wbytes).to_dict()
-        trends = timeseries.point_trends(p["runs"])
-        if trends:
-            p["trends"] = trends
-        if p is base:
-            p["stats"]["ratio"] = None
-        elif min(values + base_values) > 0:
-            p["stats"]["ratio"] = stats.compare(values, base_values).to_dict()
-        else:
-            p["stats"]["ratio"] = {"ratio": None, "ci_low": None, "ci_high": None,
-                                   "verdict": "no throughput to compare"}
+    the ratios to the baseline, the trends and the end time."""
+    recompute(doc)
     broken = inconsistent_runs(doc)
     if broken:
         doc["invalid"] = broken
     doc["finished"] = now()
     return doc
+
+
+def recompute(doc: dict) -> dict:
+    """Replace each point's stats and trends, and the methods that name how, by what the runs
+    give (point_stats): the site shows only these, and data.submit brings a file made by an
+    older version of the statistics up to date."""
+    for p, computed in zip(doc["points"], point_stats(doc)):
+        p["stats"] = computed["stats"]
+        p.pop("trends", None)
+        if "trends" in computed:
+            p["trends"] = computed["trends"]
+    doc["methods"] = {**doc.get("methods", {}), **methods()}
+    return doc
+
+
+def methods() -> dict:
+    return {"summary": stats.SUMMARY_METHOD, "ratio": stats.RATIO_METHOD}
+
+
+def point_stats(doc: dict) -> list[dict]:
+    """Per point, in order, {"stats": ..., "trends": ...} (no trends without series) as
+    computed from its runs' summaries and series. The document is left as it is; ValueError,
+    KeyError, StopIteration (no baseline point) or OverflowError (repeats of 1e-300 and 1e8)
+    when its runs cannot give them."""
+    name = metric(doc)
+    base = point(doc, doc["sweep"]["baseline"])
+    base_values = [run["summary"][name] for run in base["runs"]]
+    out = []
+    for p in doc["points"]:
+        values = [run["summary"][name] for run in p["runs"]]
+        computed = {"stats": {name: stats.summarize(values).to_dict()}}
+        wbytes = [run["summary"]["io"].get("write_bytes_per_trx") for run in p["runs"]]
+        if all(v is not None for v in wbytes):
+            computed["stats"]["write_bytes_per_trx"] = stats.summarize(wbytes).to_dict()
+        computed["stats"]["ratio"] = _ratio(values, base_values, p is base)
+        trends = timeseries.point_trends(p["runs"])
+        if trends:
+            computed["trends"] = trends
+        out.append(computed)
+    return out
+
+
+def _ratio(values: list, base_values: list, is_base: bool) -> dict | None:
+    if is_base:
+        return None
+    if min(values + base_values) > 0:
+        return stats.compare(values, base_values).to_dict()
+    return {"ratio": None, "ci_low": None, "ci_high": None,
+            "verdict": "no throughput to compare"}
 
 
 def inconsistent_runs(doc: dict) -> list[str]:
@@ -91,17 +123,25 @@ def inconsistent_runs(doc: dict) -> list[str]:
 
 
 def final_path(doc: dict, data_dir: Path = DATA_DIR) -> Path:
+    """data/<recipe>/<started>-<host>-<profile>[-<variant>][-<run id>].json. The run id (random,
+    from record.new_document) tells apart two runs started in the same second on one host;
+    results from before it existed have none."""
     stamp = doc["started"].replace(":", "").replace("-", "").replace("+0000", "Z")
     variant = f"-{doc['variant']}" if doc.get("variant") else ""
+    run_id = f"-{doc['run_id']}" if doc.get("run_id") else ""
     return Path(data_dir) / doc["recipe"]["name"] / \
-        f"{stamp[:15]}Z-{doc['host']['id'][:8]}-{doc['profile']}{variant}.json"
+        f"{stamp[:15]}Z-{doc['host']['id'][:8]}-{doc['profile']}{variant}{run_id}.json"
 
 
 def write_final(doc: dict, data_dir: Path = DATA_DIR) -> Path:
+    """Write the finished result where final_path names it, never over an existing file: a
+    result that is already there is another run's, and stays."""
     problems = validate(doc)
     if problems:
         raise ValueError("result does not match the schema: " + "; ".join(problems[:5]))
     path = final_path(doc, data_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_json(path, doc)
+    if not create_json(path, doc):
+        raise FileExistsError(errno.EEXIST, "a result file of that name exists already; "
+                              "it was kept", str(path))
     return path

@@ -1,10 +1,17 @@
 """Statistics for benchmark repeats: median, 95% intervals, ratio to a baseline.
 
 Each point of an experiment is run N times (typically 3-10). We report the
-median (robust to one odd repeat) with a Student t interval of the mean, and
-compare points by the ratio of geometric means: throughput effects are
+median (robust to one odd repeat) with a 95% interval of the geometric mean,
+and compare points by the ratio of geometric means: throughput effects are
 multiplicative, so the log scale makes "x% faster" symmetric and lets two
 groups with different spreads be compared with Welch's t interval.
+
+The interval is computed on the log scale too (a t interval of the mean of the
+log values, back-transformed), so it never holds impossible values: for 2
+repeats of 4,954 and 7,183 tps the linear interval of the mean runs from -8,093
+to 20,230 tps, the log one from 563 to 63,198 (as wide, as 2 repeats deserve,
+but above 0). A repeat of 0 (a stalled run) has no logarithm: then the interval
+is the linear t interval of the mean, clipped at 0.
 """
 
 from __future__ import annotations
@@ -16,7 +23,9 @@ from typing import Iterable
 
 from scipy.stats import t as student_t
 
-SUMMARY_METHOD = "median of repeats; 95% CI: Student t interval of the mean"
+SUMMARY_METHOD = ("median of repeats; 95% CI: Student t interval of the geometric mean (t "
+                  "interval of the mean of log values, back-transformed); with a repeat of "
+                  "0, the t interval of the mean clipped at 0")
 RATIO_METHOD = "ratio of geometric means; 95% CI: Welch t interval on log values"
 
 FASTER = "faster"
@@ -32,7 +41,7 @@ class Summary:
     median: float
     mean: float
     stdev: float | None  # sample stdev (n-1); None when n < 2
-    ci_low: float | None  # t interval of the mean; None when n < 2
+    ci_low: float | None  # interval of the geometric mean (SUMMARY_METHOD); None when n < 2
     ci_high: float | None
 
     def half_width_pct(self) -> float | None:
@@ -87,7 +96,7 @@ def t_quantile(confidence: float, df: float) -> float:
 
 
 def summarize(values: Iterable[float], confidence: float = 0.95) -> Summary:
-    """Median, mean, sample stdev and t interval of the mean of the repeats.
+    """Median, mean, sample stdev and the 95% interval of the repeats (SUMMARY_METHOD).
 
     Zero is accepted: a stalled run can really measure 0 tps."""
     xs = _clean(values, "values")
@@ -100,8 +109,27 @@ def summarize(values: Iterable[float], confidence: float = 0.95) -> Summary:
         t_quantile(confidence, 1)  # still reject a bad confidence level
         return Summary(n, median, mean, None, None, None)
     sd = float(statistics.stdev(xs))
-    half = t_quantile(confidence, n - 1) * sd / math.sqrt(n)
-    return Summary(n, median, mean, sd, mean - half, mean + half)
+    t = t_quantile(confidence, n - 1)
+    if min(xs) == max(xs):
+        low = high = xs[0]  # exp(log(x)) can be x +- 1 ulp: the point itself, exactly
+    elif min(xs) > 0:
+        low, high = _log_interval(xs, t)
+    else:
+        half = t * sd / math.sqrt(n)
+        # Clipped at 0 when every repeat is >= 0 (a stalled run): no metric here is negative.
+        low, high = mean - half, mean + half
+        if min(xs) >= 0:
+            low = max(low, 0.0)
+    return Summary(n, median, mean, sd, low, high)
+
+
+def _log_interval(xs: list[float], t: float) -> tuple[float, float]:
+    """The t interval of the mean of log values, back-transformed: an interval of the
+    geometric mean, always > 0."""
+    logs = [math.log(x) for x in xs]
+    centre = statistics.mean(logs)
+    half = t * statistics.stdev(logs) / math.sqrt(len(logs))
+    return math.exp(centre - half), math.exp(centre + half)
 
 
 def compare(

@@ -60,7 +60,8 @@ def results_bars(docs: list[dict], metric: str) -> dict:
     traces, normalised = [], []
     for doc, name in zip(shown, names):
         if names.count(name) > 1:  # two machines described alike: tell them apart
-            name = f"{name} ({doc['host']['id'][:8]})"
+            contributed = ", contributed" if doc.get("contribution") else ""
+            name = f"{name} ({doc['host']['id'][:8]}{contributed})"
         trace, divided = _host_trace(doc, esc(name), metric, unit)
         traces.append(trace)
         normalised.append(divided)

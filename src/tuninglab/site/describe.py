@@ -2,16 +2,34 @@
 VM result is functional only; and esc, the escaping of any text from a data file put in a figure.
 
 Every text that comes from a data file is HTML-escaped in a figure: plotly renders a few tags in
-labels, and contributed files must not be able to inject any.
+labels, and contributed files must not be able to inject any. Its format characters are made
+visible (plain): escaping does not stop a bidi control from reordering what a reader sees.
 """
 
 import html
+import sys
+import unicodedata
+from functools import lru_cache
+
+
+@lru_cache(maxsize=1)
+def _format_characters() -> dict:
+    """str.translate's table: each Unicode format character (category Cf: bidi controls such as
+    U+202E and U+2066..2069, zero-width ones such as U+200B) to its visible name, [U+202E]."""
+    return {c: f"[U+{c:04X}]" for c in range(sys.maxunicode + 1)
+            if unicodedata.category(chr(c)) == "Cf"}
+
+
+def plain(text: str) -> str:
+    """text with its format characters shown as [U+XXXX] rather than acting on the page (an
+    HTML entity would still act): data.check refuses them, the site never renders them."""
+    return text.translate(_format_characters())
 
 
 def esc(text) -> str:
     # Plotly reads &lt; &gt; &amp; and numeric references in labels, but not &quot;: a quote
     # becomes &#34;, which shows as the quote it is.
-    return html.escape(str(text), quote=True).replace("&quot;", "&#34;")
+    return html.escape(plain(str(text)), quote=True).replace("&quot;", "&#34;")
 
 
 def series_name(doc: dict) -> str:

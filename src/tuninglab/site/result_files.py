@@ -2,6 +2,12 @@
 host's latest, the recipe directories, and the listings of the Results page and the kernels
 table.
 
+What a file stores is not taken on trust: every statistic a page shows is recomputed from the
+file's runs when it is loaded (document.recompute), Unicode format characters (bidi controls,
+zero-width ones) are made visible as [U+XXXX], and a file dated in the future (which would
+stay every host's latest) is never charted: the Results page lists it as such and the build
+warns (future_dated).
+
 The result files read are those under data/, or under $TUNINGLAB_DATA_DIR when it is set (the
 browser test builds the site from a copy with a hostile file added). Only the site reads it:
 recipes still write to files.DATA_DIR, and the transcribed historical tables always come
@@ -15,54 +21,127 @@ from functools import lru_cache
 from pathlib import Path
 
 from tuninglab import files
-from tuninglab.site.describe import host_description, shorten, software_text
+from tuninglab.results import document
+from tuninglab.site.describe import host_description, plain, shorten, software_text
 
 DATA_DIR = Path(os.environ.get("TUNINGLAB_DATA_DIR") or files.DATA_DIR)
+# A clock may run a little ahead of the builder's (data.check allows as much).
+CLOCK_SKEW = dt.timedelta(minutes=5)
+
+
+def now() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc)
 
 
 @lru_cache(maxsize=64)
 def _load_results(directory: str, _stamp: float) -> tuple:
-    docs = []
-    for path in sorted(Path(directory).glob("*.json")):
-        docs.append(json.loads(path.read_text()))
-    return tuple(docs)
+    return tuple(_load(path) for path in sorted(Path(directory).glob("*.json")))
 
 
-def results_for(recipe: str, variant: str | None = "", data_dir: Path = DATA_DIR,
+def _load(path: Path) -> dict:
+    """A result as the site shows it: plain text, statistics recomputed from its runs. One
+    whose runs give none is marked invalid (listed, never charted)."""
+    try:
+        doc = _plain(json.loads(path.read_text()))
+    except ValueError as exc:  # not JSON, not UTF-8, a 5,000-digit number: the build stops
+        raise ValueError(f"{path}: not a result file the site can read ({exc}); "
+                         f"`invoke data.check --path {path}` says what is wrong") from None
+    try:
+        document.recompute(doc)
+    except (ValueError, KeyError, TypeError, StopIteration, ArithmeticError) as exc:
+        doc["invalid"] = [*doc.get("invalid", []),
+                          plain(f"its statistics cannot be computed from its runs ({exc})")]
+    return doc
+
+
+def _plain(value):
+    """Every string of a document, keys too, with its format characters made visible."""
+    if isinstance(value, str):
+        return plain(value)
+    if isinstance(value, dict):
+        return {plain(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def future(doc: dict) -> str | None:
+    """Why a result is dated in the future (its start, end or submission), or None."""
+    limit = now() + CLOCK_SKEW
+    contribution = doc.get("contribution")
+    stamps = {"started": doc.get("started"), "finished": doc.get("finished"),
+              "submitted": contribution.get("submitted") if isinstance(contribution, dict)
+              else None}
+    for name, value in stamps.items():
+        try:
+            t = dt.datetime.fromisoformat(value) if isinstance(value, str) else None
+        except ValueError:
+            continue
+        if t is not None and t.tzinfo is not None and t > limit:
+            return f"dated in the future ({name} {value})"
+    return None
+
+
+def future_dated(data_dir: Path | None = None) -> list[str]:
+    """'<recipe>/<file>: why' for every result file dated in the future: the build warns."""
+    data_dir = Path(data_dir or DATA_DIR)
+    out = []
+    for directory in result_dirs(data_dir):
+        for path in sorted(directory.glob("*.json")):
+            try:
+                why = future(json.loads(path.read_text()))
+            except (OSError, ValueError):
+                continue
+            if why:
+                out.append(f"{directory.name}/{path.name}: {plain(why)}")
+    return out
+
+
+def results_for(recipe: str, variant: str | None = "", data_dir: Path | None = None,
                 listing: bool = False) -> list[dict]:
     """Result files of a recipe's main experiment or of one variant (None: all), oldest
     first. A result marked invalid (its TPC-C-like data broke a consistency condition) is
-    never charted: only a listing (the Results page) gets it."""
-    directory = Path(data_dir) / recipe
+    never charted, nor one dated in the future (future): only a listing (the Results page)
+    gets them."""
+    directory = Path(data_dir or DATA_DIR) / recipe  # at call time: a test may point it elsewhere
     if not directory.is_dir():
         return []
     stamp = max((p.stat().st_mtime for p in directory.glob("*.json")), default=0)
     docs = _load_results(str(directory), stamp)
     return [d for d in docs if (variant is None or d.get("variant", "") == variant)
-            and (listing or not d.get("invalid"))]
+            and (listing or not (d.get("invalid") or future(d)))]
 
 
 def _started(doc: dict) -> dt.datetime:
     return dt.datetime.fromisoformat(doc["started"])
 
 
+def host_key(doc: dict) -> tuple[str, bool]:
+    """A host: its salted id, and whether the result is contributed. A contribution never
+    replaces a project result, even one that carries (or forged) the project host's id."""
+    return doc["host"]["id"], bool(doc.get("contribution"))
+
+
 def latest_per_host(docs: list[dict]) -> list[dict]:
-    """Each host's latest result (hosts are told apart by their salted id), oldest first: a
-    machine rerunning a recipe replaces its own bars, not another machine's."""
+    """Each host's latest result, oldest first: a machine rerunning a recipe replaces its own
+    bars, not another machine's."""
     latest = {}
     for doc in docs:
-        held = latest.get(doc["host"]["id"])
+        held = latest.get(host_key(doc))
         if held is None or _started(doc) >= _started(held):
-            latest[doc["host"]["id"]] = doc
+            latest[host_key(doc)] = doc
     return sorted(latest.values(), key=_started)
 
 
-def by_kernel(data_dir: Path = DATA_DIR) -> list[dict]:
+def by_kernel(data_dir: Path | None = None) -> list[dict]:
     """Every result file grouped by the kernel its runs measured on: the host's, or the lab
-    VM's guest kernel (with its accelerator). Newest first within a kernel."""
+    VM's guest kernel (with its accelerator). Newest first within a kernel. A listing of files,
+    as the Results page is (invalid ones count), but without those dated in the future."""
     groups = {}
-    for directory in result_dirs(data_dir):
-        for doc in results_for(directory.name, variant=None, data_dir=data_dir):
+    for directory in result_dirs(data_dir or DATA_DIR):
+        for doc in results_for(directory.name, variant=None, data_dir=data_dir, listing=True):
+            if future(doc):
+                continue
             labs = [r["lab"] for p in doc["points"] for r in p["runs"] if "lab" in r]
             kernels = {(lab.get("kernel", "?"), f"lab VM ({lab['accelerator']})")
                        for lab in labs} or {(doc["software"]["kernel"], "host")}
@@ -100,5 +179,6 @@ def results_index(data_dir: Path | None = None) -> list[dict]:
                 "contributed": contribution is not None,
                 "submitted": str((contribution or {}).get("submitted", ""))[:10],
                 "description": shorten((contribution or {}).get("description", ""), 200),
-                "invalid": shorten("; ".join(doc.get("invalid", [])), 300)})
+                "invalid": shorten("; ".join([*doc.get("invalid", []),
+                                              *filter(None, [future(doc)])]), 300)})
     return sorted(rows, key=lambda r: (r["recipe"], r["variant"]))  # stable: newest first

@@ -1,0 +1,166 @@
+"""data.check's rules on the values of a result: no negative or implausibly large measures, every
+repeat once, one sample a second, times in order and none in the future, unique point ids."""
+
+import datetime as dt
+import re
+from itertools import islice
+
+from tuninglab.contrib.jsonpaths import at, fmt, is_number, runs, walk
+
+SAMPLE_SLACK = 2                # series samples more or fewer than plan/duration_s
+# A contributor's clock may run a little ahead of the checker's; more than this is a date
+# chosen to sort after every other result (the site shows each host's latest).
+CLOCK_SKEW = dt.timedelta(minutes=5)
+
+# The most any real machine could measure, by what a key's name says it holds (the first
+# pattern that matches the key wins). Each bound is 10 to 1000 times beyond the fastest
+# published results, so no real run comes near one; a forged 1e300 would flatten every other
+# bar of a chart, and a sum of such values overflows to infinity.
+BOUNDS = (
+    (r"bytes", 1e17, "bytes: 100 PB, more than a day of IO at 1 TB/s"),
+    (r"^mib_per_s$", 1e7, "MiB/s: 10 TiB/s, beyond any machine's memory bandwidth"),
+    (r"kib_s$", 1e10, "KiB/s: 10 TiB/s, beyond any machine's memory bandwidth"),
+    (r"_ms$", 1e9, "ms: 11 days, longer than any run"),
+    (r"tpm$", 6e9, "a minute: 100 million a second"),
+    (r"^(tps|qps)$|_per_s$|iops$", 1e8, "a second: 100 million, 10 times the fastest "
+                                        "published single server"),
+    (r"_pct$", 100, "a percentage"),
+    (r"(^t|_s|seconds)$", 1e6, "seconds: 11 days, longer than any run"),
+    (r"", 1e15, "a count: a day at 10 billion a second"),
+)
+
+
+def now() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc)
+
+
+def check_numbers(doc: dict) -> list[str]:
+    """A run's summary and series hold throughputs, latencies, counts, bytes, times and
+    percentages: none can be negative."""
+    return [at(key, f"{value!r} is negative; expected a number >= 0")
+            for run_path, run in runs(doc)
+            for part in ("summary", "series")
+            for key, value in walk(run[part], (*run_path, part))
+            if is_number(value) and value < 0]
+
+
+def check_magnitudes(doc: dict) -> list[str]:
+    """No measure beyond what a real machine could produce (BOUNDS): the runs' summaries and
+    series, the device baseline the charts divide by, the host."""
+    parts = [(("device_baseline",), doc.get("device_baseline") or {}), (("host",), doc["host"])]
+    parts += [((*run_path, part), run[part]) for run_path, run in runs(doc)
+              for part in ("summary", "series")]
+    problems = []
+    for where, part in parts:
+        for key, value in walk(part, where):
+            if is_number(value):
+                bound, why = bound_of(key)
+                if abs(value) > bound:
+                    problems.append(at(key, f"{value:g} is beyond what a machine measures; "
+                                            f"expected at most {bound:g} ({why})"))
+    return problems
+
+
+def bound_of(path: tuple) -> tuple[float, str]:
+    """The bound of the value at path, by its last key (a series' samples: the series' key)."""
+    name = next((k for k in reversed(path) if isinstance(k, str)), "")
+    return next((bound, why) for pattern, bound, why in BOUNDS if re.search(pattern, name))
+
+
+def check_repeats(doc: dict) -> list[str]:
+    n = doc["plan"]["repeats"]
+    problems = []
+    for i, point in enumerate(doc["points"]):
+        got = sorted(run["repeat"] for run in point["runs"])
+        if len(got) == n and got == list(range(1, n + 1)):
+            continue
+        count = n - len({r for r in got if r <= n})
+        first = islice((r for r in range(1, n + 1) if r not in got), 5)  # n may be a billion
+        missing = f", missing {', '.join(map(str, first))}{' ...' if count > 5 else ''}" \
+            if count else ""
+        problems.append(at(("points", i, "runs"),
+                           f"repeats {', '.join(map(str, got)) or 'none'}{missing}; expected 1 "
+                           f"to {n} once each (plan/repeats)"))
+    return problems
+
+
+def check_series(doc: dict) -> list[str]:
+    """One sample a second: every series as long as series/t, and about plan/duration_s of
+    them (a scan is untimed: duration 0, no samples or a stray one)."""
+    duration = doc["plan"]["duration_s"]
+    problems = []
+    for run_path, run in runs(doc):
+        series = run["series"]
+        n = len(series["t"])
+        problems += [at((*run_path, "series", key), f"{len(values)} samples; expected {n}, one "
+                                                    "per entry of series/t")
+                     for key, values in series.items() if len(values) != n]
+        if abs(n - duration) > SAMPLE_SLACK:
+            low, high = max(0, duration - SAMPLE_SLACK), duration + SAMPLE_SLACK
+            problems.append(at((*run_path, "series", "t"),
+                               f"{n} samples for a {duration:g} s run; expected {low:g} to "
+                               f"{high:g} (plan/duration_s, one a second)"))
+    return problems
+
+
+def check_times(doc: dict) -> list[str]:
+    """started <= each run's started <= its finished <= finished, and none in the future."""
+    if doc["finished"] is None:
+        return [at("finished", "null; expected the time the run finished (only finished "
+                               "results belong in data/)")]
+    problems = []
+    for run_path, run in runs(doc):
+        chain = [(("started",), doc["started"]), ((*run_path, "started"), run["started"]),
+                 ((*run_path, "finished"), run["finished"]), (("finished",), doc["finished"])]
+        times = [parse_time(value) for _, value in chain]
+        problems += [at(key, f"{value!r} is not a date-time with a time zone; expected one "
+                             "like 2026-11-21T23:38:47+00:00")
+                     for (key, value), t in zip(chain, times) if t is None]
+        for (earlier, early), (later, late), a, b in zip(chain, chain[1:], times, times[1:]):
+            if a and b and a > b:
+                problems.append(at(later, f"{late} is before {fmt(earlier)} {early}; expected "
+                                          "started <= each run's started <= its finished <= "
+                                          "finished"))
+    return problems + future_times(doc)
+
+
+def future_times(doc: dict) -> list[str]:
+    """A result dated in the future would sort after every real one, forever."""
+    limit = now()
+    stamps = [(("started",), doc["started"]), (("finished",), doc["finished"])]
+    stamps += [((*run_path, key), run[key]) for run_path, run in runs(doc)
+               for key in ("started", "finished")]
+    stamps += [(("contribution", "submitted"), (doc.get("contribution") or {}).get("submitted"))]
+    problems = []
+    for key, value in stamps:
+        t = parse_time(value) if isinstance(value, str) else None
+        if t is not None and t > limit + CLOCK_SKEW:
+            problems.append(at(key, f"{value} is in the future (the checker's clock says "
+                                    f"{limit.isoformat(timespec='seconds')}); expected a time "
+                                    f"that has passed ({CLOCK_SKEW.seconds // 60} minutes of "
+                                    "clock skew allowed)"))
+    return problems
+
+
+def parse_time(value: str) -> dt.datetime | None:
+    try:
+        t = dt.datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return t if t.tzinfo else None
+
+
+def check_points(doc: dict) -> list[str]:
+    """Point ids are unique (runs and charts find points by id) and the baseline is one."""
+    problems, first = [], {}
+    for i, point in enumerate(doc["points"]):
+        if point["id"] in first:
+            problems.append(at(("points", i, "id"), f"{point['id']!r} is also points/"
+                                                    f"{first[point['id']]}/id; expected unique "
+                                                    "point ids"))
+        first.setdefault(point["id"], i)
+    baseline = doc["sweep"]["baseline"]
+    if baseline not in first:
+        problems.append(at("sweep/baseline", f"{baseline!r} is no point; expected one of: "
+                                             f"{', '.join(map(repr, first))}"))
+    return problems

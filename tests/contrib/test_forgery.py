@@ -1,0 +1,289 @@
+"""data.check against results that claim more than they measured (issue 16): statistics their
+runs do not give, dates in the future, a pull request's file posing as the project's host,
+impossible magnitudes, numbers no JSON reader agrees on, and text that reorders or hides itself.
+Each bad document is made from a real committed one; each line names the file, the JSON path,
+what is wrong and what was expected."""
+
+import copy
+import datetime as dt
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from helpers import DATA, copy_committed_data
+from tuninglab import cli
+from tuninglab.contrib import check, forgery, values
+from tuninglab.results import document, stats
+
+BASE = DATA / "doublewrite" / "20261121T233847Z-209a4cf4-quick.json"  # 2 points x 5 repeats
+PROJECT_HOST = json.loads(BASE.read_text())["host"]["id"]
+EXPECTED_STATS = ("expected the recomputed value (stored statistics must be what the runs "
+                  "give; invoke data.submit recomputes them)")
+
+
+def base_doc() -> dict:
+    return json.loads(BASE.read_text())
+
+
+def place(root: Path, doc: dict) -> Path:
+    """Write doc where document.final_path puts it under root/data."""
+    path = root / document.final_path(doc, Path("data"))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def problems_of(tmp_path, doc) -> tuple[Path, list[str]]:
+    path = place(tmp_path, doc)
+    return path, check.check_file(path)
+
+
+def contributed(doc: dict, host="c0ffee00c0ffee00") -> dict:
+    doc = copy.deepcopy(doc)
+    doc["host"]["id"] = host
+    doc["contribution"] = {"submitted": document.now(), "tool": "data.submit"}
+    return doc
+
+
+# --- A: statistics the runs do not give ---------------------------------------------------------
+
+def test_forged_statistics_are_named_with_the_stored_and_the_recomputed_value(tmp_path):
+    doc = base_doc()
+    on, off = doc["points"]
+    real = document.point_stats(doc)
+    on["stats"]["tps"]["median"] = -5
+    off["stats"]["tps"]["median"] = 99999
+    off["stats"]["ratio"].update(ratio=62, verdict="faster")
+    path, problems = problems_of(tmp_path, doc)
+    assert problems == [
+        f"{path}: points/0/stats/tps/median: stored -5, recomputed from the runs "
+        f"{json.dumps(real[0]['stats']['tps']['median'])}; {EXPECTED_STATS}",
+        f"{path}: points/1/stats/tps/median: stored 99999, recomputed from the runs "
+        f"{json.dumps(real[1]['stats']['tps']['median'])}; {EXPECTED_STATS}",
+        f"{path}: points/1/stats/ratio/ratio: stored 62, recomputed from the runs "
+        f"{json.dumps(real[1]['stats']['ratio']['ratio'])}; {EXPECTED_STATS}",
+        f"{path}: points/1/stats/ratio/verdict: stored \"faster\", recomputed from the runs "
+        f"\"no detectable difference\"; {EXPECTED_STATS}"]
+
+
+def test_missing_and_extra_statistics_and_trends_and_the_method(tmp_path):
+    doc = base_doc()
+    del doc["points"][0]["stats"]["write_bytes_per_trx"]
+    doc["points"][1]["trends"]["dips"] = 7
+    doc["points"][1]["stats"]["mib_per_s"] = doc["points"][1]["stats"]["tps"]
+    doc["methods"]["summary"] = "median of repeats; 95% CI: Student t interval of the mean"
+    path, problems = problems_of(tmp_path, doc)
+    assert problems[:3] == [
+        f"{path}: points/0/stats/write_bytes_per_trx: stored nothing, recomputed from the runs "
+        f"an object of 6 keys; {EXPECTED_STATS}",
+        f"{path}: points/1/stats/mib_per_s: stored an object of 6 keys, recomputed from the "
+        f"runs nothing; {EXPECTED_STATS}",
+        f"{path}: points/1/trends/dips: stored 7, recomputed from the runs 0; {EXPECTED_STATS}"]
+    line = (f"{path}: methods/summary: stored \"median of repeats; 95% CI: Student t interval "
+            f"of the mean\", recomputed from the runs {json.dumps(stats.SUMMARY_METHOD)}; "
+            f"{EXPECTED_STATS}")
+    assert problems[3:] == [check.one_line(line)]  # cut in the middle: a long line
+
+
+def test_the_last_digits_of_a_recomputation_may_differ(tmp_path):
+    doc = base_doc()
+    s = doc["points"][1]["stats"]["tps"]
+    s["ci_low"] *= 1 + 1e-12
+    s["ci_high"] *= 1 - 1e-12
+    assert problems_of(tmp_path, doc)[1] == []
+    s["ci_low"] *= 1 + 1e-6
+    [line] = problems_of(tmp_path, doc)[1]
+    assert ": points/1/stats/tps/ci_low: stored " in line
+
+
+def test_a_file_that_differs_everywhere_gets_ten_lines_and_a_count(tmp_path):
+    doc = base_doc()
+    for p in doc["points"]:
+        for summary in p["stats"].values():
+            if summary:
+                summary.update({k: 1 for k in summary if k not in ("verdict", "n")})
+    path, problems = problems_of(tmp_path, doc)
+    assert len(problems) == forgery.MAX_SHOWN + 1
+    # 2 points x 5 numbers of tps and of write_bytes_per_trx, and 3 of the one ratio: 23
+    assert problems[-1] == (f"{path}: points: 13 more stored statistics differ from the "
+                            "recomputed ones; expected none")
+
+
+def test_runs_that_give_no_statistics_are_said_once(tmp_path):
+    doc = base_doc()
+    doc["workload"]["metric"] = "new_order_tpm"  # the runs hold no new-order throughput
+    path, problems = problems_of(tmp_path, doc)
+    assert f"{path}: points: the statistics cannot be computed from the runs " \
+           "('new_order_tpm'); expected runs whose summaries hold the primary metric as a real " \
+           "run measures it" in problems
+
+
+def test_repeats_whose_interval_overflows_are_said_not_crashed_on(tmp_path):
+    doc = base_doc()
+    for run, tps in zip(doc["points"][0]["runs"], (1e-300, 1e-300, 1e8, 1e8, 1e8)):
+        run["summary"]["tps"] = tps
+    path, problems = problems_of(tmp_path, doc)
+    assert problems == [f"{path}: points: the statistics cannot be computed from the runs (math "
+                        "range error); expected runs whose summaries hold the primary metric as "
+                        "a real run measures it"]
+
+
+# --- B: dates in the future, and a pull request's files -----------------------------------------
+
+def test_dates_in_the_future_are_refused(tmp_path):
+    doc = contributed(base_doc())
+    doc["finished"] = "2099-01-01T00:00:00+00:00"
+    doc["contribution"]["submitted"] = "2099-01-01T00:00:00Z"
+    path, problems = problems_of(tmp_path, doc)
+    assert [p.split(" (the checker's clock says ")[0] for p in problems] == [
+        f"{path}: finished: 2099-01-01T00:00:00+00:00 is in the future",
+        f"{path}: contribution/submitted: 2099-01-01T00:00:00Z is in the future"]
+    assert problems[0].endswith("; expected a time that has passed (5 minutes of clock skew "
+                                "allowed)")
+
+
+def test_a_few_minutes_of_clock_skew_are_allowed(tmp_path):
+    doc = base_doc()
+    ahead = dt.datetime.now(dt.timezone.utc) + dt.timedelta(minutes=4)
+    doc["finished"] = ahead.isoformat(timespec="seconds")
+    assert problems_of(tmp_path, doc)[1] == []
+    doc["finished"] = (ahead + dt.timedelta(minutes=3)).isoformat(timespec="seconds")
+    [line] = problems_of(tmp_path, doc)[1]
+    assert ": finished: " in line and "is in the future" in line
+
+
+def test_runs_dated_in_the_future_are_named(tmp_path, monkeypatch):
+    """A clock that says the result has only just started: its runs are all to come."""
+    doc = base_doc()
+    clock = dt.datetime.fromisoformat(doc["started"]) - values.CLOCK_SKEW
+    monkeypatch.setattr(values, "now", lambda: clock)
+    problems = problems_of(tmp_path, doc)[1]
+    run = doc["points"][0]["runs"][0]
+    assert ": finished: " in problems[0]
+    assert problems[1].split(" (the checker")[0].endswith(
+        f": points/0/runs/0/started: {run['started']} is in the future")
+    assert len(problems) == 1 + 2 * 10  # the end, and the start and end of each of 10 runs
+
+
+@pytest.fixture
+def data(tmp_path, monkeypatch):
+    """A data/ of the committed results, as the pull request check's worktree has it."""
+    data = copy_committed_data(tmp_path / "data")
+    monkeypatch.setattr(check, "DATA_DIR", data)
+    return data
+
+
+def test_a_pull_requests_result_must_be_a_contribution(data):
+    own = place(data.parent, {**base_doc(), "started": "2026-11-20T00:00:00+00:00"})
+    assert check.check_paths([own]) == []
+    assert check.check_paths([own], contributions=True) == [
+        f"{own}: contribution: missing: a pull request adds contributed results only; expected "
+        "a result prepared by invoke data.submit"]
+
+
+@pytest.mark.parametrize("host", [PROJECT_HOST, PROJECT_HOST[:8] + "00000000"])
+def test_a_contribution_cannot_pose_as_a_project_host(data, host):
+    posing = place(data.parent, contributed(base_doc(), host))
+    [line] = check.check_paths([posing], contributions=True)
+    assert line.startswith(f"{posing}: host/id: {host} is (or begins as) the host of the "
+                           "project's own result ")
+    assert line.endswith("; expected the id your own run recorded (a contribution never "
+                         "stands for the project's hosts)")
+    assert check.check_paths([posing]) == []  # the rule of a pull request's files only
+
+
+def test_a_contribution_from_its_own_host_passes(data):
+    assert check.check_paths([place(data.parent, contributed(base_doc()))],
+                             contributions=True) == []
+
+
+def test_the_checked_files_are_no_project_hosts_of_their_own(data):
+    doc = contributed(base_doc())
+    lone = copy.deepcopy(doc)
+    del lone["contribution"]
+    lone["started"] = "2026-11-20T00:00:00+00:00"
+    paths = [place(data.parent, lone), place(data.parent, doc)]
+    assert [line.split(": ")[1] for line in check.check_paths(paths, contributions=True)] == [
+        "contribution"]  # the second is not refused as the host of the first
+
+
+def test_data_check_with_contributions_prints_and_fails(data):
+    own = place(data.parent, {**base_doc(), "started": "2026-11-20T00:00:00+00:00"})
+    lines = []
+    with pytest.raises(SystemExit) as info:
+        cli.data_check([str(own)], lines.append, contributions=True)
+    assert info.value.code == 1
+    assert lines == [f"{own}: contribution: missing: a pull request adds contributed results "
+                     "only; expected a result prepared by invoke data.submit",
+                     "1 result file checked, 1 problem"]
+
+
+def test_the_workflow_checks_new_files_as_contributions():
+    script = (DATA.parent / ".github" / "check-new-results.sh").read_text()
+    assert "cli.guard(cli.data_check, sys.argv[1:], print, True)" in script
+
+
+# --- D: magnitudes, long numbers, format characters ---------------------------------------------
+
+def test_implausible_magnitudes_are_named_with_their_bound(tmp_path):
+    doc = base_doc()
+    doc["points"][0]["runs"][0]["summary"]["tps"] = 1e300
+    doc["points"][0]["runs"][1]["summary"]["io"]["write_bytes"] = 10**18
+    doc["points"][1]["runs"][2]["series"]["latency_p95_ms"][3] = 2e9
+    doc["device_baseline"]["fsync_per_s"] = 1e12
+    document.recompute(doc)  # statistics in line with the runs: only this rule speaks
+    path, problems = problems_of(tmp_path, doc)
+    assert problems == [
+        f"{path}: device_baseline/fsync_per_s: 1e+12 is beyond what a machine measures; "
+        "expected at most 1e+08 (a second: 100 million, 10 times the fastest published single "
+        "server)",
+        f"{path}: points/0/runs/0/summary/tps: 1e+300 is beyond what a machine measures; "
+        "expected at most 1e+08 (a second: 100 million, 10 times the fastest published single "
+        "server)",
+        f"{path}: points/0/runs/1/summary/io/write_bytes: 1e+18 is beyond what a machine "
+        "measures; expected at most 1e+17 (bytes: 100 PB, more than a day of IO at 1 TB/s)",
+        f"{path}: points/1/runs/2/series/latency_p95_ms/3: 2e+09 is beyond what a machine "
+        "measures; expected at most 1e+09 (ms: 11 days, longer than any run)"]
+
+
+@pytest.mark.parametrize("key, bound", [
+    (("summary", "mib_per_s"), 1e7), (("summary", "new_order_tpm"), 6e9),
+    (("series", "cpu_busy_pct", 4), 100), (("series", "resync_kib_s", 0), 1e10),
+    (("summary", "runtime_s"), 1e6), (("series", "t", 9), 1e6),
+    (("summary", "tpcc", "transactions", "payment", "count"), 1e15),
+    (("summary", "array_io", "read_bytes_per_trx"), 1e17)])
+def test_each_unit_has_its_bound(key, bound):
+    assert values.bound_of(("points", 0, "runs", 0, *key))[0] == bound
+
+
+@pytest.mark.parametrize("digits", [21, 5000])
+def test_a_number_of_too_many_digits_is_named_without_pythons_advice(tmp_path, digits):
+    path = place(tmp_path, base_doc())
+    path.write_text(path.read_text().replace('"seed": 1,', f'"seed": {"9" * digits},', 1))
+    assert check.check_file(path) == [
+        f"{path}: plan/seed: a number of {digits:,} digits; expected a number of at most 20 "
+        "digits (a 64-bit counter has 20)"]
+
+
+def test_format_characters_are_refused_in_every_string(tmp_path):
+    doc = base_doc()
+    doc["host"]["cpu_model"] = "AMD\u202eCPYE"
+    doc["points"][0]["value"] = "ON\u200b"
+    doc["points"][1]["effective"] = {"\u2066key": "1"}
+    text = doc["recipe"]["text"] + "# \u2069\n"
+    doc["recipe"].update(text=text, sha256=hashlib.sha256(text.encode()).hexdigest())
+    path, problems = problems_of(tmp_path, doc)
+    expected = "; expected text without bidi controls or zero-width characters (Unicode " \
+               "category Cf)"
+    assert problems[:4] == [
+        f"{path}: recipe/text: format character U+2069 (POP DIRECTIONAL ISOLATE) at character "
+        f"{len(text) - 2}{expected}",
+        f"{path}: host/cpu_model: format character U+202E (RIGHT-TO-LEFT OVERRIDE) at "
+        f"character 3{expected}",
+        f"{path}: points/0/value: format character U+200B (ZERO WIDTH SPACE) at character 2"
+        f"{expected}",
+        f"{path}: points/1/effective/\\u2066key: the key format character U+2066 (LEFT-TO-RIGHT "
+        f"ISOLATE) at character 0{expected}"]
+    assert all(c not in "".join(problems) for c in "\u202e\u200b\u2066\u2069")

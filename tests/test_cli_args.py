@@ -1,0 +1,87 @@
+"""Unit tests of `invoke recipe`'s arguments (cli.recipe_run): each bad one is one line naming
+the option and what was expected, said before any recipe runs; the run gets the good ones."""
+
+import pytest
+
+from tuninglab import cli
+from tuninglab.errors import UserError
+from tuninglab.recipes.model import MAX_REPEATS
+
+
+@pytest.fixture
+def started(monkeypatch):
+    """The runs recipe_run would start: (name, Options, variant)."""
+    runs = []
+    monkeypatch.setattr(cli.runner, "run_all", lambda name, opts, variant, say:
+                        runs.append((name, opts, variant)))
+    return runs
+
+
+def run(tmp_path, name="doublewrite", **given):
+    args = {"quick": False, "profile": None, "repeats": None, "duration": None, "warmup": None,
+            "mysqld": None, "workdir": str(tmp_path / "work"), "dry_run": True, "seed": None,
+            **given}
+    cli.recipe_run(name, **args)
+
+
+def refused(tmp_path, started, **given) -> str:
+    with pytest.raises(UserError) as info:
+        run(tmp_path, **given)
+    assert started == [] and "\n" not in str(info.value)
+    return str(info.value)
+
+
+@pytest.mark.parametrize("seed", ["abc", "1.5", "-1", "", "0x10", " 1"])
+def test_a_seed_that_is_not_a_whole_number(tmp_path, started, seed):
+    assert refused(tmp_path, started, seed=seed) == \
+        f"--seed: expected a whole number, got {seed!r}"
+
+
+def test_a_seed_too_large_for_the_result_file(tmp_path, started):
+    assert refused(tmp_path, started, seed="9" * 5000).startswith(
+        "--seed: expected a whole number below 2**63")
+
+
+@pytest.mark.parametrize("seed, expected", [(None, 1), ("7", 7), (42, 42), ("0", 0)])
+def test_the_seed_reaches_the_run(tmp_path, started, seed, expected):
+    run(tmp_path, seed=seed)
+    assert started[0][1].seed == expected
+
+
+def test_repeats_that_are_not_a_number(tmp_path, started):
+    assert refused(tmp_path, started, repeats="many") == \
+        f"--repeats: expected a whole number from 1 to {MAX_REPEATS}, got 'many'"
+
+
+@pytest.mark.parametrize("name", ["../../x", "/etc/passwd", "doublewrite/../redo-size",
+                                  "recipes/doublewrite/recipe.toml", "x.toml"])
+def test_a_recipe_name_that_is_a_path(tmp_path, started, name):
+    message = refused(tmp_path, started, name=name)
+    assert message.startswith(f"recipe {name!r}: expected a plain name")
+    assert "`invoke recipe.list`" in message
+
+
+@pytest.mark.parametrize("variant", ["../x", "TPCC", "a b", "x" * 40])
+def test_a_variant_name_that_is_not_plain(tmp_path, started, variant):
+    assert refused(tmp_path, started, variant=variant) == (
+        f"--variant {variant!r}: expected a variant name of lower-case letters, digits and "
+        "dashes (variants of doublewrite: tpcc)")
+
+
+@pytest.mark.parametrize("variant", [None, "", "tpcc"])
+def test_plain_variants_pass(tmp_path, started, variant):
+    run(tmp_path, variant=variant)
+    assert started[0][2] == variant
+
+
+def test_a_workdir_that_is_a_file_is_said_in_a_dry_run(tmp_path, started):
+    (tmp_path / "file").write_text("")
+    assert refused(tmp_path, started, workdir=str(tmp_path / "file")) == (
+        f"work directory {tmp_path / 'file'}: is a file, expected a directory; "
+        "pass --workdir DIR")
+
+
+def test_a_workdir_in_proc_is_said_in_a_dry_run(tmp_path, started):
+    assert refused(tmp_path, started, workdir="/proc").startswith(
+        "work directory /proc: a virtual filesystem (proc), expected a directory on a real "
+        "filesystem you can write")

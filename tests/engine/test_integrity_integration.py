@@ -1,19 +1,24 @@
 """Results that cannot be silently wrong, on the real server: a disk that fills while the
 template is built or while a run is measured (a small tmpfs as the work directory, filled with
-a file at the moment named), and two runs started in the same second."""
+a file at the moment named), two runs started in the same second, and a template build
+killed midway."""
 
 import json
 import os
 import shutil
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
+from helpers import REPO, fixture_recipe, run_options, run_recipe, servers_under, tmpfs
 
-from helpers import fixture_recipe, run_options, run_recipe, servers_under, tmpfs
 from tuninglab.engine import record, runner, workdir
 from tuninglab.errors import UserError
 
 pytestmark = pytest.mark.integration
+INVOKE = REPO / ".venv" / "bin" / "invoke"
 
 # Big enough that a load into 150 MiB runs out of space: 4 tables x 50,000 rows, as the issue
 # that found a template cached with short tables saw it.
@@ -98,3 +103,36 @@ def test_two_runs_started_in_the_same_second_keep_both_results(recipes_dir, shar
     assert first != second and doc1["started"] == doc2["started"]
     assert sorted(p.name for p in (data / "tiny").iterdir()) == sorted([first.name, second.name])
     assert json.loads(first.read_text())["run_id"] == doc1["run_id"] != doc2["run_id"]
+
+
+KILLED_BUILD = """
+import sys
+from pathlib import Path
+from tuninglab.engine import runner
+opts = runner.Options(profile="full", workdir=Path(sys.argv[1]), data_dir=Path(sys.argv[2]),
+                      recipes_dir=Path(sys.argv[3]), baseline_seconds=1)
+runner.run("big", opts, say=lambda line: print(line, flush=True))
+"""
+
+
+def test_lab_clean_removes_a_template_build_killed_midway(recipes_dir, tmp_path):
+    fixture_recipe(recipes_dir, "tiny", "big", replace=BIG)
+    wd = tmp_path / "wd"
+    proc = subprocess.Popen([sys.executable, "-u", "-c", KILLED_BUILD, str(wd),
+                             str(tmp_path / "data"), str(recipes_dir)], cwd=REPO,
+                            stdout=subprocess.PIPE, text=True)
+    for line in proc.stdout:
+        if line.startswith("building the template"):
+            break
+    deadline = time.monotonic() + 60  # until the load has begun writing
+    while not servers_under(wd) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    proc.kill()
+    proc.wait()
+    [building] = (wd / "templates").glob("*.building-*")
+    out = subprocess.run([INVOKE, "lab.clean", "--workdir", str(wd)], cwd=REPO,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert f"removed {building} (" in out.stdout and "left by a failed run" in out.stdout
+    assert list((wd / "templates").iterdir()) == []
+    assert servers_under(wd) == []

@@ -3,8 +3,10 @@ pid files) and its files (run directories, half-built templates, temporary files
 them when it starts; `invoke lab.clean` removes them and says what it removed."""
 
 import os
+import re
 import shutil
 import signal
+import time
 from pathlib import Path
 
 
@@ -23,7 +25,23 @@ def reap_stale_servers(wd: Path) -> list[int]:
             if str(pidfile.parent) in cmdline:
                 os.kill(pid, signal.SIGKILL)
                 reaped.append(pid)
+    for pid in reaped:
+        _wait_gone(pid)
     return reaped
+
+
+def _wait_gone(pid: int, timeout: float = 30) -> None:
+    """Until a killed process has exited: until then its threads may still write into the
+    directories about to be removed."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return
+        if state in ("Z", "X"):  # exited; a zombie only waits for its parent to read it
+            return
+        time.sleep(0.05)
 
 
 # What a failed or killed run leaves on disk, relative to the work directory. The caller holds
@@ -38,6 +56,9 @@ def remove_stale_files(wd: Path) -> list[str]:
     done = []
     for pattern in STALE:
         for path in sorted(wd.glob(pattern)):
+            for pid in _workers_in(path):  # e.g. the bootstrap server of a killed initialise
+                os.kill(pid, signal.SIGKILL)
+                _wait_gone(pid)
             if path.is_dir() and not path.is_symlink() and _holds_mount(path):
                 done.append(f"kept {path}: something is mounted in it")
                 continue
@@ -48,6 +69,28 @@ def remove_stale_files(wd: Path) -> list[str]:
                 path.unlink()
             done.append(f"removed {path} ({size / 2**20:,.0f} MiB), left by a failed run")
     return done
+
+
+# The programs a run starts that write into its directories. A killed run's direct children die
+# with it (PR_SET_PDEATHSIG), not theirs: mariadb-install-db's bootstrap server lives on.
+WORKERS = re.compile(r"(?:^|/)(?:mariadbd|mysqld|mariadb-install-db|mysql_install_db|sysbench"
+                     r"|fio)$")
+
+
+def _workers_in(path: Path) -> list[int]:
+    """The pids of server, loader and benchmark processes whose command line names path."""
+    needle = str(path)
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or int(proc.name) == os.getpid():
+            continue
+        try:
+            argv = (proc / "cmdline").read_bytes().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        if WORKERS.search(argv[0]) and any(needle in arg for arg in argv[1:]):
+            pids.append(int(proc.name))
+    return pids
 
 
 def _holds_mount(path: Path) -> bool:

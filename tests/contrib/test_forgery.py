@@ -65,7 +65,7 @@ def test_forged_statistics_are_named_with_the_stored_and_the_recomputed_value(tm
         f"{path}: points/1/stats/ratio/ratio: stored 62, recomputed from the runs "
         f"{json.dumps(real[1]['stats']['ratio']['ratio'])}; {EXPECTED_STATS}",
         f"{path}: points/1/stats/ratio/verdict: stored \"faster\", recomputed from the runs "
-        f"\"no detectable difference\"; {EXPECTED_STATS}"]
+        f"\"too noisy to tell\"; {EXPECTED_STATS}"]
 
 
 def test_missing_and_extra_statistics_and_trends_and_the_method(tmp_path):
@@ -103,11 +103,13 @@ def test_a_file_that_differs_everywhere_gets_ten_lines_and_a_count(tmp_path):
     for p in doc["points"]:
         for summary in p["stats"].values():
             if summary:
-                summary.update({k: 1 for k in summary if k not in ("verdict", "n")})
+                summary.update({k: 1 for k in summary
+                                if k not in ("verdict", "verdict_kind", "n")})
     path, problems = problems_of(tmp_path, doc)
     assert len(problems) == forgery.MAX_SHOWN + 1
-    # 2 points x 5 numbers of tps and of write_bytes_per_trx, and 3 of the one ratio: 23
-    assert problems[-1] == (f"{path}: points: 13 more stored statistics differ from the "
+    # 2 points x 5 numbers of tps and of write_bytes_per_trx, and 5 of the one ratio (the
+    # ratio, its 95% interval and its equivalence interval): 25
+    assert problems[-1] == (f"{path}: points: 15 more stored statistics differ from the "
                             "recomputed ones; expected none")
 
 
@@ -128,6 +130,55 @@ def test_repeats_whose_interval_overflows_are_said_not_crashed_on(tmp_path):
     assert problems == [f"{path}: points: the statistics cannot be computed from the runs (math "
                         "range error); expected runs whose summaries hold the primary metric as "
                         "a real run measures it"]
+
+
+def test_a_forged_equivalence_is_named(tmp_path):
+    """A "too noisy to tell" ratio passed off as "equivalent": its kind and its text."""
+    doc = base_doc()
+    doc["points"][1]["stats"]["ratio"].update(verdict="equivalent within ±3%",
+                                               verdict_kind="equivalent")
+    path, problems = problems_of(tmp_path, doc)
+    assert problems == [
+        f"{path}: points/1/stats/ratio/verdict: stored \"equivalent within ±3%\", "
+        f"recomputed from the runs \"too noisy to tell\"; {EXPECTED_STATS}",
+        f"{path}: points/1/stats/ratio/verdict_kind: stored \"equivalent\", recomputed from "
+        f"the runs \"too noisy to tell\"; {EXPECTED_STATS}"]
+
+
+def test_a_margin_widened_to_call_an_effect_equivalent_is_named(tmp_path):
+    """Statistics recomputed with a margin of 50% agree with themselves: the margin itself
+    must be the recipe's."""
+    doc = base_doc()
+    doc["plan"]["smallest_effect_pct"] = 50
+    document.recompute(doc)
+    assert doc["points"][1]["stats"]["ratio"]["verdict"] == "equivalent within ±50%"
+    path, problems = problems_of(tmp_path, doc)
+    assert problems == [f"{path}: plan/smallest_effect_pct: 50 is not the smallest effect "
+                        "worth knowing of the recipe; expected 3, what recipe/text names none: "
+                        "the default"]
+
+
+def test_the_margin_is_the_one_the_recipe_text_names_for_the_variant():
+    doc = base_doc()
+    text = doc["recipe"]["text"].replace("[measure]\n", '[measure]\nsmallest_effect = "5%"\n')
+    doc["recipe"]["text"] = text + '\n[variants.tpcc.measure]\nsmallest_effect = "2.5%"\n'
+    assert check.check_smallest_effect(doc) == [
+        "plan/smallest_effect_pct: 3 is not the smallest effect worth knowing of the recipe; "
+        "expected 5, what recipe/text names in [measure] smallest_effect"]
+    doc["plan"]["smallest_effect_pct"] = 5.0
+    assert check.check_smallest_effect(doc) == []
+    doc["variant"] = "tpcc"
+    assert "expected 2.5," in check.check_smallest_effect(doc)[0]
+    doc["plan"]["smallest_effect_pct"] = 2.5
+    assert check.check_smallest_effect(doc) == []
+
+
+def test_a_margin_out_of_range_is_refused_by_the_schema(tmp_path):
+    for pct in (0, 100, -3):
+        doc = base_doc()
+        doc["plan"]["smallest_effect_pct"] = pct
+        assert any(": plan/smallest_effect_pct: " in line
+                   for line in problems_of(tmp_path, doc)[1])
 
 
 # --- B: dates in the future, and a pull request's files -----------------------------------------

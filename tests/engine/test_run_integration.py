@@ -37,8 +37,9 @@ def test_tiny_recipe_writes_a_valid_result_with_series(recipes_dir, shared_workd
             assert len(series["tps"]) == 2 and len(series["history_list_length"]) == 2
             assert all(len(v) == len(series["t"]) for v in series.values())
     assert doc["points"][0]["stats"]["ratio"] is None
-    assert doc["points"][1]["stats"]["ratio"]["verdict"] in (
-        "faster", "slower", "no detectable difference")
+    assert doc["points"][1]["stats"]["ratio"]["verdict_kind"] in (
+        "faster", "slower", "equivalent", "too noisy to tell")
+    assert doc["plan"]["smallest_effect_pct"] == 3.0  # the recipe names none: the default
     assert doc["device_baseline"]["fsync_per_s"] > 0
     assert any("[4/4]" in line for line in lines)
     assert any(line.startswith("point") and "median tps" in line for line in lines)

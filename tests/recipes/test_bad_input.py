@@ -217,3 +217,44 @@ def test_a_storage_string_with_a_control_character_is_refused(tmp_path, storage)
     message = one_line(load_error(tmp_path, recipe_text(
         storage=f'[storage]\nfilesystem = "ext4"\n{storage}\n')))
     assert "storage." in message and "control character" in message
+
+
+# --- the smallest effect worth knowing ----------------------------------------------------------
+
+def measure(smallest_effect: str) -> str:
+    return f'[measure]\nduration = "1m"\nsmallest_effect = {smallest_effect}\n'
+
+
+@pytest.mark.parametrize("value, shown", [
+    ('"0%"', "'0%'"), ('"150%"', "'150%'"), ('"100%"', "'100%'"), ('"abc"', "'abc'"),
+    ('"-3%"', "'-3%'"), ('"3"', "'3'"), ('""', "''"), ('"1e1%"', "'1e1%'"),
+    ("3", "3"), ("0.03", "0.03"), ("true", "True")])  # a bare number: 3% or 0.03%?
+def test_a_smallest_effect_that_is_no_percentage_in_range_is_refused(tmp_path, value, shown):
+    message = one_line(load_error(tmp_path, recipe_text(measure=measure(value))))
+    assert message.endswith(': measure.smallest_effect: expected a percentage above 0% and '
+                            f'below 100% such as "3%", got {shown}')
+
+
+@pytest.mark.parametrize("value, pct", [('"3%"', 3.0), ('"2.5%"', 2.5), ('" 10 % "', 10.0),
+                                        ('"99.5%"', 99.5)])
+def test_a_smallest_effect_is_read_as_a_number_of_percent(tmp_path, value, pct):
+    write_recipe(tmp_path, "demo", recipe_text(measure=measure(value)))
+    assert load("demo", recipes_dir=tmp_path).measure.smallest_effect_pct == pct
+
+
+def test_a_recipe_without_a_smallest_effect_leaves_it_to_the_statistics(tmp_path):
+    write_recipe(tmp_path, "demo", recipe_text())
+    r = load("demo", recipes_dir=tmp_path)
+    assert r.measure.smallest_effect_pct is None
+    assert r.experiment("full", repeats=3).measure.smallest_effect_pct is None
+
+
+def test_a_variant_and_a_profile_keep_or_override_the_smallest_effect(tmp_path):
+    text = recipe_text(measure=measure('"5%"')) + \
+        '\n[variants.wide]\ntitle = "w"\n[variants.wide.measure]\nsmallest_effect = "10%"\n'
+    write_recipe(tmp_path, "demo", text)
+    main = load("demo", recipes_dir=tmp_path)
+    assert main.experiment("quick", repeats=2).measure.smallest_effect_pct == 5.0
+    wide = load("demo", recipes_dir=tmp_path, variant="wide")
+    assert wide.measure.smallest_effect_pct == 10.0
+    assert wide.measure.duration == 60.0  # the rest of [measure] is the main experiment's

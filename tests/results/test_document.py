@@ -185,8 +185,75 @@ def test_finish_with_zero_throughput():
     doc = document.finish(make_doc(off_tps=(0.0, 0.0, 0.0)))
     ratio = doc["points"][1]["stats"]["ratio"]
     assert ratio == {"ratio": None, "ci_low": None, "ci_high": None,
-                     "verdict": "no throughput to compare"}
+                     "verdict": "no throughput to compare", "verdict_kind": stats.NO_THROUGHPUT,
+                     "tost_low": None, "tost_high": None}
     assert document.validate(doc) == []
+
+
+# --- the margin of the equivalence verdict ------------------------------------------------------
+
+ALIKE = (1001.0, 1009.0, 992.0)  # beside make_doc's baseline 1000, 1010, 990: 90% CI ±1.6%
+
+
+def test_the_margin_is_read_from_the_document():
+    doc = make_doc(off_tps=ALIKE)
+    doc["plan"]["smallest_effect_pct"] = 5.0
+    ratio = document.finish(doc)["points"][1]["stats"]["ratio"]
+    assert ratio["verdict"] == "equivalent within ±5%"
+    assert ratio["verdict_kind"] == stats.EQUIVALENT
+    assert ratio == stats.compare(ALIKE, [1000.0, 1010.0, 990.0], margin=0.05).to_dict()
+    doc["plan"]["smallest_effect_pct"] = 1.0  # narrower than the 90% interval
+    assert document.recompute(doc)["points"][1]["stats"]["ratio"]["verdict"] == stats.TOO_NOISY
+    assert document.validate(doc) == []
+
+
+def test_a_result_from_before_the_margin_was_recorded_takes_3_percent():
+    doc = make_doc(off_tps=ALIKE)
+    assert "smallest_effect_pct" not in doc["plan"]
+    assert document.smallest_effect(doc) == stats.DEFAULT_SMALLEST_EFFECT == 0.03
+    assert document.finish(doc)["points"][1]["stats"]["ratio"]["verdict"] == \
+        "equivalent within ±3%"
+    assert document.validate(doc) == []
+
+
+def test_a_ratio_stored_before_the_verdict_kinds_still_validates():
+    doc = document.finish(make_doc(off_tps=ALIKE))
+    doc["points"][1]["stats"]["ratio"] = {"ratio": 1.0, "ci_low": 0.98, "ci_high": 1.02,
+                                          "verdict": "no detectable difference"}
+    doc["methods"]["ratio"] = "ratio of geometric means; 95% CI: Welch t interval on log values"
+    assert document.validate(doc) == []
+
+
+@pytest.mark.parametrize("pct", [0, 100, 150, -3, "3%"])
+def test_the_schema_refuses_a_margin_out_of_range(pct):
+    doc = document.finish(make_doc())
+    doc["plan"]["smallest_effect_pct"] = pct
+    assert [p.split(":")[0] for p in document.validate(doc)] == ["plan/smallest_effect_pct"]
+
+
+def test_the_schema_knows_every_kind_of_verdict():
+    ratio = document.schema()["$defs"]["point"]["properties"]["stats"]["properties"]["ratio"]
+    assert ratio["properties"]["verdict_kind"]["enum"] == list(stats.VERDICTS)
+    assert ratio["required"] == ["ratio", "ci_low", "ci_high", "verdict"]  # old files validate
+    doc = document.finish(make_doc())
+    doc["points"][1]["stats"]["ratio"]["verdict_kind"] = "no detectable difference"
+    assert [p.split(":")[0] for p in document.validate(doc)] == \
+        ["points/1/stats/ratio/verdict_kind"]
+
+
+def test_the_report_shows_the_deciding_interval_and_what_the_verdicts_mean():
+    doc = make_doc(off_tps=ALIKE)
+    doc["plan"]["smallest_effect_pct"] = 2.5
+    doc = document.finish(doc)
+    ratio = doc["points"][1]["stats"]["ratio"]
+    table = report.results_table(doc)
+    assert (f"equivalent within ±2.5% (90% CI {ratio['tost_low']:.3f} .. "
+            f"{ratio['tost_high']:.3f})") in table
+    legend = " ".join(table.split("\n"))
+    assert "equivalent within ±2.5% when the 90% CI lies inside 0.976 .. 1.025" in legend
+    assert "too noisy to tell otherwise" in legend
+    noisy = report.results_table(document.finish(make_doc(off_tps=(800.0, 1000.0, 1200.0))))
+    assert re.search(r"innodb_doublewrite=OFF .* too noisy to tell  ", noisy)
 
 
 def test_finish_leaves_out_write_bytes_when_unknown():
@@ -220,6 +287,13 @@ def test_new_document_then_finish_is_valid(tmp_path):
             make_run(run_.repeat, run_.index, 1000.0 + run_.index))
     assert document.done_keys(doc) == {r.key for r in p.runs}
     assert document.validate(document.finish(doc)) == []
+    assert doc["plan"]["smallest_effect_pct"] == stats.DEFAULT_SMALLEST_EFFECT_PCT  # none named
+    path.write_text(path.read_text().replace('repeats = 2\n',
+                                             'repeats = 2\nsmallest_effect = "5%"\n'))
+    p = plan.build(load("doublewrite", recipes_dir=tmp_path).experiment())
+    doc = record.new_document(p, binary, provenance)
+    assert doc["plan"]["smallest_effect_pct"] == 5.0
+    assert document.smallest_effect(doc) == 0.05
 
 
 # --- final_path and writing ---------------------------------------------------------------------

@@ -28,7 +28,7 @@ def test_recompute_replaces_forged_statistics_trends_and_methods():
     fresh = copy.deepcopy(doc)
     doc["points"][0]["stats"]["tps"]["median"] = -5
     doc["points"][1]["stats"]["ratio"] = {"ratio": 62, "ci_low": 60, "ci_high": 64,
-                                          "verdict": "faster"}
+                                          "verdict": "faster", "verdict_kind": "faster"}
     doc["points"][1]["stats"]["mib_per_s"] = doc["points"][1]["stats"]["tps"]
     doc["points"][0]["trends"] = {"runs": 9}
     doc["methods"]["summary"] = "median of repeats; 95% CI: Student t interval of the mean"
@@ -60,3 +60,7 @@ def test_every_committed_result_stores_the_statistics_of_its_runs():
         computed = [(c["stats"], c.get("trends")) for c in document.point_stats(doc)]
         assert stored == computed, name
         assert doc["methods"]["summary"] == stats.SUMMARY_METHOD, name
+        assert doc["methods"]["ratio"] == stats.RATIO_METHOD, name
+        for p in doc["points"]:  # the verdicts of issue 17, each with its kind
+            ratio = p["stats"]["ratio"]
+            assert ratio is None or ratio["verdict_kind"] in stats.VERDICTS, name

@@ -8,13 +8,17 @@ import pytest
 from scipy import stats as sps
 
 from tuninglab.results.stats import (
+    DEFAULT_SMALLEST_EFFECT,
+    EQUIVALENT,
     FASTER,
-    NO_DIFFERENCE,
     SLOWER,
     TOO_FEW_REPEATS,
+    TOO_NOISY,
+    VERDICTS,
     Comparison,
     Summary,
     compare,
+    equivalent_text,
     summarize,
 )
 
@@ -100,7 +104,8 @@ def test_to_dict_is_plain_json():
     assert Summary(**d) == s
     c = compare([1, 2, 3], [2, 3, 4])
     d = c.to_dict()
-    assert set(d) == {"ratio", "ci_low", "ci_high", "verdict"}
+    assert set(d) == {"ratio", "ci_low", "ci_high", "verdict", "verdict_kind", "tost_low",
+                      "tost_high"}
     assert json.loads(json.dumps(d)) == d
     assert Comparison(**d) == c
     assert json.loads(json.dumps(summarize([5]).to_dict()))["ci_low"] is None
@@ -114,7 +119,7 @@ def test_compare_welch_by_hand():
     half = sps.t.ppf(0.975, 32 / 19) * math.sqrt(4 / 3)
     assert c.ci_low == pytest.approx(math.exp(1 - half))
     assert c.ci_high == pytest.approx(math.exp(1 + half))
-    assert c.verdict == NO_DIFFERENCE
+    assert c.verdict == c.verdict_kind == TOO_NOISY  # 0.3 to 25: a ratio of e tells nothing
 
 
 def test_compare_matches_scipy_welch():
@@ -131,7 +136,8 @@ def test_compare_matches_scipy_welch():
 def test_compare_single_repeat_too_few():
     for c in (compare([5], [5, 6]), compare([5, 6], [5])):
         assert c.ci_low is None and c.ci_high is None
-        assert c.verdict == TOO_FEW_REPEATS
+        assert c.tost_low is None and c.tost_high is None
+        assert c.verdict == c.verdict_kind == TOO_FEW_REPEATS
     assert compare([10], [5]).ratio == pytest.approx(2.0)
 
 
@@ -144,7 +150,8 @@ def test_compare_zero_variance_is_a_point_interval():
     assert compare([90] * 3, [100] * 3).verdict == SLOWER
     # different n with the same constant: ratio must be exactly 1, not 1 +- ulp
     same = compare([987.65] * 3, [987.65] * 5)  # naive sum/n: 1 - 9e-16
-    assert same.ratio == 1.0 and same.verdict == NO_DIFFERENCE
+    assert same.ratio == 1.0 and same.tost_low == same.tost_high == 1.0
+    assert same.verdict_kind == EQUIVALENT and same.verdict == "equivalent within ±3%"
 
 
 def test_compare_one_group_constant_uses_the_other_variance():
@@ -204,14 +211,144 @@ def test_clear_difference_gives_verdict():
         assert compare(lo, hi, higher_is_better=False).verdict == FASTER
 
 
-def test_identical_distributions_mostly_no_difference():
+@pytest.mark.parametrize("cv, equivalent", [(1, (0.85, 0.96)), (2, (0.25, 0.45))])
+def test_identical_distributions_rarely_differ_and_are_equivalent_when_precise(cv, equivalent):
+    # 5 repeats: a false "faster" or "slower" stays near the 5% the 95% interval allows. The
+    # 90% interval is about ±1.2% at a CV of 1%, inside ±3% nearly always; at 2% it is about
+    # ±2.4% around an estimate that itself wanders by ±1.3%, inside ±3% about a third of the
+    # time: "equivalent within ±3%" needs a CV near 1% at 5 repeats, else more repeats.
     rng = np.random.default_rng(5)
-    xs = rng.normal(100, 2, size=(2000, 5))
-    bs = rng.normal(100, 2, size=(2000, 5))
-    verdicts = [compare(x, b).verdict for x, b in zip(xs, bs)]
-    share = verdicts.count(NO_DIFFERENCE) / len(verdicts)
-    assert 0.90 <= share <= 0.99
-    assert set(verdicts) <= {FASTER, SLOWER, NO_DIFFERENCE}
+    xs = rng.normal(100, cv, size=(2000, 5))
+    bs = rng.normal(100, cv, size=(2000, 5))
+    kinds = [compare(x, b).verdict_kind for x, b in zip(xs, bs)]
+    assert 0.02 <= (kinds.count(FASTER) + kinds.count(SLOWER)) / len(kinds) <= 0.08
+    assert equivalent[0] <= kinds.count(EQUIVALENT) / len(kinds) <= equivalent[1]
+    assert set(kinds) <= {FASTER, SLOWER, EQUIVALENT, TOO_NOISY}
+
+
+def test_ratio_tost_interval_coverage_is_90_percent():
+    rng = np.random.default_rng(12)
+    xs = rng.lognormal(math.log(103), 0.03, size=(2000, 6))
+    bs = rng.lognormal(math.log(100), 0.01, size=(2000, 4))
+    hits = sum(c.tost_low <= 1.03 <= c.tost_high for c in map(compare, xs, bs))
+    assert 0.88 <= hits / len(xs) <= 0.92
+
+
+# --- equivalence (two one-sided tests) ----------------------------------------
+
+def test_equal_groups_with_a_small_spread_are_equivalent():
+    c = compare([100.0, 100.5, 99.5, 100.2, 99.8], [100.1, 99.9, 100.3, 99.7, 100.0])
+    assert c.verdict_kind == EQUIVALENT
+    assert c.verdict == "equivalent within ±3%"
+    assert 1 / 1.03 < c.tost_low < 1 < c.tost_high < 1.03
+    assert c.ci_low < c.tost_low and c.tost_high < c.ci_high  # 90% inside 95%
+
+
+def test_equal_groups_with_a_large_spread_are_too_noisy_to_tell():
+    """The issue's case: an interval of about ±20% across 1, no longer "no difference"."""
+    c = compare([80.0, 100.0, 120.0], [85.0, 100.0, 115.0])
+    assert c.ratio == pytest.approx(1.0, abs=0.02)
+    assert c.ci_low < 0.8 and c.ci_high > 1.2
+    assert c.verdict == c.verdict_kind == TOO_NOISY
+
+
+def test_a_clear_20_percent_effect_is_faster_whatever_the_margin():
+    x, b = [120.0, 121.0, 119.0, 120.5, 119.5], [100.0, 101.0, 99.0, 100.5, 99.5]
+    for margin in (0.03, 0.5):
+        c = compare(x, b, margin=margin)
+        assert c.verdict == c.verdict_kind == FASTER
+        assert c.ratio == pytest.approx(1.2, rel=1e-3) and c.ci_low > 1.15
+
+
+def _spread(s: float) -> list[float]:
+    """Three repeats whose logs are -s, 0, s around log 100: variance s^2."""
+    return [100 * math.exp(-s), 100.0, 100 * math.exp(s)]
+
+
+def test_equivalent_when_the_90_interval_is_inside_though_the_95_one_reaches_past():
+    # Two groups of 3 with log variance s^2: se = s * sqrt(2/3), df = 4 exactly. With
+    # s = 0.015 the 90% half-width 2.132 * se = 0.0261 < log 1.03 = 0.0296 < 0.0340, the 95%
+    # half-width: TOST at 5% each says equivalent where the 95% interval alone could not.
+    c = compare(_spread(0.015), _spread(0.015))
+    se = 0.015 * math.sqrt(2 / 3)
+    assert c.tost_high == pytest.approx(math.exp(sps.t.ppf(0.95, 4) * se), rel=1e-9)
+    assert c.ci_high == pytest.approx(math.exp(sps.t.ppf(0.975, 4) * se), rel=1e-9)
+    assert c.ci_low < 1 / 1.03 and c.ci_high > 1.03
+    assert 1 / 1.03 < c.tost_low < 1 < c.tost_high < 1.03
+    assert c.verdict_kind == EQUIVALENT
+    assert compare(_spread(0.018), _spread(0.018)).verdict_kind == TOO_NOISY  # 0.0313 > 0.0296
+
+
+def _shifted(log_ratio: float, half90: float) -> tuple[list[float], list[float]]:
+    """Two groups of 3 (as _spread) whose ratio is exp(log_ratio) with a 90% interval of
+    exactly log_ratio +- half90 on the log scale."""
+    s = half90 / (sps.t.ppf(0.95, 4) * math.sqrt(2 / 3))
+    return [v * math.exp(log_ratio) for v in _spread(s)], _spread(s)
+
+
+def test_the_equivalence_bounds_are_symmetric_on_the_log_scale():
+    # A 90% interval of 0.9705 to 0.9999: inside 0.97 .. 1.03, but not inside 1/1.03 .. 1.03
+    # (0.97087): its mirror, the groups swapped, is 1.0001 to 1.0304, past 1.03. Bounds of
+    # 1 - X .. 1 + X would call one equivalent and not the other.
+    x, b = _shifted(-0.015, 0.014944)
+    for c in (compare(x, b), compare(b, x)):
+        assert c.ci_low < 1 < c.ci_high  # neither faster nor slower
+        assert c.verdict_kind == TOO_NOISY
+    assert compare(x, b).tost_low == pytest.approx(0.9705, abs=1e-4)
+    # Nearer 1 both ways are equivalent alike.
+    x, b = _shifted(0.012, 0.0105)
+    for c in (compare(x, b), compare(b, x)):
+        assert c.ci_low < 1 < c.ci_high
+        assert c.verdict_kind == EQUIVALENT
+
+
+def test_the_tost_interval_is_scipys_90_percent_welch_interval_and_its_two_tests():
+    rng = np.random.default_rng(17)
+    margin = math.log(1.03)
+    kinds = []
+    for _ in range(200):
+        x = rng.lognormal(math.log(rng.uniform(97, 103)), rng.uniform(0.002, 0.03), size=5)
+        b = rng.lognormal(math.log(100), rng.uniform(0.002, 0.03), size=4)
+        c = compare(x, b)
+        lx, lb = np.log(x), np.log(b)
+        ci = sps.ttest_ind(lx, lb, equal_var=False).confidence_interval(0.90)
+        assert (math.log(c.tost_low), math.log(c.tost_high)) == \
+            pytest.approx((ci.low, ci.high), rel=1e-9, abs=1e-12)
+        # The two one-sided Welch tests, by hand: the difference is above -log 1.03, and
+        # below +log 1.03, each at 5% (shifting one group leaves the variances alone).
+        above = sps.ttest_ind(lx + margin, lb, equal_var=False, alternative="greater").pvalue
+        below = sps.ttest_ind(lx - margin, lb, equal_var=False, alternative="less").pvalue
+        if c.verdict_kind not in (FASTER, SLOWER):
+            assert (c.verdict_kind == EQUIVALENT) == (max(above, below) < 0.05)
+        kinds.append(c.verdict_kind)
+    assert min(kinds.count(k) for k in (FASTER, SLOWER, EQUIVALENT, TOO_NOISY)) >= 10
+
+
+def test_the_margin_is_the_callers_and_the_verdict_names_it():
+    wide = compare(_spread(0.05), _spread(0.05))
+    assert wide.verdict_kind == TOO_NOISY
+    c = compare(_spread(0.05), _spread(0.05), margin=0.10)
+    assert c.verdict_kind == EQUIVALENT and c.verdict == "equivalent within ±10%"
+    assert c.ratio == wide.ratio and c.tost_low == wide.tost_low  # only the bounds moved
+    assert equivalent_text(DEFAULT_SMALLEST_EFFECT) == "equivalent within ±3%"
+    assert equivalent_text(0.025) == "equivalent within ±2.5%"
+    assert equivalent_text(0.035) == "equivalent within ±3.5%"
+
+
+def test_equivalence_does_not_depend_on_the_direction():
+    same = compare(_spread(0.005), _spread(0.005), higher_is_better=False)
+    assert same.verdict_kind == EQUIVALENT
+
+
+def test_every_kind_is_a_verdict():
+    assert set(VERDICTS) >= {FASTER, SLOWER, EQUIVALENT, TOO_NOISY, TOO_FEW_REPEATS}
+    assert len(set(VERDICTS)) == len(VERDICTS)
+
+
+@pytest.mark.parametrize("margin", [0, 1, 1.5, -0.03, math.nan])
+def test_bad_margin_rejected(margin):
+    with pytest.raises(ValueError, match="margin must be a fraction between 0 and 1"):
+        compare([1, 2, 3], [2, 3, 4], margin=margin)
 
 
 # --- bad input ---------------------------------------------------------------
@@ -259,7 +396,14 @@ def test_bad_confidence_rejected(conf):
         summarize([1, 2, 3], confidence=conf)
     with pytest.raises(ValueError, match="confidence must be between 0 and 1"):
         summarize([1], confidence=conf)
-    with pytest.raises(ValueError, match="confidence must be between 0 and 1"):
+    with pytest.raises(ValueError, match="confidence must be between 0.5 and 1"):
         compare([1, 2, 3], [2, 3, 4], confidence=conf)
-    with pytest.raises(ValueError, match="confidence must be between 0 and 1"):
+    with pytest.raises(ValueError, match="confidence must be between 0.5 and 1"):
         compare([1], [2], confidence=conf)
+
+
+@pytest.mark.parametrize("conf", [0.5, 0.3])
+def test_a_comparison_needs_a_confidence_above_one_half(conf):
+    # Its equivalence test is at 2 * confidence - 1, which must be a confidence too.
+    with pytest.raises(ValueError, match="confidence must be between 0.5 and 1"):
+        compare([1, 2, 3], [2, 3, 4], confidence=conf)

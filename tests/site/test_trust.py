@@ -10,7 +10,15 @@ import pytest
 
 from helpers import HOST_A, HOST_B, REAL, result, spec, write_result
 from tuninglab.results import document
-from tuninglab.site import builder, charts, describe, fence, hostviews, result_files
+from tuninglab.site import (
+    builder,
+    charts,
+    describe,
+    fence,
+    hostviews,
+    result_files,
+    result_tables,
+)
 
 PROJECT = REAL["host"]["id"]
 CONTRIBUTED = {"description": "NVMe box", "submitted": "2026-11-22T08:00:00Z",
@@ -160,3 +168,28 @@ def test_a_file_the_site_cannot_read_is_named(data):
     with pytest.raises(ValueError, match=rf"{path}: not a result file the site can read .*"
                                          r"`invoke data.check --path"):
         result_files.results_for("doublewrite", data_dir=data)
+
+
+# --- verdicts -----------------------------------------------------------------------------------
+
+def test_a_verdict_names_the_margin_its_file_records_and_the_interval_that_decided_it(data):
+    """The site recomputes each verdict with the margin the file records: an equivalence says
+    how wide it is ("within ±50%", which data.check refuses unless the recipe names it) and
+    shows the 90% interval beside the 95% one."""
+    wide = result(HOST_B, contribution=CONTRIBUTED)
+    wide["plan"]["smallest_effect_pct"] = 50
+    write_result(data, "doublewrite", wide)
+    [doc] = result_files.results_for("doublewrite", data_dir=data)
+    ratio = doc["points"][1]["stats"]["ratio"]
+    assert ratio["verdict_kind"] == "equivalent"
+    text = describe.verdict_text(doc["points"][1])
+    assert text == (f"ratio {ratio['ratio']:.2f} [{ratio['ci_low']:.2f}, {ratio['ci_high']:.2f}]"
+                    f": equivalent within ±50% (90% CI [{ratio['tost_low']:.3f}, "
+                    f"{ratio['tost_high']:.3f}])")
+    assert html.escape(text) in result_tables.verdicts(doc)
+
+
+def test_a_noisy_verdict_reads_too_noisy_to_tell():
+    point = REAL["points"][1]
+    assert point["stats"]["ratio"]["verdict_kind"] == "too noisy to tell"
+    assert describe.verdict_text(point).endswith("]: too noisy to tell")

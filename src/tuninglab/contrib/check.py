@@ -11,6 +11,7 @@ import json
 import math
 import re
 import subprocess
+import tomllib
 import unicodedata
 from functools import lru_cache
 from pathlib import Path
@@ -20,7 +21,8 @@ from tuninglab.contrib.jsonpaths import at, fmt, runs, walk  # noqa: F401 (submi
 from tuninglab.errors import UserError
 from tuninglab.files import DATA_DIR
 from tuninglab.recipes.load import list_names, load_all, recipe_path
-from tuninglab.results import document
+from tuninglab.recipes.reader import Reader
+from tuninglab.results import document, stats
 
 MAX_BYTES = 20_000_000          # a full run is ~1 MB; more is not a result
 MAX_TEXT = 2_000                # characters in any string of the document...
@@ -62,7 +64,8 @@ def check_file(path, project_hosts=None, stored_stats=True) -> list[str]:
         schema = document.validate(doc)
         problems = check_text(doc) + schema
         if not schema:  # the deeper checks need a document of the schema's shape
-            for check in (check_recipe, values.check_numbers, values.check_magnitudes,
+            for check in (check_recipe, check_smallest_effect, values.check_numbers,
+                          values.check_magnitudes,
                           values.check_repeats, values.check_series, values.check_times,
                           values.check_points):
                 problems += check(doc)
@@ -204,6 +207,29 @@ def check_variant(name: str, variant: str) -> list[str]:
     choices = ", ".join(repr(v) + (" (the main experiment)" if not v else "") for v in variants)
     return [at("variant", f"recipe {name} has no variant {variant!r}; expected one of: "
                           f"{choices}")]
+
+
+def check_smallest_effect(doc: dict) -> list[str]:
+    """The margin of the equivalence verdicts is the one the recipe's text (check_recipe: a
+    version of the recipe) names for its variant, or the default where it names none: the
+    statistics are recomputed with the file's own margin, which must not be widened to call
+    an effect "equivalent"."""
+    try:
+        data = tomllib.loads(doc["recipe"]["text"])
+        measure = {**data.get("measure", {}),
+                   **data.get("variants", {}).get(doc.get("variant", ""), {}).get("measure", {})}
+        named = Reader("recipe/text", measure, "measure").percent("smallest_effect", None)
+    except (tomllib.TOMLDecodeError, UserError, AttributeError, TypeError):
+        return []  # a text no version of the recipe has: check_recipe says so
+    expected = stats.DEFAULT_SMALLEST_EFFECT_PCT if named is None else named
+    recorded = doc["plan"].get("smallest_effect_pct", stats.DEFAULT_SMALLEST_EFFECT_PCT)
+    if recorded == expected:
+        return []
+    where = ("names none: the default" if named is None
+             else "names in [measure] smallest_effect")
+    return [at("plan/smallest_effect_pct", f"{recorded:g} is not the smallest effect worth "
+                                           f"knowing of the recipe; expected {expected:g}, "
+                                           f"what recipe/text {where}")]
 
 
 @lru_cache(maxsize=None)

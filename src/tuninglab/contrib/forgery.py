@@ -69,7 +69,8 @@ def shown(value) -> str:
         return f"an object of {len(value)} keys"
     if isinstance(value, list):
         return f"a list of {len(value)}"
-    return json.dumps(value)
+    # Unicode as it is ("±3%"): check.one_line escapes the control and format characters.
+    return json.dumps(value, ensure_ascii=False)
 
 
 def more(count: int) -> list[str]:

@@ -29,7 +29,9 @@ def new_document(plan, binary, provenance: dict) -> dict:
         **({"variant": r.variant} if r.variant else {}),
         "profile": e.profile,
         "plan": {"seed": plan.seed, "repeats": e.measure.repeats, "warmup_s": e.measure.warmup,
-                 "duration_s": e.measure.duration, "order": [run.key for run in plan.runs]},
+                 "duration_s": e.measure.duration, "order": [run.key for run in plan.runs],
+                 # in the file, so that its statistics need nothing else (document.recompute)
+                 "smallest_effect_pct": smallest_effect_pct(e.measure)},
         "dataset": dataset_description(e.dataset),
         "workload": workload_description(e),
         "server": binary.describe(),
@@ -42,6 +44,13 @@ def new_document(plan, binary, provenance: dict) -> dict:
                     "runs": []} for p in plan.points],
         "methods": {"summary": stats.SUMMARY_METHOD, "ratio": stats.RATIO_METHOD},
     }
+
+
+def smallest_effect_pct(m) -> float:
+    """The recipe's smallest effect worth knowing, or the statistics' default if it names none."""
+    if m.smallest_effect_pct is None:
+        return stats.DEFAULT_SMALLEST_EFFECT_PCT
+    return m.smallest_effect_pct
 
 
 def dataset_description(d) -> dict:

@@ -161,6 +161,10 @@ class Measure:
     warmup: float
     duration: float
     repeats: int
+    # The smallest effect worth knowing, in % ([measure] smallest_effect): a ratio whose 90%
+    # interval lies within it is "equivalent". None: the recipe names none, the statistics'
+    # default applies (results.stats, which this module cannot import: the guest lacks scipy).
+    smallest_effect_pct: float | None = None
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,8 @@ from tuninglab.errors import UserError
 MAX_RUN_SECONDS = 86400.0
 # MySQL option names: what a my.cnf line or a --name=value argument can carry as it is.
 _OPTION_NAME = re.compile(r"[a-z0-9_]+")
+# A percentage as a recipe writes it: "3%", "2.5%", " 3 % ".
+_PERCENT = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*%\s*")
 
 
 class Reader:
@@ -87,6 +89,19 @@ class Reader:
         except ValueError as exc:
             self.fail(key, str(exc))
         return str(value)
+
+    def percent(self, key, default=dataclasses.MISSING):
+        """A string such as "3%" or "2.5%", above 0% and below 100%, as the number of %
+        (3.0). A bare number is refused: 3 and 0.03 would both be read as someone meant."""
+        value = self.get(key, (str, int, float), default)
+        if key not in self.data:
+            return value  # the default
+        match = _PERCENT.fullmatch(value) if isinstance(value, str) else None
+        number = float(match.group(1)) if match else math.nan
+        if not 0 < number < 100:  # also NaN: no match
+            self.fail(key, f'expected a percentage above 0% and below 100% such as "3%", got '
+                           f"{value!r}")
+        return number
 
     def _sub(self, key):
         return f"{self.where}.{key}" if self.where else key

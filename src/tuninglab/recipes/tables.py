@@ -243,11 +243,13 @@ def parse_sweep(t: Reader) -> Sweep:
 
 
 def parse_measure(t: Reader, timed: bool) -> Measure:
-    t.only("warmup", "duration", "repeats")
+    t.only("warmup", "duration", "repeats", "smallest_effect")
+    repeats = t.positive_int("repeats", 5, MAX_REPEATS)
+    smallest_effect = t.percent("smallest_effect", None)
     if not timed:  # a scan is timed from its first row to its last: no warm-up, no duration
-        return Measure(0.0, 0.0, t.positive_int("repeats", 5, MAX_REPEATS))
-    return Measure(t.duration("warmup", 0), t.duration("duration", minimum=1),
-                   t.positive_int("repeats", 5, MAX_REPEATS))
+        return Measure(0.0, 0.0, repeats, smallest_effect)
+    return Measure(t.duration("warmup", 0), t.duration("duration", minimum=1), repeats,
+                   smallest_effect)
 
 
 def parse_profiles(t: Reader) -> dict:

@@ -81,7 +81,7 @@ def point_stats(doc: dict) -> list[dict]:
     computed from its runs' summaries and series. The document is left as it is; ValueError,
     KeyError, StopIteration (no baseline point) or OverflowError (repeats of 1e-300 and 1e8)
     when its runs cannot give them."""
-    name = metric(doc)
+    name, margin = metric(doc), smallest_effect(doc)
     base = point(doc, doc["sweep"]["baseline"])
     base_values = [run["summary"][name] for run in base["runs"]]
     out = []
@@ -91,7 +91,7 @@ def point_stats(doc: dict) -> list[dict]:
         wbytes = [run["summary"]["io"].get("write_bytes_per_trx") for run in p["runs"]]
         if all(v is not None for v in wbytes):
             computed["stats"]["write_bytes_per_trx"] = stats.summarize(wbytes).to_dict()
-        computed["stats"]["ratio"] = _ratio(values, base_values, p is base)
+        computed["stats"]["ratio"] = _ratio(values, base_values, p is base, margin)
         trends = timeseries.point_trends(p["runs"])
         if trends:
             computed["trends"] = trends
@@ -99,13 +99,21 @@ def point_stats(doc: dict) -> list[dict]:
     return out
 
 
-def _ratio(values: list, base_values: list, is_base: bool) -> dict | None:
+def smallest_effect(doc: dict) -> float:
+    """The margin of a result's equivalence verdicts, as a fraction: its recipe's smallest
+    effect worth knowing, which the run recorded (plan.smallest_effect_pct) so that the file
+    alone gives its statistics; results from before it was recorded take the default."""
+    pct = doc["plan"].get("smallest_effect_pct")
+    return stats.DEFAULT_SMALLEST_EFFECT if pct is None else pct / 100
+
+
+def _ratio(values: list, base_values: list, is_base: bool, margin: float) -> dict | None:
     if is_base:
         return None
     if min(values + base_values) > 0:
-        return stats.compare(values, base_values).to_dict()
-    return {"ratio": None, "ci_low": None, "ci_high": None,
-            "verdict": "no throughput to compare"}
+        return stats.compare(values, base_values, margin=margin).to_dict()
+    return {"ratio": None, "ci_low": None, "ci_high": None, "verdict": stats.NO_THROUGHPUT,
+            "verdict_kind": stats.NO_THROUGHPUT, "tost_low": None, "tost_high": None}
 
 
 def inconsistent_runs(doc: dict) -> list[str]:

@@ -1,6 +1,9 @@
 """Plain-text tables for the terminal."""
 
-from tuninglab.results.document import metric
+import textwrap
+
+from tuninglab.results import stats
+from tuninglab.results.document import metric, smallest_effect
 from tuninglab.results.metrics import METRICS
 
 
@@ -32,10 +35,31 @@ def results_table(doc: dict) -> str:
             row += ["1 (baseline)", "", ""]
         else:
             row += [_fmt(ratio["ratio"], 3), _interval(ratio["ci_low"], ratio["ci_high"], 3),
-                    ratio["verdict"]]
+                    verdict(ratio)]
         row.append(_fmt(written["median"] * written_per_trx.scale if written else None))
         rows.append(row)
-    return table(rows) + trends_table(doc)
+    return table(rows) + verdicts_legend(doc) + trends_table(doc)
+
+
+def verdict(ratio: dict) -> str:
+    """The verdict, and for an equivalence the 90% interval that decided it (the 95% one
+    beside it may reach past the margin)."""
+    if ratio.get("verdict_kind") != stats.EQUIVALENT:
+        return ratio["verdict"]
+    return f"{ratio['verdict']} (90% CI {_interval(ratio['tost_low'], ratio['tost_high'], 3)})"
+
+
+def verdicts_legend(doc: dict) -> str:
+    """What the verdicts mean, with this result's margin: "too noisy to tell" is not "no
+    effect". Empty without a point to compare."""
+    if all(p["stats"]["ratio"] is None for p in doc["points"]):
+        return ""
+    margin = smallest_effect(doc)
+    return "\n" + textwrap.fill(
+        f"verdicts: faster or slower when the 95% CI excludes 1; {stats.equivalent_text(margin)}"
+        f" when the 90% CI lies inside {1 / (1 + margin):.3f} .. {1 + margin:.3f} (two "
+        f"one-sided tests; {margin * 100:g}% is the smallest effect worth knowing); "
+        f"{stats.TOO_NOISY} otherwise (more repeats may tell).", width=100)
 
 
 def trends_table(doc: dict) -> str:

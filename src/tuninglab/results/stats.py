@@ -12,6 +12,13 @@ repeats of 4,954 and 7,183 tps the linear interval of the mean runs from -8,093
 to 20,230 tps, the log one from 563 to 63,198 (as wide, as 2 repeats deserve,
 but above 0). A repeat of 0 (a stalled run) has no logarithm: then the interval
 is the linear t interval of the mean, clipped at 0.
+
+A ratio's verdict says how sure it is. "faster" or "slower" when its 95% interval lies above or
+below 1. Otherwise "equivalent within ±X%" when two one-sided tests at 5% each (TOST: the 90%
+interval) put it inside 1/(1+X) to 1+X, X being the recipe's smallest effect worth knowing; else
+"too noisy to tell". An interval of ±20% across 1 used to read "no detectable difference",
+which readers took for "no difference": it now reads "too noisy to tell", and only an interval
+narrower than the effect worth knowing says that the settings are alike.
 """
 
 from __future__ import annotations
@@ -26,13 +33,31 @@ from scipy.stats import t as student_t
 SUMMARY_METHOD = ("median of repeats; 95% CI: Student t interval of the geometric mean (t "
                   "interval of the mean of log values, back-transformed); with a repeat of "
                   "0, the t interval of the mean clipped at 0")
-RATIO_METHOD = "ratio of geometric means; 95% CI: Welch t interval on log values"
+RATIO_METHOD = ("ratio of geometric means; 95% CI: Welch t interval on log values; faster or "
+                "slower when the 95% CI excludes 1, equivalent within the recipe's smallest "
+                "effect worth knowing X when two one-sided Welch tests at 5% each reject a "
+                "larger effect (the 90% CI lies inside 1/(1+X) to 1+X), otherwise too noisy "
+                "to tell")
 
+# The kinds of verdict, each its own text but EQUIVALENT, whose text names the margin
+# (equivalent_text): pages and tests match the kind (Comparison.verdict_kind), not the text.
 FASTER = "faster"
 SLOWER = "slower"
-NO_DIFFERENCE = "no detectable difference"
+EQUIVALENT = "equivalent"
+TOO_NOISY = "too noisy to tell"
 TOO_FEW_REPEATS = "too few repeats"
-VERDICTS = (FASTER, SLOWER, NO_DIFFERENCE, TOO_FEW_REPEATS)
+NO_THROUGHPUT = "no throughput to compare"  # a repeat of 0: no logarithm (document._ratio)
+VERDICTS = (FASTER, SLOWER, EQUIVALENT, TOO_NOISY, TOO_FEW_REPEATS, NO_THROUGHPUT)
+# The smallest effect worth knowing of a recipe that names none (recipes' [measure]
+# smallest_effect), and of results from before it was recorded: a ratio within ±3% is below
+# what one host's run-to-run noise and a reader's decision care about.
+DEFAULT_SMALLEST_EFFECT_PCT = 3.0
+DEFAULT_SMALLEST_EFFECT = DEFAULT_SMALLEST_EFFECT_PCT / 100  # exactly 0.03
+
+
+def equivalent_text(margin: float) -> str:
+    """The equivalence verdict, naming its margin: 0.03 -> 'equivalent within ±3%'."""
+    return f"{EQUIVALENT} within ±{margin * 100:g}%"
 
 
 @dataclass(frozen=True)
@@ -58,9 +83,12 @@ class Summary:
 @dataclass(frozen=True)
 class Comparison:
     ratio: float  # exp(mean(log x) - mean(log base))
-    ci_low: float | None  # None when either group has n < 2
+    ci_low: float | None  # the 95% interval; None when either group has n < 2
     ci_high: float | None
-    verdict: str
+    verdict: str  # the text: the kind, or equivalent_text(margin)
+    verdict_kind: str  # one of VERDICTS
+    tost_low: float | None  # the equivalence test's interval (90% for a 95% confidence)
+    tost_high: float | None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -137,35 +165,50 @@ def compare(
     baseline: Iterable[float],
     confidence: float = 0.95,
     higher_is_better: bool = True,
+    margin: float = DEFAULT_SMALLEST_EFFECT,
 ) -> Comparison:
-    """Ratio of geometric means of `values` to `baseline`, with a Welch CI."""
+    """Ratio of geometric means of `values` to `baseline`, with a Welch interval at
+    `confidence` and a verdict: faster or slower when that interval excludes 1, equivalent
+    when the equivalence test's interval (at 2 * confidence - 1, 90% for 95%: two one-sided
+    tests at 1 - confidence each) lies inside 1/(1+margin) to 1+margin, else too noisy."""
+    if not 0.5 < confidence < 1:  # also rejects NaN
+        raise ValueError("confidence must be between 0.5 and 1 (exclusive): the equivalence "
+                         f"test uses 2 * confidence - 1; got {confidence}")
+    if not 0 < margin < 1:
+        raise ValueError(f"margin must be a fraction between 0 and 1 (exclusive), 0.03 for "
+                         f"3%; got {margin!r}")
     lx = [math.log(x) for x in _clean(values, "values", positive=True)]
     lb = [math.log(x) for x in _clean(baseline, "baseline", positive=True)]
     diff = statistics.mean(lx) - statistics.mean(lb)
     ratio = math.exp(diff)
     if len(lx) < 2 or len(lb) < 2:
-        t_quantile(confidence, 1)
-        return Comparison(ratio, None, None, TOO_FEW_REPEATS)
+        return Comparison(ratio, None, None, TOO_FEW_REPEATS, TOO_FEW_REPEATS, None, None)
+    lo, hi = _welch_interval(lx, lb, diff, confidence)
+    tost_lo, tost_hi = _welch_interval(lx, lb, diff, 2 * confidence - 1)
+    if lo > 1:
+        kind = FASTER if higher_is_better else SLOWER
+    elif hi < 1:
+        kind = SLOWER if higher_is_better else FASTER
+    elif 1 / (1 + margin) < tost_lo and tost_hi < 1 + margin:  # symmetric on the log scale
+        kind = EQUIVALENT
+    else:
+        kind = TOO_NOISY
+    verdict = equivalent_text(margin) if kind == EQUIVALENT else kind
+    return Comparison(ratio, lo, hi, verdict, kind, tost_lo, tost_hi)
 
-    # Welch: each group keeps its own variance (a tuned setting often
-    # changes the spread too); Welch-Satterthwaite degrees of freedom.
+
+def _welch_interval(lx: list[float], lb: list[float], diff: float,
+                    confidence: float) -> tuple[float, float]:
+    """The Welch t interval of the ratio of geometric means (from the log values): each group
+    keeps its own variance (a tuned setting often changes the spread too), with the
+    Welch-Satterthwaite degrees of freedom."""
     vx = statistics.variance(lx) / len(lx)
     vb = statistics.variance(lb) / len(lb)
     se2 = vx + vb
     if se2 == 0:
-        # Both groups constant: no sampling noise to speak of, the interval
-        # is the point itself and the verdict follows from the ratio alone.
-        t_quantile(confidence, 1)
-        lo = hi = ratio
-    else:
-        df = se2**2 / (vx**2 / (len(lx) - 1) + vb**2 / (len(lb) - 1))
-        half = t_quantile(confidence, df) * math.sqrt(se2)
-        lo, hi = math.exp(diff - half), math.exp(diff + half)
-
-    if lo > 1:
-        verdict = FASTER if higher_is_better else SLOWER
-    elif hi < 1:
-        verdict = SLOWER if higher_is_better else FASTER
-    else:
-        verdict = NO_DIFFERENCE
-    return Comparison(ratio, lo, hi, verdict)
+        # Both groups constant: no sampling noise to speak of, the interval is the point
+        # itself and the verdict follows from the ratio alone.
+        return math.exp(diff), math.exp(diff)
+    df = se2**2 / (vx**2 / (len(lx) - 1) + vb**2 / (len(lb) - 1))
+    half = t_quantile(confidence, df) * math.sqrt(se2)
+    return math.exp(diff - half), math.exp(diff + half)

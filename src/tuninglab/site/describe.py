@@ -11,6 +11,8 @@ import sys
 import unicodedata
 from functools import lru_cache
 
+from tuninglab.results import stats
+
 
 @lru_cache(maxsize=1)
 def _format_characters() -> dict:
@@ -102,7 +104,11 @@ def verdict_text(point: dict) -> str:
         return ratio.get("verdict", "")
     low, high = ratio["ci_low"], ratio["ci_high"]
     interval = f" [{low:.2f}, {high:.2f}]" if low is not None else ""
-    return f"ratio {ratio['ratio']:.2f}{interval}: {ratio['verdict']}"
+    text = f"ratio {ratio['ratio']:.2f}{interval}: {ratio['verdict']}"
+    if ratio.get("verdict_kind") == stats.EQUIVALENT:
+        # The 90% interval decided it; the 95% one shown first may reach past the margin.
+        text += f" (90% CI [{ratio['tost_low']:.3f}, {ratio['tost_high']:.3f}])"
+    return text
 
 
 def functional_only(doc: dict) -> str | None:

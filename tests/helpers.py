@@ -278,6 +278,28 @@ def result(host_id=HOST_A, started="2026-11-22T00:36:13+00:00", tps=None, **chan
     doc.update(changes)
     return doc
 
+# What a transaction costs in runs of with_costs: each summary["cost"] key, in its stored unit.
+COSTS = {"server_cpu_us_per_trx": 850.0, "host_cpu_us_per_trx": 1200.0,
+         "server_read_bytes_per_trx": 9000.0, "server_write_bytes_per_trx": 24000.0,
+         "fsyncs_per_trx": 0.05, "log_fsyncs_per_trx": 1.0, "redo_bytes_per_trx": 2400.0}
+# A spread of about ±1% over the repeats: the 90% interval of a ratio of two such points is
+# within ±1.5%, so equal costs read "equivalent within ±3%" and 20% less reads "less".
+COST_SPREAD = (1.0, 1.01, 0.99, 1.005, 0.995)
+
+
+def with_costs(doc: dict, factors: dict | None = None) -> dict:
+    """A copy of doc whose every run's summary carries a "cost", as runs measure it since issue
+    17: COSTS times the point's factor for that key (factors: {point id: {key: factor}}; 0 for
+    a cost of none) times COST_SPREAD by repeat. Its stored statistics are left as they were."""
+    doc = copy.deepcopy(doc)
+    for p in doc["points"]:
+        factor = (factors or {}).get(p["id"], {})
+        for run in p["runs"]:
+            spread = COST_SPREAD[(run["repeat"] - 1) % len(COST_SPREAD)]
+            run["summary"]["cost"] = {key: value * factor.get(key, 1.0) * spread
+                                      for key, value in COSTS.items()}
+    return doc
+
 def spec(**kw):
     return "\n".join(f"{k} = {json.dumps(v)}" for k, v in kw.items())
 

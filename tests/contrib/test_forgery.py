@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import DATA, copy_committed_data
+from helpers import DATA, copy_committed_data, with_costs
 from tuninglab import cli
 from tuninglab.contrib import check, forgery, values
 from tuninglab.results import document, stats
@@ -179,6 +179,56 @@ def test_a_margin_out_of_range_is_refused_by_the_schema(tmp_path):
         doc["plan"]["smallest_effect_pct"] = pct
         assert any(": plan/smallest_effect_pct: " in line
                    for line in problems_of(tmp_path, doc)[1])
+
+
+def cost_doc() -> dict:
+    """base_doc with costs in its runs (issue 17) and the statistics they give: OFF uses 20%
+    less server CPU."""
+    off = base_doc()["points"][1]["id"]
+    return document.recompute(with_costs(base_doc(), {off: {"server_cpu_us_per_trx": 0.8}}))
+
+
+def test_a_result_with_costs_and_their_statistics_passes(tmp_path):
+    doc = cost_doc()
+    assert doc["points"][1]["stats"]["cost"]["server_cpu_us_per_trx"]["ratio"]["verdict"] == \
+        stats.LESS
+    assert problems_of(tmp_path, doc)[1] == []
+
+
+def test_forged_cost_statistics_are_named(tmp_path):
+    doc = cost_doc()
+    real = copy.deepcopy(doc["points"][1]["stats"]["cost"])
+    cpu = doc["points"][1]["stats"]["cost"]["server_cpu_us_per_trx"]
+    cpu["median"] = 1.0
+    cpu["ratio"].update(verdict="equivalent within ±3%", verdict_kind="equivalent")
+    path, problems = problems_of(tmp_path, doc)
+    where = f"{path}: points/1/stats/cost/server_cpu_us_per_trx"
+    assert problems == [
+        f"{where}/median: stored 1.0, recomputed from the runs "
+        f"{json.dumps(real['server_cpu_us_per_trx']['median'])}; {EXPECTED_STATS}",
+        f"{where}/ratio/verdict: stored \"equivalent within ±3%\", recomputed from the runs "
+        f"\"less\"; {EXPECTED_STATS}",
+        f"{where}/ratio/verdict_kind: stored \"equivalent\", recomputed from the runs "
+        f"\"less\"; {EXPECTED_STATS}"]
+
+
+def test_costs_claimed_without_runs_that_measured_them_are_named(tmp_path):
+    doc = base_doc()
+    doc["points"][1]["stats"]["cost"] = cost_doc()["points"][1]["stats"]["cost"]
+    path, problems = problems_of(tmp_path, doc)
+    assert problems == [f"{path}: points/1/stats/cost: stored an object of 7 keys, recomputed "
+                        f"from the runs nothing; {EXPECTED_STATS}"]
+
+
+def test_costs_measured_but_left_out_of_the_statistics_are_named(tmp_path):
+    doc = cost_doc()
+    del doc["points"][0]["stats"]["cost"]
+    del doc["methods"]["cost"]
+    path, problems = problems_of(tmp_path, doc)
+    assert problems[0] == (f"{path}: points/0/stats/cost: stored nothing, recomputed from the "
+                           f"runs an object of 7 keys; {EXPECTED_STATS}")
+    assert problems[1].startswith(f"{path}: methods/cost: stored nothing, recomputed from the "
+                                  "runs \"costs per transaction: ")
 
 
 # --- B: dates in the future, and a pull request's files -----------------------------------------

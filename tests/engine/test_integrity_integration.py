@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import REPO, fixture_recipe, run_options, run_recipe, servers_under, tmpfs
 
+from helpers import REPO, fixture_recipe, run_options, run_recipe, servers_under, tmpfs
 from tuninglab.engine import record, runner, workdir
 from tuninglab.errors import UserError
 

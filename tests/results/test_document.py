@@ -232,8 +232,12 @@ def test_the_schema_refuses_a_margin_out_of_range(pct):
 
 
 def test_the_schema_knows_every_kind_of_verdict():
-    ratio = document.schema()["$defs"]["point"]["properties"]["stats"]["properties"]["ratio"]
-    assert ratio["properties"]["verdict_kind"]["enum"] == list(stats.VERDICTS)
+    point_stats = document.schema()["$defs"]["point"]["properties"]["stats"]["properties"]
+    ratio = point_stats["ratio"]
+    assert ratio["properties"]["verdict_kind"]["enum"] == list(stats.RATIO_VERDICTS)
+    cost = point_stats["cost"]["additionalProperties"]["properties"]["ratio"]
+    assert cost["properties"]["verdict_kind"]["enum"] == list(stats.COST_VERDICTS)
+    assert set(stats.RATIO_VERDICTS) | set(stats.COST_VERDICTS) == set(stats.VERDICTS)
     assert ratio["required"] == ["ratio", "ci_low", "ci_high", "verdict"]  # old files validate
     doc = document.finish(make_doc())
     doc["points"][1]["stats"]["ratio"]["verdict_kind"] = "no detectable difference"

@@ -8,16 +8,22 @@ import pytest
 from scipy import stats as sps
 
 from tuninglab.results.stats import (
+    COST_VERDICTS,
     DEFAULT_SMALLEST_EFFECT,
     EQUIVALENT,
     FASTER,
+    LESS,
+    MORE,
+    RATIO_VERDICTS,
     SLOWER,
     TOO_FEW_REPEATS,
     TOO_NOISY,
     VERDICTS,
+    ZERO_COST,
     Comparison,
     Summary,
     compare,
+    compare_cost,
     equivalent_text,
     summarize,
 )
@@ -407,3 +413,91 @@ def test_a_comparison_needs_a_confidence_above_one_half(conf):
     # Its equivalence test is at 2 * confidence - 1, which must be a confidence too.
     with pytest.raises(ValueError, match="confidence must be between 0.5 and 1"):
         compare([1, 2, 3], [2, 3, 4], confidence=conf)
+
+
+# --- costs per transaction (compare_cost) ------------------------------------------------------
+
+CPU_US = [850.0, 858.5, 841.5, 854.25, 845.75]  # ±1% around 850 µs a transaction
+
+
+def test_equal_costs_are_equivalent_within_the_margin():
+    c = compare_cost([x * 1.002 for x in reversed(CPU_US)], CPU_US)
+    assert c.verdict_kind == EQUIVALENT and c.verdict == "equivalent within ±3%"
+    assert 1 / 1.03 < c.tost_low < 1 < c.tost_high < 1.03
+    assert compare_cost(CPU_US, CPU_US, margin=0.05).verdict == "equivalent within ±5%"
+
+
+def test_a_cost_20_percent_lower_is_less_and_20_percent_higher_more():
+    less = compare_cost([x * 0.8 for x in CPU_US], CPU_US)
+    assert less.verdict == less.verdict_kind == LESS
+    assert less.ratio == pytest.approx(0.8) and less.ci_high < 0.85
+    more = compare_cost([x * 1.2 for x in CPU_US], CPU_US)
+    assert more.verdict == more.verdict_kind == MORE
+    assert more.ratio == pytest.approx(1.2) and more.ci_low > 1.15
+
+
+def test_a_cost_is_compared_with_the_statistics_of_compare_in_words_for_amounts():
+    """The same ratio and intervals as compare() where lower is better; "less" where that says
+    "faster", "more" where it says "slower"."""
+    words = {FASTER: LESS, SLOWER: MORE, EQUIVALENT: EQUIVALENT, TOO_NOISY: TOO_NOISY}
+    rng = np.random.default_rng(21)
+    kinds = set()
+    for _ in range(200):
+        x = rng.lognormal(math.log(rng.uniform(80, 120)), rng.uniform(0.002, 0.05), size=5)
+        b = rng.lognormal(math.log(100), rng.uniform(0.002, 0.05), size=4)
+        cost, speed = compare_cost(x, b), compare(x, b, higher_is_better=False)
+        assert (cost.ratio, cost.ci_low, cost.ci_high, cost.tost_low, cost.tost_high) == \
+            (speed.ratio, speed.ci_low, speed.ci_high, speed.tost_low, speed.tost_high)
+        assert cost.verdict_kind == words[speed.verdict_kind]
+        kinds.add(cost.verdict_kind)
+    assert kinds == {LESS, MORE, EQUIVALENT, TOO_NOISY}
+
+
+def test_equal_cost_distributions_rarely_read_less_or_more():
+    rng = np.random.default_rng(22)
+    xs = rng.lognormal(math.log(2400), 0.02, size=(2000, 5))
+    bs = rng.lognormal(math.log(2400), 0.02, size=(2000, 5))
+    kinds = [compare_cost(x, b).verdict_kind for x, b in zip(xs, bs)]
+    assert 0.02 <= (kinds.count(LESS) + kinds.count(MORE)) / len(kinds) <= 0.08
+
+
+def test_a_noisy_cost_is_too_noisy_to_tell():
+    c = compare_cost([800.0, 1000.0, 1200.0], [850.0, 1000.0, 1150.0])
+    assert c.verdict == c.verdict_kind == TOO_NOISY
+
+
+@pytest.mark.parametrize("values, baseline", [
+    ([0.0, 0.0, 0.0], [0.05, 0.051, 0.049]),   # no fsync at this point
+    ([0.05, 0.051, 0.049], [0.05, 0.0, 0.049]),  # one repeat of the baseline made none
+    ([0.0, 0.0, 0.0], [0.0, 0.0, 0.0]),
+])
+def test_a_cost_of_zero_in_a_repeat_is_not_compared(values, baseline):
+    c = compare_cost(values, baseline)
+    assert c == Comparison(None, None, None, ZERO_COST, ZERO_COST, None, None)
+    assert json.loads(json.dumps(c.to_dict())) == c.to_dict()
+    assert c.verdict == "zero in a repeat: not compared"
+
+
+def test_a_cost_of_one_repeat_is_too_few():
+    c = compare_cost([850.0], CPU_US)
+    assert c.verdict == c.verdict_kind == TOO_FEW_REPEATS and c.ci_low is None
+
+
+def test_a_negative_cost_is_refused():
+    with pytest.raises(ValueError, match=r"^values\[1\] is -1.0; .*must be > 0"):
+        compare_cost([850.0, -1.0], CPU_US)
+    with pytest.raises(ValueError, match=r"^baseline\[0\] is -1.0"):
+        compare_cost(CPU_US, [-1.0, 0.0])  # negative, not "zero in a repeat"
+
+
+@pytest.mark.parametrize("kw, match", [({"margin": 0}, "margin must be"),
+                                       ({"confidence": 0.5}, "confidence must be")])
+def test_a_cost_comparison_checks_its_levels_before_its_zeros(kw, match):
+    with pytest.raises(ValueError, match=match):
+        compare_cost([0.0, 1.0], [1.0, 2.0], **kw)
+
+
+def test_every_cost_kind_is_a_verdict():
+    assert set(COST_VERDICTS) == {LESS, MORE, EQUIVALENT, TOO_NOISY, TOO_FEW_REPEATS, ZERO_COST}
+    assert set(COST_VERDICTS) | set(RATIO_VERDICTS) == set(VERDICTS)
+    assert len(set(VERDICTS)) == len(VERDICTS)

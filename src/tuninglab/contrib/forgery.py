@@ -37,7 +37,7 @@ def check_statistics(doc: dict) -> list[str]:
             found += differences(p.get(part, MISSING), c.get(part, MISSING),
                                  ("points", i, part))
     methods = doc.get("methods") or {}
-    for key, value in document.methods().items():
+    for key, value in document.methods(doc).items():
         found += differences(methods.get(key, MISSING), value, ("methods", key))
     return [difference_line(*d) for d in found[:MAX_SHOWN]] + more(len(found))
 

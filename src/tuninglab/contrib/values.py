@@ -21,6 +21,7 @@ BOUNDS = (
     (r"^mib_per_s$", 1e7, "MiB/s: 10 TiB/s, beyond any machine's memory bandwidth"),
     (r"kib_s$", 1e10, "KiB/s: 10 TiB/s, beyond any machine's memory bandwidth"),
     (r"_ms$", 1e9, "ms: 11 days, longer than any run"),
+    (r"_us_per_trx$", 1e14, "CPU µs per transaction: over 1000 CPUs busy a day for one"),
     (r"tpm$", 6e9, "a minute: 100 million a second"),
     (r"^(tps|qps)$|_per_s$|iops$", 1e8, "a second: 100 million, 10 times the fastest "
                                         "published single server"),

@@ -1,5 +1,6 @@
 """One sample a second during the measured phase: InnoDB state from the server, IO from
-/proc/diskstats for the devices holding the datadir, CPU from /proc/stat.
+/proc/diskstats for the devices holding the datadir, CPU from /proc/stat; and over the whole
+phase, the server's own cost (engine/cost.py).
 
 MariaDB and MySQL name the InnoDB counters differently; a metric a server lacks is recorded as
 absent (None), never guessed.
@@ -8,6 +9,7 @@ absent (None), never guessed.
 import threading
 import time
 
+from tuninglab.engine import cost
 from tuninglab.engine.devices import read_diskstats
 
 # metric -> (SHOW GLOBAL STATUS name, information_schema.INNODB_METRICS name) per flavour.
@@ -67,14 +69,17 @@ def cpu_times(text: str | None = None) -> tuple[int, int]:
 class Sampler:
     """Samples in a background thread between start() and stop(); series() gives the result."""
 
-    def __init__(self, server, devices: list[str], interval: float = 1.0, aside=(), extra=None):
+    def __init__(self, server, devices: list[str], interval: float = 1.0, aside=(), extra=None,
+                 pid: int | None = None):
         """devices: summed into the disk series; aside: only their totals are kept (e.g. an
         md array above the member devices, which would count every IO twice); extra: a
-        callable whose dict of gauges joins every sample (e.g. a RAID rebuild's progress)."""
+        callable whose dict of gauges joins every sample (e.g. a RAID rebuild's progress);
+        pid: the server's process, whose CPU and IO the cost counts (None: left out)."""
         self.server, self.devices, self.interval = server, list(devices), interval
-        self.aside, self.extra = list(aside), extra
+        self.aside, self.extra, self.pid = list(aside), extra, pid
         self.samples = []
         self.totals = {}
+        self.cost = {}   # each cost counter's growth over the phase (cost.delta)
         self._stop = threading.Event()
         self._thread = None
         self._conn = None
@@ -86,6 +91,7 @@ class Sampler:
             for monitor in MYSQL_MONITORS:  # the variable takes one counter (or pattern) at a time
                 self._query(f"SET GLOBAL innodb_monitor_enable = '{monitor}'")
         self._begin = self._read()
+        self._begin_cost = self._cost(self._begin)
         self._thread = threading.Thread(target=self._loop, daemon=True)
         self._thread.start()
 
@@ -95,6 +101,7 @@ class Sampler:
         end = self._read()
         self.totals = {d: _delta_dict(end["disk"][d], self._begin["disk"][d])
                        for d in self.devices + self.aside}
+        self.cost = cost.delta(self._begin_cost, self._cost(end))
         self.close()
 
     def close(self) -> None:
@@ -135,8 +142,15 @@ class Sampler:
                                        " WHERE status = 'enabled'"))
         return {"time": time.monotonic(), "cpu": cpu_times(),
                 "innodb": innodb_metrics(status, metrics, self.server.binary.flavor),
+                "status_cost": cost.status_counters(status),
                 "disk": read_diskstats(self.devices + self.aside) if self.devices else {},
                 "extra": self.extra() if self.extra else {}}
+
+    def _cost(self, reading: dict) -> dict:
+        """The cost counters at a reading: the server's status counters and host CPU from it,
+        the server process's CPU and IO read right after (only at the phase's ends: /proc)."""
+        return {**reading["status_cost"], **cost.host_counters(reading["cpu"][0]),
+                **cost.process_counters(self.pid)}
 
 
 def _delta_dict(after, before) -> dict:

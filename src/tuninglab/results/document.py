@@ -12,6 +12,7 @@ import jsonschema
 
 from tuninglab.files import DATA_DIR, create_json
 from tuninglab.results import stats, timeseries
+from tuninglab.results.metrics import COST
 
 SCHEMA_VERSION = 1
 SCHEMA_PATH = Path(__file__).with_name("result.schema.json")
@@ -49,8 +50,9 @@ def done_keys(doc: dict) -> set[str]:
 
 
 def finish(doc: dict) -> dict:
-    """Add per-point statistics of the primary metric (and of bytes written per transaction),
-    the ratios to the baseline, the trends and the end time."""
+    """Add per-point statistics of the primary metric (and of bytes written per transaction,
+    and of the costs per transaction the runs measured), the ratios to the baseline, the trends
+    and the end time."""
     recompute(doc)
     broken = inconsistent_runs(doc)
     if broken:
@@ -68,12 +70,17 @@ def recompute(doc: dict) -> dict:
         p.pop("trends", None)
         if "trends" in computed:
             p["trends"] = computed["trends"]
-    doc["methods"] = {**doc.get("methods", {}), **methods()}
+    doc["methods"] = {**doc.get("methods", {}), **methods(doc)}
     return doc
 
 
-def methods() -> dict:
-    return {"summary": stats.SUMMARY_METHOD, "ratio": stats.RATIO_METHOD}
+def methods(doc: dict | None = None) -> dict:
+    """The methods a result's statistics name; that of the costs only where its runs measured
+    some (a result from before the costs stays as it was written)."""
+    out = {"summary": stats.SUMMARY_METHOD, "ratio": stats.RATIO_METHOD}
+    if doc is not None and _measures_costs(doc):
+        out["cost"] = stats.COST_METHOD
+    return out
 
 
 def point_stats(doc: dict) -> list[dict]:
@@ -92,6 +99,9 @@ def point_stats(doc: dict) -> list[dict]:
         if all(v is not None for v in wbytes):
             computed["stats"]["write_bytes_per_trx"] = stats.summarize(wbytes).to_dict()
         computed["stats"]["ratio"] = _ratio(values, base_values, p is base, margin)
+        cost = cost_stats(p, base, margin)
+        if cost:  # only where the runs measured costs: older results keep their stats as stored
+            computed["stats"]["cost"] = cost
         trends = timeseries.point_trends(p["runs"])
         if trends:
             computed["trends"] = trends
@@ -105,6 +115,38 @@ def smallest_effect(doc: dict) -> float:
     alone gives its statistics; results from before it was recorded take the default."""
     pct = doc["plan"].get("smallest_effect_pct")
     return stats.DEFAULT_SMALLEST_EFFECT if pct is None else pct / 100
+
+
+def cost_keys(p: dict, base: dict) -> list[str]:
+    """The costs (metrics.COST, in order) that every run of the point and of the baseline
+    measured: a cost a server or kernel could not give in one run is compared in none, rather
+    than over fewer repeats than the primary metric."""
+    runs = p["runs"] + base["runs"]
+    return [key for key in COST if all(_cost(run).get(key) is not None for run in runs)]
+
+
+def cost_stats(p: dict, base: dict, margin: float) -> dict:
+    """{cost: its summary over the point's runs, with "ratio" its comparison to the baseline's
+    (stats.compare_cost; None for the baseline itself)} for each of cost_keys."""
+    out = {}
+    for key in cost_keys(p, base):
+        values = [_cost(run)[key] for run in p["runs"]]
+        ratio = None if p is base else stats.compare_cost(
+            values, [_cost(run)[key] for run in base["runs"]], margin=margin).to_dict()
+        out[key] = {**stats.summarize(values).to_dict(), "ratio": ratio}
+    return out
+
+
+def _cost(run: dict) -> dict:
+    cost = run["summary"].get("cost", {})
+    if not isinstance(cost, dict):  # a hand-edited file: said as the runs' fault, not a crash
+        raise TypeError(f"a run's summary/cost is {type(cost).__name__}, not an object")
+    return cost
+
+
+def _measures_costs(doc: dict) -> bool:
+    base = point(doc, doc["sweep"]["baseline"])
+    return any(cost_keys(p, base) for p in doc["points"])
 
 
 def _ratio(values: list, base_values: list, is_base: bool, margin: float) -> dict | None:

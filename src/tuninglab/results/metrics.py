@@ -2,10 +2,12 @@
 its per-second series or a point's stats) its label, unit, which way is better, the short label
 of a terminal table and the scale from the stored value to the shown one.
 
-The site's charts (site/charts.py) draw every metric here, in this order; the terminal tables
-(report.py) and the site's tables (site/result_tables.py) head a column with the short label.
+The site's charts (site/charts.py) draw every metric here that has a per-second series, in this
+order; the terminal tables (report.py) and the site's tables (site/result_tables.py) head a
+column with the short label. COST names the per-transaction costs a run's summary may carry.
 """
 
+import math
 from dataclasses import dataclass
 
 HIGHER, LOWER, NONE = "higher", "lower", "none"
@@ -43,7 +45,50 @@ METRICS = {m.key: m for m in (
     Metric("checkpoint_fill_pct", "checkpoint age / redo capacity", "%", NONE),
     Metric("tpcc_retries", "transactions retried (deadlock, lock wait timeout)", "per second",
            LOWER),
+    # What a transaction cost (a run's summary["cost"]; document.point_stats compares them to
+    # the baseline's): the mechanism behind a throughput, which holds on any hardware. The
+    # short labels head the rows of report.cost_tables, titled "cost per transaction": no
+    # "/trx".
+    # CPU is stored in µs and shown in ms: 0.850 to 12.0 fits a terminal column, 850 to 12,000
+    # less so.
+    Metric("server_cpu_us_per_trx", "server CPU per transaction", "ms", LOWER,
+           short="server CPU ms", scale=1 / 1000),
+    Metric("host_cpu_us_per_trx", "host CPU per transaction (every process)", "ms", LOWER,
+           short="host CPU ms", scale=1 / 1000),
+    Metric("server_read_bytes_per_trx", "bytes the server read per transaction", "KiB", LOWER,
+           short="server read KiB", scale=1 / 1024),
+    Metric("server_write_bytes_per_trx", "bytes the server wrote per transaction", "KiB", LOWER,
+           short="server write KiB", scale=1 / 1024),
+    # Innodb_data_fsyncs counts every fsync InnoDB makes, the redo log's included.
+    Metric("fsyncs_per_trx", "InnoDB fsyncs per transaction (all files)", "fsyncs", LOWER,
+           short="fsyncs"),
+    Metric("log_fsyncs_per_trx", "redo log fsyncs per transaction", "fsyncs", LOWER,
+           short="log fsyncs"),
+    Metric("redo_bytes_per_trx", "redo log written per transaction", "KiB", LOWER,
+           short="redo KiB", scale=1 / 1024),
 )}
+
+# The keys of a run's summary["cost"], in the order tables show them: each optional (absent
+# when the server or kernel lacks its source), each per transaction, lower being cheaper.
+COST = ("server_cpu_us_per_trx", "host_cpu_us_per_trx", "server_read_bytes_per_trx",
+        "server_write_bytes_per_trx", "fsyncs_per_trx", "log_fsyncs_per_trx",
+        "redo_bytes_per_trx")
 
 # The primary metric of each workload tool: what a recipe's points are compared by.
 PRIMARY = {"sysbench": "tps", "scan": "mib_per_s", "tpcc": "new_order_tpm"}
+
+
+def decimals(shown: float) -> int:
+    """How many decimals show a value to about 3 significant digits (0.812 ms, 12.3 KiB,
+    0.0450 fsyncs, 23,438 KiB), at most 4: costs run from tens of milliseconds to hundredths
+    of an fsync, where one fixed number of decimals hides the small ones or pads the large."""
+    if shown == 0 or not math.isfinite(shown):
+        return 1
+    return min(4, max(0, 2 - math.floor(math.log10(abs(shown)))))
+
+
+def ratio_decimals(ratio: float | None, near_one: int) -> int:
+    """The decimals of a cost's ratio to the baseline: near_one between 0.1 and 10, as the
+    throughput's ratios are shown (0.976), but a cost can fall to a fortieth (0.0250, the
+    fsyncs of batched commits) or grow 40 times (40.0): there about 3 significant digits."""
+    return near_one if ratio is None or 0.1 <= ratio < 10 else decimals(ratio)

@@ -4,7 +4,7 @@ import textwrap
 
 from tuninglab.results import stats
 from tuninglab.results.document import metric, smallest_effect
-from tuninglab.results.metrics import METRICS
+from tuninglab.results.metrics import COST, METRICS, decimals, ratio_decimals
 
 
 def _fmt(value, digits=1):
@@ -38,7 +38,7 @@ def results_table(doc: dict) -> str:
                     verdict(ratio)]
         row.append(_fmt(written["median"] * written_per_trx.scale if written else None))
         rows.append(row)
-    return table(rows) + verdicts_legend(doc) + trends_table(doc)
+    return table(rows) + verdicts_legend(doc) + cost_tables(doc) + trends_table(doc)
 
 
 def verdict(ratio: dict) -> str:
@@ -60,6 +60,53 @@ def verdicts_legend(doc: dict) -> str:
         f" when the 90% CI lies inside {1 / (1 + margin):.3f} .. {1 + margin:.3f} (two "
         f"one-sided tests; {margin * 100:g}% is the smallest effect worth knowing); "
         f"{stats.TOO_NOISY} otherwise (more repeats may tell).", width=100)
+
+
+def cost_tables(doc: dict) -> str:
+    """What a transaction cost, one table per point: each cost's median and 95% interval and,
+    beside the baseline, the ratio, its interval and the verdict (less, more, ...). Empty for
+    results whose runs measured no cost. The 90% interval that decides an equivalence, which
+    the throughput table shows beside the verdict, is left to the legend: within 100 columns
+    there is no room for it."""
+    points = [p for p in doc["points"] if p["stats"].get("cost")]
+    if not points:
+        return ""
+    tables = [cost_table(p, p["id"] == doc["sweep"]["baseline"]) for p in points]
+    return ("\n\ncost per transaction (lower is cheaper; median of the repeats, 95% CI, ratio to "
+            "the baseline):\n\n" + "\n\n".join(tables) + cost_legend(doc))
+
+
+def cost_table(p: dict, baseline: bool) -> str:
+    costs = p["stats"]["cost"]
+    rows = [["cost", "median", "95% CI"] + ([] if baseline else ["ratio", "95% CI", "verdict"])]
+    for key in (k for k in COST if k in costs):
+        m, c = METRICS[key], costs[key]
+        digits = decimals(c["median"] * m.scale)
+        row = [m.short, _fmt(c["median"] * m.scale, digits),
+               _interval(*_scaled(c, m.scale), digits)]
+        if not baseline:
+            ratio = c["ratio"]
+            digits = ratio_decimals(ratio["ratio"], 3)
+            row += [_fmt(ratio["ratio"], digits),
+                    _interval(ratio["ci_low"], ratio["ci_high"], digits), ratio["verdict"]]
+        rows.append(row)
+    return f"{p['id']}{' (baseline)' if baseline else ''}\n" + table(rows)
+
+
+def _scaled(summary: dict, scale: float) -> tuple:
+    low, high = summary["ci_low"], summary["ci_high"]
+    return (None, None) if low is None else (low * scale, high * scale)
+
+
+def cost_legend(doc: dict) -> str:
+    """The cost verdicts, with this result's margin: the table has no room for the 90%
+    interval that decides an equivalence."""
+    margin = smallest_effect(doc)
+    return "\n" + textwrap.fill(
+        f"cost verdicts: less or more when the 95% CI excludes 1; "
+        f"{stats.equivalent_text(margin)} when the 90% CI lies inside {1 / (1 + margin):.3f} .. "
+        f"{1 + margin:.3f}; {stats.TOO_NOISY} otherwise; \"{stats.ZERO_COST}\": a repeat "
+        "measured none (no fsync, say), which has no logarithm to compare.", width=100)
 
 
 def trends_table(doc: dict) -> str:

@@ -19,6 +19,11 @@ interval) put it inside 1/(1+X) to 1+X, X being the recipe's smallest effect wor
 "too noisy to tell". An interval of ±20% across 1 used to read "no detectable difference",
 which readers took for "no difference": it now reads "too noisy to tell", and only an interval
 narrower than the effect worth knowing says that the settings are alike.
+
+A cost per transaction (CPU time, bytes, fsyncs) is compared the same way (compare_cost), but in
+words that fit an amount rather than a speed: "less" or "more", "equivalent within ±X%", "too
+noisy to tell". A cost can really be 0 in a repeat (no fsync at all): with no logarithm to
+compare, its verdict says so rather than guessing.
 """
 
 from __future__ import annotations
@@ -38,6 +43,12 @@ RATIO_METHOD = ("ratio of geometric means; 95% CI: Welch t interval on log value
                 "effect worth knowing X when two one-sided Welch tests at 5% each reject a "
                 "larger effect (the 90% CI lies inside 1/(1+X) to 1+X), otherwise too noisy "
                 "to tell")
+COST_METHOD = ("costs per transaction: median of repeats and its 95% CI as for the primary "
+               "metric; ratio of geometric means to the baseline's, 95% CI: Welch t interval on "
+               "log values; less or more when the 95% CI excludes 1, equivalent within the "
+               "recipe's smallest effect worth knowing X when the 90% CI lies inside 1/(1+X) "
+               "to 1+X (two one-sided Welch tests at 5% each), otherwise too noisy to tell; "
+               "not compared when a repeat measured 0 (no logarithm)")
 
 # The kinds of verdict, each its own text but EQUIVALENT, whose text names the margin
 # (equivalent_text): pages and tests match the kind (Comparison.verdict_kind), not the text.
@@ -47,7 +58,13 @@ EQUIVALENT = "equivalent"
 TOO_NOISY = "too noisy to tell"
 TOO_FEW_REPEATS = "too few repeats"
 NO_THROUGHPUT = "no throughput to compare"  # a repeat of 0: no logarithm (document._ratio)
-VERDICTS = (FASTER, SLOWER, EQUIVALENT, TOO_NOISY, TOO_FEW_REPEATS, NO_THROUGHPUT)
+# A cost is an amount, not a speed: less or more of it (compare_cost).
+LESS = "less"
+MORE = "more"
+ZERO_COST = "zero in a repeat: not compared"  # no logarithm; short enough for a table cell
+RATIO_VERDICTS = (FASTER, SLOWER, EQUIVALENT, TOO_NOISY, TOO_FEW_REPEATS, NO_THROUGHPUT)
+COST_VERDICTS = (LESS, MORE, EQUIVALENT, TOO_NOISY, TOO_FEW_REPEATS, ZERO_COST)
+VERDICTS = RATIO_VERDICTS + (LESS, MORE, ZERO_COST)  # every kind, each once
 # The smallest effect worth knowing of a recipe that names none (recipes' [measure]
 # smallest_effect), and of results from before it was recorded: a ratio within ±3% is below
 # what one host's run-to-run noise and a reader's decision care about.
@@ -82,7 +99,7 @@ class Summary:
 
 @dataclass(frozen=True)
 class Comparison:
-    ratio: float  # exp(mean(log x) - mean(log base))
+    ratio: float | None  # exp(mean(log x) - mean(log base)); None when not compared
     ci_low: float | None  # the 95% interval; None when either group has n < 2
     ci_high: float | None
     verdict: str  # the text: the kind, or equivalent_text(margin)
@@ -171,12 +188,42 @@ def compare(
     `confidence` and a verdict: faster or slower when that interval excludes 1, equivalent
     when the equivalence test's interval (at 2 * confidence - 1, 90% for 95%: two one-sided
     tests at 1 - confidence each) lies inside 1/(1+margin) to 1+margin, else too noisy."""
+    _check_levels(confidence, margin)
+    above, below = (FASTER, SLOWER) if higher_is_better else (SLOWER, FASTER)
+    return _compare(values, baseline, confidence, margin, above, below)
+
+
+def compare_cost(
+    values: Iterable[float],
+    baseline: Iterable[float],
+    confidence: float = 0.95,
+    margin: float = DEFAULT_SMALLEST_EFFECT,
+) -> Comparison:
+    """compare() for a cost per transaction, lower being cheaper: the same ratio, intervals
+    and tests, with verdicts for amounts: less or more when the 95% interval excludes 1,
+    equivalent within ±margin, else too noisy. A repeat of 0 on either side (a point that made
+    no fsync) has no logarithm: not compared (ZERO_COST), as document._ratio does for a
+    throughput of 0. A negative cost is no measure: ValueError."""
+    _check_levels(confidence, margin)
+    xs, bs = _clean(values, "values"), _clean(baseline, "baseline")
+    if min(xs + bs) == 0:  # only when none is negative: those fail in _compare
+        return Comparison(None, None, None, ZERO_COST, ZERO_COST, None, None)
+    return _compare(xs, bs, confidence, margin, MORE, LESS)
+
+
+def _check_levels(confidence: float, margin: float) -> None:
     if not 0.5 < confidence < 1:  # also rejects NaN
         raise ValueError("confidence must be between 0.5 and 1 (exclusive): the equivalence "
                          f"test uses 2 * confidence - 1; got {confidence}")
     if not 0 < margin < 1:
         raise ValueError(f"margin must be a fraction between 0 and 1 (exclusive), 0.03 for "
                          f"3%; got {margin!r}")
+
+
+def _compare(values: Iterable[float], baseline: Iterable[float], confidence: float,
+             margin: float, above: str, below: str) -> Comparison:
+    """The comparison of compare(), with `above` the verdict when the 95% interval lies above
+    1 and `below` when it lies below."""
     lx = [math.log(x) for x in _clean(values, "values", positive=True)]
     lb = [math.log(x) for x in _clean(baseline, "baseline", positive=True)]
     diff = statistics.mean(lx) - statistics.mean(lb)
@@ -186,9 +233,9 @@ def compare(
     lo, hi = _welch_interval(lx, lb, diff, confidence)
     tost_lo, tost_hi = _welch_interval(lx, lb, diff, 2 * confidence - 1)
     if lo > 1:
-        kind = FASTER if higher_is_better else SLOWER
+        kind = above
     elif hi < 1:
-        kind = SLOWER if higher_is_better else FASTER
+        kind = below
     elif 1 / (1 + margin) < tost_lo and tost_hi < 1 + margin:  # symmetric on the log scale
         kind = EQUIVALENT
     else:

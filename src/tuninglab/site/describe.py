@@ -97,14 +97,19 @@ def baseline_text(doc: dict) -> str:
 
 
 def verdict_text(point: dict) -> str:
-    ratio = point["stats"].get("ratio")
+    return ratio_text(point["stats"].get("ratio"))
+
+
+def ratio_text(ratio: dict | None, digits: int = 2) -> str:
+    """A comparison to the baseline in words (the throughput's or a cost's): the ratio, its
+    95% interval (to digits decimals) and the verdict; "baseline" for the baseline itself."""
     if ratio is None:
         return "baseline"
     if ratio.get("ratio") is None:
         return ratio.get("verdict", "")
     low, high = ratio["ci_low"], ratio["ci_high"]
-    interval = f" [{low:.2f}, {high:.2f}]" if low is not None else ""
-    text = f"ratio {ratio['ratio']:.2f}{interval}: {ratio['verdict']}"
+    interval = f" [{low:.{digits}f}, {high:.{digits}f}]" if low is not None else ""
+    text = f"ratio {ratio['ratio']:.{digits}f}{interval}: {ratio['verdict']}"
     if ratio.get("verdict_kind") == stats.EQUIVALENT:
         # The 90% interval decided it; the 95% one shown first may reach past the margin.
         text += f" (90% CI [{ratio['tost_low']:.3f}, {ratio['tost_high']:.3f}])"

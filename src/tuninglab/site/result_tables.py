@@ -1,13 +1,13 @@
 """HTML tables of one result file, for a topic page or a host's views (hostviews): the
-verdict per point, the trends over time, the TPC-C-like mix, and the "functional only" label of
-a lab VM result (the terminal's tables are results/report.py). Every text from the file is
-escaped."""
+verdict per point with the costs per transaction beside it, the trends over time, the TPC-C-like
+mix, and the "functional only" label of a lab VM result (the terminal's tables are
+results/report.py). Every text from the file is escaped."""
 
 import html
 import statistics
 
-from tuninglab.results import document, timeseries
-from tuninglab.results.metrics import METRICS
+from tuninglab.results import document, stats, timeseries
+from tuninglab.results.metrics import COST, METRICS, decimals, ratio_decimals
 from tuninglab.site import describe
 
 
@@ -23,7 +23,8 @@ def functional(doc: dict) -> str:
 
 
 def verdicts(doc: dict) -> str:
-    """The latest result in words: median, interval, ratio, verdict per point."""
+    """The latest result in words: median, interval, ratio, verdict per point, and below it
+    what a transaction cost (costs; nothing for a result whose runs measured no cost)."""
     rows = []
     name = document.metric(doc)
     for p in doc["points"]:
@@ -37,7 +38,41 @@ def verdicts(doc: dict) -> str:
             f'<th>median {METRICS[name].short}</th>'
             '<th>95% CI</th><th>ratio to baseline, 95% CI: verdict</th></tr></thead><tbody>'
             + "".join(rows) + f"</tbody></table></div><p class='tl-caption'>Latest result: "
-            f"{host}; {html.escape(doc['methods']['ratio'])}.</p>")
+            f"{host}; {html.escape(doc['methods']['ratio'])}.</p>" + costs(doc))
+
+
+def costs(doc: dict) -> str:
+    """What a transaction cost at each point: per cost the runs measured, its median and 95%
+    interval and, beside the baseline, the ratio, its interval and the verdict (less, more,
+    ...). Empty when no point has costs: such a result's page stays as it was."""
+    keys = [k for k in COST if any(k in p["stats"].get("cost", {}) for p in doc["points"])]
+    if not keys:
+        return ""
+    heads = "".join(f"<th>{html.escape(METRICS[k].label)}</th>" for k in keys)  # units: cells
+    rows = "".join(f"<tr><td>{html.escape(p['value'])}</td>"
+                   + "".join(_cost_cell(p["stats"].get("cost", {}).get(k), k) for k in keys)
+                   + "</tr>" for p in doc["points"])
+    return ('<div class="tl-verdicts tl-costs"><table><thead><tr><th>setting</th>' + heads +
+            "</tr></thead><tbody>" + rows + "</tbody></table></div><p class='tl-caption'>Cost "
+            "per transaction in the latest result, lower being cheaper: the median over the "
+            "runs with its 95% CI, and the ratio to the baseline with its 95% CI and verdict. "
+            f"Method: {html.escape(stats.COST_METHOD)}.</p>")
+
+
+def _cost_cell(cost: dict | None, key: str) -> str:
+    """One cost of one point: '0.812 ms (0.790 to 0.835)' over 'ratio 0.91 [0.88, 0.94]:
+    less'."""
+    if cost is None:  # not measured in every run of this point or of the baseline
+        return "<td>-</td>"
+    metric = METRICS[key]
+    digits = decimals(cost["median"] * metric.scale)
+    shown = f"{cost['median'] * metric.scale:,.{digits}f} {metric.unit}"
+    if cost["ci_low"] is not None:
+        shown += (f" ({cost['ci_low'] * metric.scale:,.{digits}f} to "
+                  f"{cost['ci_high'] * metric.scale:,.{digits}f})")
+    ratio = cost["ratio"]
+    digits = ratio_decimals(ratio and ratio["ratio"], 2)  # 2 as the throughput's ratio
+    return f"<td>{html.escape(shown)}<br>{html.escape(describe.ratio_text(ratio, digits))}</td>"
 
 
 def trends(doc: dict) -> str:

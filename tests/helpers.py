@@ -144,6 +144,32 @@ def mounted(device: str, where: Path, fs: str = "ext4"):
         subprocess.run(["umount", str(where)], check=True)
 
 
+class FakeConnection:
+    """A pymysql connection for the sampler: records every statement, and answers each with
+    rows(sql) (default: no rows)."""
+
+    def __init__(self, rows=lambda sql: ()):
+        self.statements, self.rows = [], rows
+
+    def cursor(self):
+        return self
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def execute(self, sql):
+        self.statements.append(sql)
+
+    def fetchall(self):
+        return self.rows(self.statements[-1])
+
+    def close(self):
+        pass
+
+
 @contextmanager
 def tmpfs(mountpoint: Path, size: str):
     """A tmpfs of size mounted at mountpoint (created) for the block: a filesystem a test can

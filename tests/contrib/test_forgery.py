@@ -258,7 +258,7 @@ def test_a_few_minutes_of_clock_skew_are_allowed(tmp_path):
 def test_runs_dated_in_the_future_are_named(tmp_path, monkeypatch):
     """A clock that says the result has only just started: its runs are all to come."""
     doc = base_doc()
-    clock = dt.datetime.fromisoformat(doc["started"]) - values.CLOCK_SKEW
+    clock = dt.datetime.fromisoformat(doc["started"]) - document.CLOCK_SKEW
     monkeypatch.setattr(values, "now", lambda: clock)
     problems = problems_of(tmp_path, doc)[1]
     run = doc["points"][0]["runs"][0]

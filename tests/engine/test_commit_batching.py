@@ -75,7 +75,7 @@ def test_warm_up_and_measured_run_use_the_points_workload(monkeypatch):
 
     @contextmanager
     def fake_sampling(*args, **kwargs):
-        yield SimpleNamespace(totals={}, samples=[])
+        yield SimpleNamespace(totals={}, samples=[], cost={})
 
     monkeypatch.setattr(sysbench, "run", fake_run)
     monkeypatch.setattr(measure, "sampling", fake_sampling)

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from helpers import FIXTURES, make_doc
+from helpers import FIXTURES, FakeConnection, make_doc
 from tuninglab.contrib import values
 from tuninglab.engine import cost, measure, sampler
 from tuninglab.engine.workloads import sysbench
@@ -149,37 +149,19 @@ def test_only_the_counters_read_become_keys():
 
 # --- the sampler's readings at the phase's ends -----------------------------------------------
 
-class StatusConnection:
+def status_connection(status) -> FakeConnection:
     """Answers SHOW GLOBAL STATUS with the captured MariaDB rows, its fsyncs and redo bytes
-    grown by 100 and 1 MB each reading; records nothing else."""
+    grown by 100 and 1 MB each reading; no rows to anything else."""
+    reads = iter(range(10**6))
 
-    def __init__(self, status):
-        self.status, self.reads = status, 0
-
-    def cursor(self):
-        return self
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def execute(self, sql):
-        self.sql = sql
-
-    def fetchall(self):
-        if self.sql != "SHOW GLOBAL STATUS":
+    def rows(sql):
+        if sql != "SHOW GLOBAL STATUS":
             return ()
-        rows = dict(self.status)
-        rows["Innodb_data_fsyncs"] = str(int(rows["Innodb_data_fsyncs"]) + 100 * self.reads)
-        rows["Innodb_os_log_written"] = str(int(rows["Innodb_os_log_written"])
-                                            + 10**6 * self.reads)
-        self.reads += 1
-        return tuple(rows.items())
-
-    def close(self):
-        pass
+        n, grown = next(reads), dict(status)
+        grown["Innodb_data_fsyncs"] = str(int(grown["Innodb_data_fsyncs"]) + 100 * n)
+        grown["Innodb_os_log_written"] = str(int(grown["Innodb_os_log_written"]) + 10**6 * n)
+        return tuple(grown.items())
+    return FakeConnection(rows)
 
 
 def sampled_cost(monkeypatch, status, pid):
@@ -189,7 +171,7 @@ def sampled_cost(monkeypatch, status, pid):
     busy = iter([(1000, 5000), (1300, 5600)])
     monkeypatch.setattr(sampler, "cpu_times", lambda: next(busy))
     server = SimpleNamespace(binary=SimpleNamespace(flavor="mariadb"),
-                             connect=lambda: StatusConnection(status))
+                             connect=lambda: status_connection(status))
     s = sampler.Sampler(server, devices=[], interval=3600, pid=pid)  # start and stop read only
     s.start()
     s.stop()

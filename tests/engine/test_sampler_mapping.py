@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from helpers import FIXTURES
+from helpers import FIXTURES, FakeConnection
 from tuninglab.engine import sampler
 
 # metric -> (SHOW GLOBAL STATUS variable, its value in the MariaDB 10.11 capture)
@@ -132,31 +132,6 @@ def test_every_counter_disabled_by_default_is_enabled():
     read = {name for source, name in MYSQL.values() if source == "metrics"}
     assert set(sampler.MYSQL_MONITORS) == read - MYSQL_ENABLED_BY_DEFAULT
     assert set(sampler.MYSQL_MONITORS) == {"log_lsn_checkpoint_age", "log_max_modified_age_sync"}
-
-
-class FakeConnection:
-    """Records the statements; every query returns no rows."""
-
-    def __init__(self):
-        self.statements = []
-
-    def cursor(self):
-        return self
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def execute(self, sql):
-        self.statements.append(sql)
-
-    def fetchall(self):
-        return ()
-
-    def close(self):
-        pass
 
 
 def statements_of_a_sampling(flavor: str) -> list[str]:

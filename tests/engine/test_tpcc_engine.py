@@ -45,7 +45,7 @@ def run_oltp(monkeypatch, server, threads=4, options=(("active_warehouses", "1")
 
     @contextmanager
     def fake_sampling(*args, **kwargs):
-        yield SimpleNamespace(totals={}, samples=[])
+        yield SimpleNamespace(totals={}, samples=[], cost={})
 
     monkeypatch.setattr(sysbench, "run", fake_run)
     monkeypatch.setattr(measure, "sampling", fake_sampling)

@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from tuninglab.contrib import forgery, values
-from tuninglab.contrib.jsonpaths import at, fmt, runs, walk  # noqa: F401 (submit, tests)
+from tuninglab.contrib.jsonpaths import at, walk
 from tuninglab.errors import UserError
 from tuninglab.files import DATA_DIR
 from tuninglab.recipes.load import list_names, load_all, recipe_path

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from tuninglab import files
 from tuninglab.contrib import check
+from tuninglab.contrib.jsonpaths import walk
 from tuninglab.errors import UserError
 from tuninglab.results import document
 
@@ -196,7 +197,7 @@ def strip_secrets(doc: dict) -> int:
 
 def strings(doc: dict):
     """(path, text) of every string value, but the recipe text: its sha256 is recorded."""
-    return [(path, value) for path, value in check.walk(doc)
+    return [(path, value) for path, value in walk(doc)
             if isinstance(value, str) and path != ("recipe", "text")]
 
 

@@ -6,11 +6,9 @@ import re
 from itertools import islice
 
 from tuninglab.contrib.jsonpaths import at, fmt, is_number, runs, walk
+from tuninglab.results import document
 
 SAMPLE_SLACK = 2                # series samples more or fewer than plan/duration_s
-# A contributor's clock may run a little ahead of the checker's; more than this is a date
-# chosen to sort after every other result (the site shows each host's latest).
-CLOCK_SKEW = dt.timedelta(minutes=5)
 
 # The most any real machine could measure, by what a key's name says it holds (the first
 # pattern that matches the key wins). Each bound is 10 to 1000 times beyond the fastest
@@ -113,7 +111,7 @@ def check_times(doc: dict) -> list[str]:
     for run_path, run in runs(doc):
         chain = [(("started",), doc["started"]), ((*run_path, "started"), run["started"]),
                  ((*run_path, "finished"), run["finished"]), (("finished",), doc["finished"])]
-        times = [parse_time(value) for _, value in chain]
+        times = [document.parse_time(value) for _, value in chain]
         problems += [at(key, f"{value!r} is not a date-time with a time zone; expected one "
                              "like 2026-11-21T23:38:47+00:00")
                      for (key, value), t in zip(chain, times) if t is None]
@@ -132,23 +130,11 @@ def future_times(doc: dict) -> list[str]:
     stamps += [((*run_path, key), run[key]) for run_path, run in runs(doc)
                for key in ("started", "finished")]
     stamps += [(("contribution", "submitted"), (doc.get("contribution") or {}).get("submitted"))]
-    problems = []
-    for key, value in stamps:
-        t = parse_time(value) if isinstance(value, str) else None
-        if t is not None and t > limit + CLOCK_SKEW:
-            problems.append(at(key, f"{value} is in the future (the checker's clock says "
-                                    f"{limit.isoformat(timespec='seconds')}); expected a time "
-                                    f"that has passed ({CLOCK_SKEW.seconds // 60} minutes of "
-                                    "clock skew allowed)"))
-    return problems
-
-
-def parse_time(value: str) -> dt.datetime | None:
-    try:
-        t = dt.datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return t if t.tzinfo else None
+    skew = document.CLOCK_SKEW.seconds // 60
+    return [at(key, f"{value} is in the future (the checker's clock says "
+                    f"{limit.isoformat(timespec='seconds')}); expected a time that has passed "
+                    f"({skew} minutes of clock skew allowed)")
+            for key, value in stamps if document.in_future(value, limit)]
 
 
 def check_points(doc: dict) -> list[str]:

@@ -9,6 +9,8 @@ import signal
 import time
 from pathlib import Path
 
+from tuninglab.engine.workdir import dir_bytes
+
 
 def reap_stale_servers(wd: Path) -> list[int]:
     """Stop servers (and lab VMs) a killed run left behind in this work directory (found by
@@ -101,4 +103,4 @@ def _holds_mount(path: Path) -> bool:
 def _bytes(path: Path) -> int:
     if path.is_symlink() or not path.is_dir():
         return path.lstat().st_size
-    return sum(f.lstat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink())
+    return dir_bytes(path)

@@ -48,8 +48,7 @@ def oltp(server, disks, workload, measure, dataset, clock, aside=(), extra=None)
     summary["io"] = io_per_transaction({d: sampler.totals[d] for d in disks},
                                        summary["transactions"])
     # The device-wide io above stays as a cross-check: it also counts other processes' IO.
-    # (A stand-in sampler without cost readings leaves the cost out, as a kernel without them.)
-    per_trx = cost.per_transaction(getattr(sampler, "cost", None), summary["transactions"])
+    per_trx = cost.per_transaction(sampler.cost, summary["transactions"])
     if per_trx:
         summary["cost"] = per_trx
     series = merge_series(measured.intervals, sampler.samples)

@@ -10,7 +10,6 @@ import signal
 import subprocess
 import tempfile
 import time
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from tuninglab.engine.server_options import (
     option_problems,
 )
 from tuninglab.errors import UserError
+from tuninglab.recipes.reader import control_character
 
 DEFAULT_BINARIES = ("/usr/sbin/mariadbd", "mariadbd", "/usr/sbin/mysqld", "mysqld")
 INSTALL_HINT = "install Debian's server with `apt-get install mariadb-server`, or pass --mysqld PATH"
@@ -306,7 +306,7 @@ def cnf_line(name: str, value) -> str:
     if value is None:
         return name
     text = str(value)
-    if any(unicodedata.category(c) in ("Cc", "Cf") for c in text):
+    if control_character(text):
         raise UserError(f"my.cnf: refusing {name} = {text!r}: a control character would "
                         "break the option file; expected one line of plain text")
     escaped = text.replace("\\", "\\\\").replace('"', '\\"')

@@ -144,4 +144,7 @@ def blame_full_disk(path: Path, what: str):
 
 
 def dir_bytes(path: Path) -> int:
-    return sum(f.stat().st_size for f in Path(path).rglob("*") if f.is_file())
+    """The bytes of the files under path; symbolic links are not followed (what one points to
+    may lie outside, and is not freed with the tree)."""
+    return sum(f.lstat().st_size for f in Path(path).rglob("*")
+               if f.is_file() and not f.is_symlink())

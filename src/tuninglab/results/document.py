@@ -22,6 +22,27 @@ def now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
 
 
+# A clock may run a little ahead of another; a result dated further ahead would sort after
+# every other one (each host's latest is the one charted), so data.check refuses it and the
+# site charts it not.
+CLOCK_SKEW = dt.timedelta(minutes=5)
+
+
+def parse_time(value: str) -> dt.datetime | None:
+    """A date-time with its time zone, or None (not one, or without a zone)."""
+    try:
+        t = dt.datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return t if t.tzinfo else None
+
+
+def in_future(value, clock: dt.datetime) -> bool:
+    """Whether value is a date-time beyond clock and the skew allowed (not a date-time: no)."""
+    t = parse_time(value) if isinstance(value, str) else None
+    return t is not None and t > clock + CLOCK_SKEW
+
+
 @lru_cache(maxsize=1)
 def schema() -> dict:
     return json.loads(SCHEMA_PATH.read_text())

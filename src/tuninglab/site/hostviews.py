@@ -25,10 +25,11 @@ MAIN = "_main"  # the main experiment: a variant name cannot start with "_"
 
 
 def key(doc: dict) -> str:
-    """A host's file name: a hash of its (already salted) id, safe whatever the file holds; a
-    contribution's is another than a project result's of the same id (result_files.host_key)."""
-    contributed = "\0contributed" if doc.get("contribution") else ""
-    return hashlib.sha256((doc["host"]["id"] + contributed).encode()).hexdigest()[:16]
+    """A host's file name: a hash of its host key (result_files.host_key: the salted id, and
+    whether contributed), safe whatever the file holds."""
+    host_id, contributed = result_files.host_key(doc)
+    return hashlib.sha256((host_id + ("\0contributed" if contributed else "")).encode()
+                          ).hexdigest()[:16]
 
 
 def group_path(recipe: str, variant: str) -> str:

@@ -25,8 +25,6 @@ from tuninglab.results import document
 from tuninglab.site.describe import host_description, plain, shorten, software_text
 
 DATA_DIR = Path(os.environ.get("TUNINGLAB_DATA_DIR") or files.DATA_DIR)
-# A clock may run a little ahead of the builder's (data.check allows as much).
-CLOCK_SKEW = dt.timedelta(minutes=5)
 
 
 def now() -> dt.datetime:
@@ -67,19 +65,13 @@ def _plain(value):
 
 def future(doc: dict) -> str | None:
     """Why a result is dated in the future (its start, end or submission), or None."""
-    limit = now() + CLOCK_SKEW
+    clock = now()
     contribution = doc.get("contribution")
     stamps = {"started": doc.get("started"), "finished": doc.get("finished"),
               "submitted": contribution.get("submitted") if isinstance(contribution, dict)
               else None}
-    for name, value in stamps.items():
-        try:
-            t = dt.datetime.fromisoformat(value) if isinstance(value, str) else None
-        except ValueError:
-            continue
-        if t is not None and t.tzinfo is not None and t > limit:
-            return f"dated in the future ({name} {value})"
-    return None
+    return next((f"dated in the future ({name} {value})" for name, value in stamps.items()
+                 if document.in_future(value, clock)), None)
 
 
 def future_dated(data_dir: Path | None = None) -> list[str]:

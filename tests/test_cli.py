@@ -89,10 +89,10 @@ def test_data_check_passes_on_the_committed_results(committed_data):
 
 def test_data_check_reports_file_and_json_path(tmp_path):
     bad = tmp_path / "bad.json"
-    bad.write_text('{"schema_version": 2}')
+    bad.write_text('{"schema_version": 3}')
     result = invoke("data.check", "--path", str(bad))
     assert result.returncode == 1
-    assert f"{bad}: schema_version: 1 was expected" in result.stdout
+    assert f"{bad}: schema_version: 3 is not one of [1, 2]" in result.stdout
     assert f"{bad}: (top): 'recipe' is a required property" in result.stdout
 
 

@@ -80,13 +80,30 @@ def test_runs_are_grouped_by_repeat_in_order(tmp_path):
     assert [r.index for r in p.runs] == list(range(9))
 
 
+def rotations(order):
+    return {tuple(order[shift:] + order[:shift]) for shift in range(len(order))}
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3, 42])
-def test_order_rotates_one_place_per_repeat(tmp_path, seed):
-    p = plan.build(experiment(tmp_path, repeats=5), seed=seed)
-    first = order_of(p, 1)
-    for repeat in range(2, 6):
-        shift = (repeat - 1) % 3
-        assert order_of(p, repeat) == first[shift:] + first[:shift]
+def test_each_group_of_rounds_is_the_rotations_of_one_order(tmp_path, seed):
+    p = plan.build(experiment(tmp_path, repeats=6), seed=seed)
+    for group in ((1, 2, 3), (4, 5, 6)):
+        orders = [order_of(p, repeat) for repeat in group]
+        assert {tuple(o) for o in orders} == rotations(orders[0])
+
+
+def test_orders_are_drawn_anew_for_each_group(tmp_path):
+    values = [f"v{i}" for i in range(4)]
+    p = plan.build(experiment(tmp_path, values=values, baseline="v0", repeats=40), seed=5)
+    groups = {frozenset(rotations(order_of(p, first))) for first in range(1, 41, 4)}
+    assert len(groups) > 1  # not one order rotated throughout
+
+
+def test_two_points_come_in_balanced_pairs_of_rounds(tmp_path):
+    p = plan.build(experiment(tmp_path, values=["a", "b"], baseline="a", repeats=20), seed=3)
+    pairs = [(order_of(p, r), order_of(p, r + 1)) for r in range(1, 21, 2)]
+    assert all(first == second[::-1] for first, second in pairs)
+    assert len({tuple(first) for first, _ in pairs}) == 2  # AB BA and BA AB both drawn
 
 
 @pytest.mark.parametrize("n_points,repeats", [(2, 2), (2, 6), (3, 3), (3, 6), (4, 8), (5, 5)])
@@ -133,7 +150,7 @@ def test_run_keys_are_unique(tmp_path):
 
 
 def test_run_key_format(tmp_path):
-    p = plan.build(experiment(tmp_path))
+    p = plan.build(experiment(tmp_path), design="restart")
     run = p.runs[0]
     assert run.key == f"{run.point.id}#{run.repeat}"
 
@@ -141,13 +158,13 @@ def test_run_key_format(tmp_path):
 # --- estimate -----------------------------------------------------------------------------------
 
 def test_run_seconds(tmp_path):
-    p = plan.build(experiment(tmp_path))
+    p = plan.build(experiment(tmp_path), design="restart")
     assert p.run_seconds() == 10 + 30 + plan.RUN_OVERHEAD_S
 
 
 def test_estimate_by_hand(tmp_path):
     e = experiment(tmp_path, repeats=2)
-    p = plan.build(e)
+    p = plan.build(e, design="restart")
     rows = e.dataset.tables * e.dataset.table_size
     template = plan.TEMPLATE_BASE_S + plan.TEMPLATE_PER_ROW_S * rows
     assert p.estimate() == pytest.approx(6 * (40 + plan.RUN_OVERHEAD_S) + template
@@ -161,7 +178,7 @@ def test_estimate_grows_with_repeats(tmp_path):
 
 
 def test_estimate_drops_when_template_cached_or_baseline_done(tmp_path):
-    p = plan.build(experiment(tmp_path))
+    p = plan.build(experiment(tmp_path), design="restart")
     full = p.estimate()
     cached = p.estimate(template_cached=True)
     done = p.estimate(baseline_done=True)
@@ -172,7 +189,7 @@ def test_estimate_drops_when_template_cached_or_baseline_done(tmp_path):
 
 
 def test_estimate_counts_only_pending_runs(tmp_path):
-    p = plan.build(experiment(tmp_path))
+    p = plan.build(experiment(tmp_path), design="restart")
     pending = list(p.runs[4:])
     assert p.estimate(pending, True, True) == pytest.approx(len(pending) * p.run_seconds())
     assert p.estimate([], True, True) == 0
@@ -181,7 +198,7 @@ def test_estimate_counts_only_pending_runs(tmp_path):
 # --- describe -----------------------------------------------------------------------------------
 
 def test_describe_mentions_everything(tmp_path):
-    p = plan.build(experiment(tmp_path), seed=5)
+    p = plan.build(experiment(tmp_path), seed=5, design="restart")
     text = plan.describe(p, "MariaDB 10.11.19")
     assert "recipe flush (full profile): Which innodb_flush_method is fastest?" in text
     assert "server MariaDB 10.11.19" in text
@@ -199,7 +216,7 @@ def test_describe_mentions_everything(tmp_path):
 
 
 def test_describe_shows_the_estimate(tmp_path):
-    p = plan.build(experiment(tmp_path))
+    p = plan.build(experiment(tmp_path), design="restart")
     text = plan.describe(p, "MySQL 8.4.3")
     assert f"estimated time: {human_seconds(p.estimate())}" in text
     assert "(includes building the template datadir)" in text
@@ -209,7 +226,7 @@ def test_describe_shows_the_estimate(tmp_path):
 
 
 def test_describe_marks_done_runs(tmp_path):
-    p = plan.build(experiment(tmp_path))
+    p = plan.build(experiment(tmp_path), design="restart")
     done = p.runs[:4]
     pending = list(p.runs[4:])
     text = plan.describe(p, "MariaDB 10.11.19", pending)

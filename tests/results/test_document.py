@@ -89,7 +89,7 @@ def test_negative_tps():
 
 def test_wrong_schema_version():
     doc = make_doc()
-    doc["schema_version"] = 2
+    doc["schema_version"] = 3
     assert one_problem(doc).startswith("schema_version: ")
 
 
@@ -121,7 +121,7 @@ def test_other_broken_values_name_their_path(path, value):
 
 def test_several_problems_sorted_by_path():
     doc = make_doc()
-    doc["schema_version"] = 2
+    doc["schema_version"] = 3
     doc["host"]["id"] = "x"
     problems = document.validate(doc)
     assert [p.split(":")[0] for p in problems] == ["host/id", "schema_version"]

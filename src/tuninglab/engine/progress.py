@@ -15,14 +15,18 @@ class Progress:
         self.total, self.done, self.say = total, done, say
         self.run_seconds, self.started = run_seconds, time.monotonic()
         self.finished_here = 0
+        self.spent = 0.0  # seconds from begin() to end() of the runs finished here
+        self.began = None
         self.live = sys.stdout.isatty()
 
     def remaining(self) -> float:
-        per_run = ((time.monotonic() - self.started) / self.finished_here
-                   if self.finished_here else self.run_seconds)
+        """From the runs' own times: a switchback's warm-up, before its first block, is no
+        block's time."""
+        per_run = self.spent / self.finished_here if self.finished_here else self.run_seconds
         return per_run * (self.total - self.done)
 
     def begin(self, run_):
+        self.began = time.monotonic()
         elapsed = human_seconds(time.monotonic() - self.started)
         self.say(f"[{self.done + 1}/{self.total}] {run_.point.id}, repeat {run_.repeat} "
                  f"(elapsed {elapsed}, about {human_seconds(self.remaining())} left)")
@@ -45,5 +49,7 @@ class Progress:
         if self.live:
             sys.stdout.write("\r" + " " * 60 + "\r")
         self.say(f"    {report.run_line(record['summary'])}")
+        if self.began is not None:
+            self.spent += time.monotonic() - self.began
         self.done += 1
         self.finished_here += 1

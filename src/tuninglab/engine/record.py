@@ -16,6 +16,8 @@ def resume_key(plan, binary) -> str:
     ident = [e.recipe.sha256, e.recipe.variant, e.profile, plan.seed, e.measure.repeats,
              e.measure.warmup, e.measure.duration, e.dataset.tables, e.dataset.table_size,
              e.dataset.buffer_pool_size, e.workload.threads, binary.version_text, binary.path]
+    if plan.switchback:  # a restart plan's key stays as it was: its progress files resume
+        ident += [plan.design, e.measure.settle]
     return hashlib.sha256(json.dumps(ident).encode()).hexdigest()[:16]
 
 
@@ -31,7 +33,9 @@ def new_document(plan, binary, provenance: dict) -> dict:
         "plan": {"seed": plan.seed, "repeats": e.measure.repeats, "warmup_s": e.measure.warmup,
                  "duration_s": e.measure.duration, "order": [run.key for run in plan.runs],
                  # in the file, so that its statistics need nothing else (document.recompute)
-                 "smallest_effect_pct": smallest_effect_pct(e.measure)},
+                 "smallest_effect_pct": smallest_effect_pct(e.measure),
+                 **({"design": "switchback", "settle_s": e.measure.settle} if plan.switchback
+                    else {"design": "restart"})},
         "dataset": dataset_description(e.dataset),
         "workload": workload_description(e),
         "server": binary.describe(),
@@ -42,7 +46,8 @@ def new_document(plan, binary, provenance: dict) -> dict:
         "sweep": {"setting": e.sweep.setting, "baseline": plan.baseline.id},
         "points": [{"id": p.id, "value": p.value, "settings": binary.map(p.settings),
                     "runs": []} for p in plan.points],
-        "methods": {"summary": stats.SUMMARY_METHOD, "ratio": stats.RATIO_METHOD},
+        "methods": {"summary": stats.SUMMARY_METHOD,
+                    "ratio": stats.PAIRED_METHOD if plan.switchback else stats.RATIO_METHOD},
     }
 
 

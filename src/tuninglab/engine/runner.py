@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tuninglab import files
-from tuninglab.engine import datadir, leftovers, preflight, record, workdir
+from tuninglab.engine import datadir, leftovers, preflight, record, switchback, workdir
 from tuninglab.engine.progress import Progress
 from tuninglab.engine.provenance import provenance
 from tuninglab.engine.repeat import measure_run
@@ -54,6 +54,7 @@ def run(name: str, opts: Options, say=print, prepared=None) -> Path | None:
     preflight.prepare returned for it, when the caller has checked it already."""
     plan, binary = prepared or preflight.prepare(name, opts)
     wd = Path(opts.workdir or files.default_workdir()).resolve()
+    plan = switchback.settled(plan, wd, binary)
     saved = Saved(wd, plan, binary)
     if opts.dry_run:
         doc = saved.load(say, move_stale=False)
@@ -90,11 +91,21 @@ def _measure(plan, binary, wd, saved, opts, say):
     runs_dir = wd / "runs"
     runs_dir.mkdir(exist_ok=True)
     workdir.check_free(runs_dir, 2 * workdir.dir_bytes(template_data), "one run's datadir copy")
-    if doc is None:
-        say(f"measuring the device baseline with fio in {runs_dir} "
-            f"({2 * opts.baseline_seconds}s)")
-        doc = record.new_document(plan, binary, provenance(runs_dir, opts.baseline_seconds))
-        saved.save(doc)
+    if plan.switchback:
+        try:
+            with switchback.Session(plan, binary, template_data, runs_dir) as session:
+                doc = _document(doc, plan, binary, runs_dir, saved, opts, say)
+                _switchback(session, plan, doc, todo, saved, say)
+            return _write(doc, saved, opts, say)
+        except switchback.NotSwitchable as exc:
+            if e.measure.design == "switchback":
+                raise switchback.refusal(e, str(exc)) from None
+            say(f"{exc}: measuring with a fresh server per run instead (design: restart)")
+            plan = planner.build(e, plan.seed, "restart")
+            saved = Saved(wd, plan, binary)
+            doc = saved.load(say)
+            todo = pending(plan, doc)
+    doc = _document(doc, plan, binary, runs_dir, saved, opts, say)
     disk = doc["storage"]["device"]  # the work directory's device, recorded with the provenance
     clock = Progress(len(plan.runs), len(plan.runs) - len(todo), plan.run_seconds(), say)
     for run_ in todo:
@@ -109,6 +120,48 @@ def _measure(plan, binary, wd, saved, opts, say):
         document.point(doc, run_.point.id)["runs"].append(finished)
         saved.save(doc)
         clock.end(finished)
+    return _write(doc, saved, opts, say)
+
+
+def _document(doc, plan, binary, runs_dir: Path, saved, opts, say) -> dict:
+    """The resumed document, or a new one with the provenance (and fio's baseline)."""
+    if doc is None:
+        say(f"measuring the device baseline with fio in {runs_dir} "
+            f"({2 * opts.baseline_seconds}s)")
+        doc = record.new_document(plan, binary, provenance(runs_dir, opts.baseline_seconds))
+        saved.save(doc)
+    return doc
+
+
+def _switchback(session, plan, doc, todo, saved, say) -> None:
+    """The pending rounds as blocks on the session's server, each round saved as it ends."""
+    e = plan.experiment
+    earlier = doc.setdefault("switchback", {"tps": []})["tps"][:]
+    disk = doc["storage"]["device"]
+    say(f"switchback: {len(todo) // len(plan.points)} rounds of {len(plan.points)} blocks "
+        f"on one server ({human_seconds(e.measure.warmup)} warm-up, then per block "
+        f"{human_seconds(e.measure.settle)} dropped and {human_seconds(e.measure.duration)} "
+        "measured)")
+    clock = Progress(len(plan.runs), len(plan.runs) - len(todo), plan.run_seconds(), say)
+
+    def on_round(records, tps):
+        for finished in records:
+            document.point(doc, finished_point(plan, finished))["runs"].append(finished)
+        doc["switchback"]["tps"] = earlier + tps
+        saved.save(doc)
+
+    tps = switchback.run_blocks(session, todo, e, [disk] if disk else [], clock, on_round,
+                                offset=len(earlier))
+    doc["switchback"]["tps"] = earlier + tps
+
+
+def finished_point(plan, finished: dict) -> str:
+    """The point a finished block belongs to, from its place in the run order."""
+    return plan.runs[finished["order"]].point.id
+
+
+def _write(doc, saved, opts, say) -> Path:
+    """The finished result into data/, its progress file removed, its table printed."""
     doc.pop("resume_key", None)
     try:
         path = document.write_final(document.finish(doc), opts.data_dir)

@@ -100,7 +100,11 @@ PROFILE_MAXIMUM = {"repeats": MAX_REPEATS, "threads": MAX_THREADS}
 # Variant and profile names, which go into result file names.
 PLAIN_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,30}")
 PROFILE_KEYS = {"warmup", "duration", "repeats", "threads", "tables", "table_size",
-                "buffer_pool_size", "warehouses"}
+                "buffer_pool_size", "warehouses", "design", "settle"}
+# How a sweep is measured ([measure] design): "restart" runs each repeat of each point on its
+# own fresh server; "switchback" changes the settings at run time on one warmed server, in
+# blocks; "auto" is switchback where every swept setting can be changed at run time.
+DESIGNS = ("auto", "switchback", "restart")
 DATASET_KEYS = ("tables", "table_size", "buffer_pool_size", "warehouses")
 
 
@@ -165,6 +169,10 @@ class Measure:
     # interval lies within it is "equivalent". None: the recipe names none, the statistics'
     # default applies (results.stats, which this module cannot import: the guest lacks scipy).
     smallest_effect_pct: float | None = None
+    design: str = "auto"   # one of DESIGNS
+    # Under switchback: the seconds dropped after each switch, before the block's measured
+    # `duration` (the server's queues and caches settle on the new setting).
+    settle: float = 2.0
 
 
 @dataclass(frozen=True)
@@ -209,7 +217,8 @@ class Recipe:
             if value is not None and (key == "repeats" or self.workload.timed):
                 over[key] = _command_line_value(key, value)
         measure = dataclasses.replace(
-            self.measure, **{k: over[k] for k in ("warmup", "duration", "repeats") if k in over})
+            self.measure, **{k: over[k] for k in ("warmup", "duration", "repeats", "design",
+                                                  "settle") if k in over})
         dataset = dataclasses.replace(
             self.dataset, **{k: over[k] for k in DATASET_KEYS if k in over})
         workload = dataclasses.replace(self.workload, threads=over.get("threads",

@@ -1,7 +1,15 @@
-"""Sweep x repeats -> an interleaved, seeded run order, a time estimate and a dry-run listing.
+"""Sweep x repeats -> a design, an interleaved, seeded run order, a time estimate and a dry-run
+listing.
 
-Each repeat visits every point once, in a seeded order rotated by one place per repeat
-(A B C, B C A, C A B, ...): drift during a sitting then hits every point alike.
+Each repeat (a round) visits every point once, in an order drawn at random (randomized multiple
+interleaved trials, Abedi & Brecht, ICPE 2017) and balanced over each group of rounds
+(round_orders): drift during a sitting then hits every point alike, and no fixed order can turn
+it into an effect.
+
+Two designs (model.DESIGNS). Restart: each run is a fresh copy of the template on a fresh
+server. Switchback: one server, warmed up once, the workload running throughout, the settings
+switched at run time between blocks; a round is then one block of each point, and a repeat's
+"duration" the seconds measured in a block after its settle seconds.
 """
 
 import random
@@ -62,13 +70,25 @@ class Plan:
     points: tuple[Point, ...]
     runs: tuple[Run, ...]
     seed: int
+    design: str = "restart"   # "restart" or "switchback" (design_for)
 
     @property
     def baseline(self) -> Point:
         return next(p for p in self.points if p.value == self.experiment.sweep.baseline)
 
+    @property
+    def switchback(self) -> bool:
+        return self.design == "switchback"
+
+    def block_seconds(self) -> float:
+        """One switchback block: the seconds dropped after the switch and those measured."""
+        m = self.experiment.measure
+        return m.settle + m.duration
+
     def run_seconds(self) -> float:
         m, d = self.experiment.measure, self.experiment.dataset
+        if self.switchback:
+            return self.block_seconds()
         if not self.experiment.workload.timed:
             return SCAN_ROW_S * d.tables * d.table_size + RUN_OVERHEAD_S
         return m.warmup + m.duration + RUN_OVERHEAD_S + RUN_PER_WAREHOUSE_S * (d.warehouses or 0)
@@ -76,6 +96,8 @@ class Plan:
     def estimate(self, pending=None, template_cached=False, baseline_done=False) -> float:
         runs = len(self.runs if pending is None else pending)
         total = runs * self.run_seconds()
+        if self.switchback and runs:  # one server: a copy, a start, a warm-up, a stop
+            total += self.experiment.measure.warmup + RUN_OVERHEAD_S
         if not template_cached:
             d = self.experiment.dataset
             total += TEMPLATE_BASE_S + (TEMPLATE_PER_WAREHOUSE_S * d.warehouses if d.warehouses
@@ -92,22 +114,74 @@ def point_id(setting: str, value: str) -> str:
     return f"{setting}={re.sub(r'[^A-Za-z0-9_.-]', '_', value)}"
 
 
-def build(experiment, seed: int = 1) -> Plan:
+def build(experiment, seed: int = 1, design: str | None = None) -> Plan:
+    """The plan of an experiment; design: "restart" or "switchback" to decide it (the engine
+    falls back to restart when a server cannot change a swept setting at run time), None for
+    the recipe's (design_for)."""
     sweep = experiment.sweep
     points = tuple(Point(point_id(sweep.setting, v), v, experiment.settings_for(v),
                          experiment.storage_for(v), experiment.raid_for(v),
                          experiment.lab_for(v), experiment.zfs_for(v),
                          experiment.workload_for(v))
                    for v in sweep.values)
-    check_size(Plan(experiment, points, (), seed), experiment.measure.repeats)
-    order = list(points)
-    random.Random(seed).shuffle(order)
+    design = design or design_for(experiment)
+    check_size(Plan(experiment, points, (), seed, design), experiment.measure.repeats)
     runs = []
-    for repeat in range(1, experiment.measure.repeats + 1):
-        shift = (repeat - 1) % len(order)
-        for point in order[shift:] + order[:shift]:
+    for repeat, order in enumerate(round_orders(points, experiment.measure.repeats, seed), 1):
+        for point in order:
             runs.append(Run(len(runs), point, repeat))
-    return Plan(experiment, points, tuple(runs), seed)
+    return Plan(experiment, points, tuple(runs), seed, design)
+
+
+def round_orders(points, rounds: int, seed: int) -> list[list]:
+    """The order of the points in each round: drawn at random (RMIT), yet balanced, so that a
+    drift in time favours no point. Each group of len(points) rounds takes the rotations of a
+    freshly shuffled order (A B C, B C A, C A B), in a shuffled order of their own: in a whole
+    group each point holds each place once, and with two points a group is AB BA or BA AB."""
+    rng = random.Random(seed)
+    orders = []
+    while len(orders) < rounds:
+        order = list(points)
+        rng.shuffle(order)
+        group = [order[shift:] + order[:shift] for shift in range(len(order))]
+        rng.shuffle(group)
+        orders.extend(group)
+    return orders[:rounds]
+
+
+def design_for(experiment) -> str:
+    """The design a recipe asks for: "auto" is switchback wherever nothing but server
+    settings change between points (whether the server can change them at run time is asked
+    when it starts); "switchback" where that is not so is refused, saying why."""
+    wanted = experiment.measure.design
+    if wanted == "restart":
+        return "restart"
+    obstacle = switchback_obstacle(experiment)
+    if obstacle is None:
+        return "switchback"
+    if wanted == "switchback":
+        r = experiment.recipe
+        where = f"{r.path}: measure.design" + (f" (variant {r.variant})" if r.variant else "")
+        raise UserError(f'{where}: "switchback" changes settings on one running server, but '
+                        f"{obstacle}; expected design = \"restart\" or \"auto\"")
+    return "restart"
+
+
+def switchback_obstacle(experiment) -> str | None:
+    """Why this experiment cannot switch between its points on one running server, or None."""
+    r, sweep, w = experiment.recipe, experiment.sweep, experiment.workload
+    if not sweep.server_option:
+        return f"the sweep changes {sweep.setting}, not a server setting"
+    if r.in_lab_vm:
+        return "the recipe runs in the lab VM, which boots once per run"
+    if r.storage:
+        return "the recipe builds a storage sandbox per run"
+    if not w.timed:
+        return "a scan is timed once per run, not second by second"
+    if w.tool == "tpcc":
+        return ("the TPC-C-like workload counts its new-order transactions over a whole run, "
+                "not second by second")
+    return None
 
 
 def check_size(unbuilt: Plan, repeats: int) -> None:
@@ -147,6 +221,10 @@ def describe(plan: Plan, server_label: str, pending=None, template_cached=False,
                     f"sysbench {w.script}{''.join(fixed)}, {w.threads} threads")
         each = (f"{human_seconds(m.warmup)} warm-up (discarded) + "
                 f"{human_seconds(m.duration)} measured")
+        if plan.switchback:
+            each = (f"one server, warmed up for {human_seconds(m.warmup)}, the workload running "
+                    f"throughout; per block the settings switched at run time, "
+                    f"{human_seconds(m.settle)} dropped, {human_seconds(m.duration)} measured")
     else:
         workload = "a full scan of every table, one query at a time"
         each = "cold page cache and buffer pool, one scan timed"
@@ -154,6 +232,7 @@ def describe(plan: Plan, server_label: str, pending=None, template_cached=False,
         f"recipe {e.recipe.label} ({e.profile} profile): {e.recipe.question}",
         f"server {server_label}; {workload}",
         f"data shape {d.shape}: {_dataset_text(d)}, buffer pool {d.buffer_pool_size}",
+        _design_line(plan),
         f"each run: {each}; {m.repeats} repeats per point; seed {plan.seed}",
         "points:",
     ]
@@ -171,6 +250,32 @@ def describe(plan: Plan, server_label: str, pending=None, template_cached=False,
     lines.append(f"estimated time: {human_seconds(estimate)}"
                  + ("" if template_cached else " (includes building the template datadir)"))
     return "\n".join(lines)
+
+
+def _design_line(plan: Plan) -> str:
+    e = plan.experiment
+    if plan.switchback:
+        names = ", ".join(sorted(swept_settings(plan)))
+        return (f"design: switchback (blocks in a random order each round, compared pairwise "
+                f"within a round); if the server cannot change {names} at run time "
+                + ("the run stops, saying why" if e.measure.design == "switchback" else
+                   "when it starts, the run falls back to restart"))
+    obstacle = switchback_obstacle(e)
+    why = ("the recipe asks for it" if e.measure.design == "restart" else
+           obstacle or "the server cannot change the swept settings at run time")
+    return f"design: restart (a fresh copy and server per run: {why})"
+
+
+def swept_settings(plan: Plan) -> dict:
+    """{server setting: {point id: its value}} for each setting whose value differs between
+    the points: what a switchback changes at run time."""
+    names = {k for p in plan.points for k in p.settings}
+    out = {}
+    for name in names:
+        values = {p.id: p.settings.get(name) for p in plan.points}
+        if len(set(values.values())) > 1:
+            out[name] = values
+    return out
 
 
 def _dataset_text(d) -> str:

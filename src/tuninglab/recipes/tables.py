@@ -5,6 +5,7 @@ part of the Recipe, and the checks across tables: a sweep's values against the t
 
 from tuninglab import units
 from tuninglab.recipes.model import (
+    DESIGNS,
     FILESYSTEMS,
     KERNEL_FLAVOURS,
     LAB_DEFAULTS,
@@ -243,13 +244,22 @@ def parse_sweep(t: Reader) -> Sweep:
 
 
 def parse_measure(t: Reader, timed: bool) -> Measure:
-    t.only("warmup", "duration", "repeats", "smallest_effect")
+    t.only("warmup", "duration", "repeats", "smallest_effect", "design", "settle")
     repeats = t.positive_int("repeats", 5, MAX_REPEATS)
     smallest_effect = t.percent("smallest_effect", None)
+    design = parse_design(t, "auto")
+    settle = t.duration("settle", 2)
     if not timed:  # a scan is timed from its first row to its last: no warm-up, no duration
-        return Measure(0.0, 0.0, repeats, smallest_effect)
+        return Measure(0.0, 0.0, repeats, smallest_effect, design, settle)
     return Measure(t.duration("warmup", 0), t.duration("duration", minimum=1), repeats,
-                   smallest_effect)
+                   smallest_effect, design, settle)
+
+
+def parse_design(t: Reader, default):
+    design = t.get("design", str, default)
+    if design is not None and design not in DESIGNS:
+        t.fail("design", f"expected one of {', '.join(repr(d) for d in DESIGNS)}, got {design!r}")
+    return design
 
 
 def parse_profiles(t: Reader) -> dict:
@@ -263,8 +273,10 @@ def parse_profiles(t: Reader) -> dict:
         p.only(*sorted(PROFILE_KEYS))
         over = {}
         for key in p.data:
-            if key in ("warmup", "duration"):
+            if key in ("warmup", "duration", "settle"):
                 over[key] = p.duration(key, minimum=1 if key == "duration" else 0)
+            elif key == "design":
+                over[key] = parse_design(p, None)
             elif key == "buffer_pool_size":
                 over[key] = p.size(key)
             else:

@@ -14,7 +14,7 @@ from tuninglab.files import DATA_DIR, create_json
 from tuninglab.results import stats, timeseries
 from tuninglab.results.metrics import COST
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: plan.design (restart or switchback); files of 1 stay valid
 SCHEMA_PATH = Path(__file__).with_name("result.schema.json")
 
 
@@ -98,9 +98,11 @@ def recompute(doc: dict) -> dict:
 def methods(doc: dict | None = None) -> dict:
     """The methods a result's statistics name; that of the costs only where its runs measured
     some (a result from before the costs stays as it was written)."""
-    out = {"summary": stats.SUMMARY_METHOD, "ratio": stats.RATIO_METHOD}
+    out = {"summary": stats.SUMMARY_METHOD,
+           "ratio": stats.PAIRED_METHOD if doc is not None and switchback(doc)
+           else stats.RATIO_METHOD}
     if doc is not None and _measures_costs(doc):
-        out["cost"] = stats.COST_METHOD
+        out["cost"] = stats.PAIRED_METHOD if switchback(doc) else stats.COST_METHOD
     return out
 
 
@@ -111,7 +113,7 @@ def point_stats(doc: dict) -> list[dict]:
     when its runs cannot give them."""
     name, margin = metric(doc), smallest_effect(doc)
     base = point(doc, doc["sweep"]["baseline"])
-    base_values = [run["summary"][name] for run in base["runs"]]
+    paired = switchback(doc)
     out = []
     for p in doc["points"]:
         values = [run["summary"][name] for run in p["runs"]]
@@ -119,8 +121,11 @@ def point_stats(doc: dict) -> list[dict]:
         wbytes = [run["summary"]["io"].get("write_bytes_per_trx") for run in p["runs"]]
         if all(v is not None for v in wbytes):
             computed["stats"]["write_bytes_per_trx"] = stats.summarize(wbytes).to_dict()
-        computed["stats"]["ratio"] = _ratio(values, base_values, p is base, margin)
-        cost = cost_stats(p, base, margin)
+        mine, theirs = _pairs(p, base) if paired else (p["runs"], base["runs"])
+        computed["stats"]["ratio"] = _ratio([run["summary"][name] for run in mine],
+                                            [run["summary"][name] for run in theirs],
+                                            p is base, margin, paired)
+        cost = cost_stats(p, base, margin, paired)
         if cost:  # only where the runs measured costs: older results keep their stats as stored
             computed["stats"]["cost"] = cost
         trends = timeseries.point_trends(p["runs"])
@@ -128,6 +133,36 @@ def point_stats(doc: dict) -> list[dict]:
             computed["trends"] = trends
         out.append(computed)
     return out
+
+
+def switchback(doc: dict) -> bool:
+    """Whether a result was measured as a switchback (plan.design; results from before the
+    design was recorded were all restarts)."""
+    return doc["plan"].get("design") == "switchback"
+
+
+def design_text(doc: dict) -> str:
+    """How the result was measured, in a sentence for the terminal and the pages."""
+    plan = doc["plan"]
+    if switchback(doc):
+        return (f"switchback: one server, warmed up for {plan['warmup_s']:g} s, with the "
+                f"workload running throughout; {plan['repeats']} rounds, each one block of "
+                f"every point in a random order ({plan['settle_s']:g} s dropped after each "
+                f"switch, {plan['duration_s']:g} s measured); each block is compared with the "
+                "baseline's block of its round")
+    each = (f"{plan['warmup_s']:g} s warm-up, {plan['duration_s']:g} s measured"
+            if plan["duration_s"] else "one scan timed")
+    return (f"restart: {plan['repeats']} repeats of each point in a random order, each on a "
+            f"fresh copy of the data and a fresh server ({each})")
+
+
+def _pairs(p: dict, base: dict) -> tuple[list, list]:
+    """The point's runs and the baseline's, paired by round (a switchback's repeat), in the
+    order of the rounds both have."""
+    theirs = {run["repeat"]: run for run in base["runs"]}
+    mine = sorted((run for run in p["runs"] if run["repeat"] in theirs),
+                  key=lambda run: run["repeat"])
+    return mine, [theirs[run["repeat"]] for run in mine]
 
 
 def smallest_effect(doc: dict) -> float:
@@ -146,15 +181,23 @@ def cost_keys(p: dict, base: dict) -> list[str]:
     return [key for key in COST if all(_cost(run).get(key) is not None for run in runs)]
 
 
-def cost_stats(p: dict, base: dict, margin: float) -> dict:
+def cost_stats(p: dict, base: dict, margin: float, paired: bool = False) -> dict:
     """{cost: its summary over the point's runs, with "ratio" its comparison to the baseline's
-    (stats.compare_cost; None for the baseline itself)} for each of cost_keys."""
+    (stats.compare_cost, or with paired stats.compare_paired by round; None for the baseline
+    itself)} for each of cost_keys."""
     out = {}
+    mine, theirs = _pairs(p, base) if paired else (p["runs"], base["runs"])
     for key in cost_keys(p, base):
-        values = [_cost(run)[key] for run in p["runs"]]
-        ratio = None if p is base else stats.compare_cost(
-            values, [_cost(run)[key] for run in base["runs"]], margin=margin).to_dict()
-        out[key] = {**stats.summarize(values).to_dict(), "ratio": ratio}
+        values = [_cost(run)[key] for run in mine]
+        base_values = [_cost(run)[key] for run in theirs]
+        if p is base:
+            ratio = None
+        elif paired:
+            ratio = stats.compare_paired(values, base_values, margin=margin, cost=True).to_dict()
+        else:
+            ratio = stats.compare_cost(values, base_values, margin=margin).to_dict()
+        out[key] = {**stats.summarize([_cost(run)[key] for run in p["runs"]]).to_dict(),
+                    "ratio": ratio}
     return out
 
 
@@ -170,11 +213,13 @@ def _measures_costs(doc: dict) -> bool:
     return any(cost_keys(p, base) for p in doc["points"])
 
 
-def _ratio(values: list, base_values: list, is_base: bool, margin: float) -> dict | None:
+def _ratio(values: list, base_values: list, is_base: bool, margin: float,
+           paired: bool = False) -> dict | None:
     if is_base:
         return None
     if min(values + base_values) > 0:
-        return stats.compare(values, base_values, margin=margin).to_dict()
+        compare = stats.compare_paired if paired else stats.compare
+        return compare(values, base_values, margin=margin).to_dict()
     return {"ratio": None, "ci_low": None, "ci_high": None, "verdict": stats.NO_THROUGHPUT,
             "verdict_kind": stats.NO_THROUGHPUT, "tost_low": None, "tost_high": None}
 

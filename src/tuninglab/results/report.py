@@ -2,7 +2,7 @@
 
 import textwrap
 
-from tuninglab.results import stats
+from tuninglab.results import document, stats
 from tuninglab.results.document import metric, smallest_effect
 from tuninglab.results.metrics import COST, METRICS, decimals, ratio_decimals
 
@@ -38,7 +38,9 @@ def results_table(doc: dict) -> str:
                     verdict(ratio)]
         row.append(_fmt(written["median"] * written_per_trx.scale if written else None))
         rows.append(row)
-    return table(rows) + verdicts_legend(doc) + cost_tables(doc) + trends_table(doc)
+    design = textwrap.fill(f"design: {document.design_text(doc)}", width=100)
+    return (design + "\n\n" + table(rows) + verdicts_legend(doc) + cost_tables(doc)
+            + trends_table(doc))
 
 
 def verdict(ratio: dict) -> str:

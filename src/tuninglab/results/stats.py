@@ -20,6 +20,11 @@ interval) put it inside 1/(1+X) to 1+X, X being the recipe's smallest effect wor
 which readers took for "no difference": it now reads "too noisy to tell", and only an interval
 narrower than the effect worth knowing says that the settings are alike.
 
+A switchback result (one server, the settings switched between blocks, a round holding one block
+of each point in a random order) pairs each point's block with the baseline's block of the same
+round: its interval is the paired t interval of the mean log ratio (compare_paired), which
+leaves out what the two blocks of a round share (that minute's neighbours, the server's state).
+
 A cost per transaction (CPU time, bytes, fsyncs) is compared the same way (compare_cost), but in
 words that fit an amount rather than a speed: "less" or "more", "equivalent within ±X%", "too
 noisy to tell". A cost can really be 0 in a repeat (no fsync at all): with no logarithm to
@@ -43,6 +48,12 @@ RATIO_METHOD = ("ratio of geometric means; 95% CI: Welch t interval on log value
                 "effect worth knowing X when two one-sided Welch tests at 5% each reject a "
                 "larger effect (the 90% CI lies inside 1/(1+X) to 1+X), otherwise too noisy "
                 "to tell")
+PAIRED_METHOD = ("switchback: ratio of geometric means of the blocks; 95% CI: paired t interval "
+                 "of the mean log ratio of a point's block to the baseline's block of the same "
+                 "round; faster or slower when the 95% CI excludes 1, equivalent within the "
+                 "recipe's smallest effect worth knowing X when the 90% CI lies inside "
+                 "1/(1+X) to 1+X (two one-sided paired t tests at 5% each), otherwise too "
+                 "noisy to tell; costs per transaction likewise")
 COST_METHOD = ("costs per transaction: median of repeats and its 95% CI as for the primary "
                "metric; ratio of geometric means to the baseline's, 95% CI: Welch t interval on "
                "log values; less or more when the 95% CI excludes 1, equivalent within the "
@@ -211,6 +222,39 @@ def compare_cost(
     return _compare(xs, bs, confidence, margin, MORE, LESS)
 
 
+def compare_paired(
+    values: Iterable[float],
+    baseline: Iterable[float],
+    confidence: float = 0.95,
+    margin: float = DEFAULT_SMALLEST_EFFECT,
+    cost: bool = False,
+) -> Comparison:
+    """compare() (or, with cost, compare_cost()) for paired values: values[i] and baseline[i]
+    were measured together (the same switchback round). The interval is the paired t interval
+    of the mean of log(values[i] / baseline[i]), at n - 1 degrees of freedom; the equivalence
+    test is the same at 2 * confidence - 1. The ratio is that of the geometric means, as in
+    compare()."""
+    _check_levels(confidence, margin)
+    xs, bs = _clean(values, "values"), _clean(baseline, "baseline")
+    if len(xs) != len(bs):
+        raise ValueError(f"paired values: {len(xs)} values but {len(bs)} baseline values")
+    above, below = (MORE, LESS) if cost else (FASTER, SLOWER)
+    if cost and min(xs + bs) == 0:
+        return Comparison(None, None, None, ZERO_COST, ZERO_COST, None, None)
+    diffs = [math.log(x) - math.log(b) for x, b in
+             zip(_clean(xs, "values", positive=True), _clean(bs, "baseline", positive=True))]
+    diff = statistics.mean(diffs)
+    if len(diffs) < 2:
+        return Comparison(math.exp(diff), None, None, TOO_FEW_REPEATS, TOO_FEW_REPEATS, None,
+                          None)
+    se = statistics.stdev(diffs) / math.sqrt(len(diffs))
+    lo, hi = (math.exp(diff + sign * t_quantile(confidence, len(diffs) - 1) * se)
+              for sign in (-1, 1))
+    tost_lo, tost_hi = (math.exp(diff + sign * t_quantile(2 * confidence - 1, len(diffs) - 1) * se)
+                        for sign in (-1, 1))
+    return _verdict(math.exp(diff), (lo, hi), (tost_lo, tost_hi), margin, above, below)
+
+
 def _check_levels(confidence: float, margin: float) -> None:
     if not 0.5 < confidence < 1:  # also rejects NaN
         raise ValueError("confidence must be between 0.5 and 1 (exclusive): the equivalence "
@@ -230,8 +274,14 @@ def _compare(values: Iterable[float], baseline: Iterable[float], confidence: flo
     ratio = math.exp(diff)
     if len(lx) < 2 or len(lb) < 2:
         return Comparison(ratio, None, None, TOO_FEW_REPEATS, TOO_FEW_REPEATS, None, None)
-    lo, hi = _welch_interval(lx, lb, diff, confidence)
-    tost_lo, tost_hi = _welch_interval(lx, lb, diff, 2 * confidence - 1)
+    return _verdict(ratio, _welch_interval(lx, lb, diff, confidence),
+                    _welch_interval(lx, lb, diff, 2 * confidence - 1), margin, above, below)
+
+
+def _verdict(ratio: float, interval: tuple, tost: tuple, margin: float, above: str,
+             below: str) -> Comparison:
+    """The comparison of a ratio given its 95% interval and its equivalence test's interval."""
+    (lo, hi), (tost_lo, tost_hi) = interval, tost
     if lo > 1:
         kind = above
     elif hi < 1:

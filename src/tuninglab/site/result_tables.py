@@ -38,7 +38,8 @@ def verdicts(doc: dict) -> str:
             f'<th>median {METRICS[name].short}</th>'
             '<th>95% CI</th><th>ratio to baseline, 95% CI: verdict</th></tr></thead><tbody>'
             + "".join(rows) + f"</tbody></table></div><p class='tl-caption'>Latest result: "
-            f"{host}; {html.escape(doc['methods']['ratio'])}.</p>" + costs(doc))
+            f"{host}. Design: {html.escape(document.design_text(doc))}; method: "
+            f"{html.escape(doc['methods']['ratio'])}.</p>" + costs(doc))
 
 
 def costs(doc: dict) -> str:
@@ -56,7 +57,7 @@ def costs(doc: dict) -> str:
             "</tr></thead><tbody>" + rows + "</tbody></table></div><p class='tl-caption'>Cost "
             "per transaction in the latest result, lower being cheaper: the median over the "
             "runs with its 95% CI, and the ratio to the baseline with its 95% CI and verdict. "
-            f"Method: {html.escape(stats.COST_METHOD)}.</p>")
+            f"Method: {html.escape(doc['methods'].get('cost', stats.COST_METHOD))}.</p>")
 
 
 def _cost_cell(cost: dict | None, key: str) -> str:

@@ -1,0 +1,343 @@
+"""The switchback design: one server on one copy of the template, warmed up once, the workload
+running throughout with a report every second, and the swept settings changed with SET GLOBAL
+between blocks. Each block is one run of one point (its repeat is its round); the seconds
+right after a switch are dropped, while the server settles on the new setting. Two blocks of a
+round share that minute's neighbours and the server's state, which a restart design pays for
+in noise (results.stats.compare_paired).
+
+Seconds are sysbench's: its report at second t covers the second before it. A block switched
+after second s drops seconds s+1 to s+settle and measures the next `duration` seconds.
+"""
+
+import json
+import re
+import shutil
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+
+import pymysql
+
+from tuninglab import files, units
+from tuninglab.engine import cost, datadir, measure
+from tuninglab.engine import server as srv
+from tuninglab.engine.devices import read_diskstats
+from tuninglab.engine.sampler import cpu_times, merge_series
+from tuninglab.engine.workdir import blame_full_disk
+from tuninglab.engine.workloads import sysbench
+from tuninglab.errors import UserError
+from tuninglab.recipes import plan as planner
+from tuninglab.recipes.plan import swept_settings
+from tuninglab.results import document
+
+# MySQL's error for SET GLOBAL on a variable it reads only at startup.
+ER_READ_ONLY = 1238
+# In the work directory: what each server binary answered, so that the next plan (and its dry
+# run) knows the design without starting a server.
+ANSWERS = "dynamic-variables.json"
+
+
+class NotSwitchable(Exception):
+    """The server cannot change a swept setting at run time (the message says which)."""
+
+
+@dataclass(frozen=True)
+class Block:
+    run: object        # the plan's Run: its point, and its repeat (the round)
+    switched_s: int    # the switch follows the report of this second (0: before the start)
+    first_s: int       # the measured seconds, first and last
+    last_s: int
+
+
+def schedule(runs, warmup: float, settle: float, duration: float) -> list[Block]:
+    """The runs' blocks, in order, after the warm-up."""
+    blocks, at = [], int(warmup)
+    for run in runs:
+        blocks.append(Block(run, at, at + int(settle) + 1, at + int(settle + duration)))
+        at += int(settle + duration)
+    return blocks
+
+
+def set_statement(name: str, value) -> str:
+    """SET GLOBAL for a recipe's value: whole numbers and sizes (48M) as numbers, ON and OFF as
+    keywords, anything else as a quoted string (SET GLOBAL takes no size suffix, and refuses a
+    number in quotes). Names come from the recipe's reader, which allows \\w+ only."""
+    if not re.fullmatch(r"\w+", name):
+        raise ValueError(f"not a server variable name: {name!r}")
+    text = str(value)
+    if re.fullmatch(r"-?\d+", text):
+        literal = text
+    elif re.fullmatch(r"\d+[KMGTkmgt]", text):
+        literal = str(units.size_bytes(text))
+    elif text.upper() in ("ON", "OFF"):
+        literal = text.upper()
+    else:
+        literal = "'" + text.replace("\\", "\\\\").replace("'", "''") + "'"
+    return f"SET GLOBAL {name} = {literal}"
+
+
+def same_value(asked, effective: str) -> bool:
+    """Whether the server's value read back is the one asked for (48M is 50331648; ON is ON)."""
+    text = str(asked)
+    if re.fullmatch(r"\d+[KMGTkmgt]", text):
+        text = str(units.size_bytes(text))
+    return text.lower() == str(effective).lower()
+
+
+def not_dynamic(server, names) -> list[str]:
+    """The names the running server reads only at startup: MariaDB says so in
+    information_schema.SYSTEM_VARIABLES; MySQL and Percona are asked by setting each to its
+    own value, which a read-only variable refuses."""
+    if server.binary.flavor == "mariadb":
+        listed = ",".join(f"'{n.upper()}'" for n in names if re.fullmatch(r"\w+", n))
+        rows = server.query("SELECT VARIABLE_NAME, READ_ONLY FROM "
+                            f"information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME IN ({listed})")
+        read_only = {name.lower(): flag == "YES" for name, flag in rows}
+        return [n for n in names if read_only.get(n.lower(), True)]
+    out = []
+    for name in names:
+        try:
+            server.query(f"SET GLOBAL {name} = @@GLOBAL.{name}")
+        except pymysql.err.MySQLError as exc:
+            if exc.args and exc.args[0] == ER_READ_ONLY:
+                out.append(name)
+            else:
+                raise
+    return out
+
+
+def remembered(wd: Path, binary) -> dict:
+    """{variable: whether it can change at run time} as this binary answered before."""
+    try:
+        answers = json.loads((wd / ANSWERS).read_text())
+    except (OSError, ValueError):
+        return {}
+    mine = answers.get(_binary_key(binary)) if isinstance(answers, dict) else None
+    return {k: v for k, v in mine.items() if isinstance(v, bool)} if isinstance(mine, dict) \
+        else {}
+
+
+def remember(wd: Path, binary, dynamic: dict) -> None:
+    try:
+        answers = json.loads((wd / ANSWERS).read_text())
+    except (OSError, ValueError):
+        answers = {}
+    if not isinstance(answers, dict):
+        answers = {}
+    key = _binary_key(binary)
+    answers[key] = {**(answers.get(key) if isinstance(answers.get(key), dict) else {}),
+                    **dynamic}
+    files.atomic_write_json(wd / ANSWERS, answers)
+
+
+def _binary_key(binary) -> str:
+    return f"{binary.path} {binary.version_text}"
+
+
+def refusal(experiment, why: str) -> UserError:
+    """The error for a recipe that asks for a switchback its server cannot do."""
+    r = experiment.recipe
+    where = f"{r.path}: measure.design" + (f" (variant {r.variant})" if r.variant else "")
+    return UserError(f'{where}: "switchback" changes settings on the running server, but {why};'
+                     ' expected design = "restart" or "auto"')
+
+
+def settled(plan, wd: Path, binary):
+    """The plan, or its restart plan where this binary said before that it cannot change a
+    swept setting at run time (a recipe that insists on switchback is refused)."""
+    if not plan.switchback:
+        return plan
+    answers = remembered(wd, binary)
+    fixed = sorted(n for n in swept_names(plan, binary) if answers.get(n) is False)
+    if not fixed:
+        return plan
+    if plan.experiment.measure.design == "switchback":
+        raise refusal(plan.experiment, _startup_only(binary, fixed))
+    return planner.build(plan.experiment, plan.seed, "restart")
+
+
+def swept_names(plan, binary) -> list[str]:
+    return sorted(_server_name(binary, name) for name in swept_settings(plan))
+
+
+def _startup_only(binary, names) -> str:
+    return f"{binary.label} reads {', '.join(names)} only at startup"
+
+
+class Session:
+    """The switchback's server on its copy of the template, started on entry with the
+    baseline's settings; entering raises NotSwitchable if the server cannot change a swept
+    setting at run time. Stopped, and its copy removed, however the block ends."""
+
+    def __init__(self, plan, binary, template_data: Path, runs_dir: Path):
+        self.plan, self.binary, self.template_data = plan, binary, template_data
+        self.rundir = runs_dir / "switchback"
+        # {server's name of a swept setting: {point id: value}} (MySQL may name it otherwise)
+        self.swept = {_server_name(binary, name): values
+                      for name, values in swept_settings(plan).items()}
+        self.server = None
+
+    def __enter__(self):
+        shutil.rmtree(self.rundir, ignore_errors=True)
+        with blame_full_disk(self.rundir.parent, "copying the template for the switchback"):
+            datadir.clone(self.template_data, self.rundir / "data")
+        self.server = srv.Server(self.binary, self.rundir, self.rundir / "data",
+                                 dict(self.plan.baseline.settings))
+        try:
+            self.server.start()
+            fixed = not_dynamic(self.server, sorted(self.swept))
+            remember(self.rundir.parent.parent, self.binary,
+                     {name: name not in fixed for name in self.swept})
+            if fixed:
+                raise NotSwitchable(_startup_only(self.binary, fixed))
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        if self.server:
+            self.server.stop(discard=True)
+            self.server = None
+        shutil.rmtree(self.rundir, ignore_errors=True)
+
+
+def _server_name(binary, name: str) -> str:
+    return next(iter(binary.map({name: "1"})))
+
+
+class _Meter:
+    """The engine's own connection beside the workload: it switches the settings, reads them
+    back, and reads the cost counters and the disks at a block's ends."""
+
+    def __init__(self, session, disks):
+        self.session, self.disks = session, list(disks)
+        self.server = session.server
+        self.conn = self.server.connect()
+
+    def close(self):
+        self.conn.close()
+
+    def _query(self, sql: str) -> list:
+        with self.conn.cursor() as cur:
+            cur.execute(sql)
+            return list(cur.fetchall())
+
+    def switch(self, point) -> dict:
+        """Set the point's values of the swept settings; the point's settings read back."""
+        for name, values in self.session.swept.items():
+            self._query(set_statement(name, values[point.id]))
+        names = [n for n in self.session.binary.map(point.settings) if re.fullmatch(r"\w+", n)]
+        listed = ",".join(f"'{n}'" for n in names)
+        effective = {n.lower(): v for n, v in
+                     self._query(f"SHOW GLOBAL VARIABLES WHERE Variable_name IN ({listed})")}
+        for name, values in self.session.swept.items():
+            if not same_value(values[point.id], effective.get(name, "")):
+                raise UserError(f"{self.session.binary.label} took {name} = "
+                                f"{effective.get(name)!r} when switched to "
+                                f"{values[point.id]!r} for point {point.id}; a switchback "
+                                "needs every value to take effect as given (with a restart "
+                                "design, the server may choose otherwise at startup)")
+        return effective
+
+    def reading(self) -> dict:
+        status = dict(self._query("SHOW GLOBAL STATUS"))
+        return {"cost": cost.counters(status, cpu_times()[0], self.server.process.pid),
+                "disk": read_diskstats(self.disks) if self.disks else {}}
+
+
+def run_blocks(session, runs, experiment, disks, clock, on_round, offset: int = 0) -> dict:
+    """Warm up, then measure the blocks of runs (whole rounds, in order). on_round(records,
+    tps) is called after each round with its records (one per block, as the document's runs)
+    and this session's per-second throughput so far; offset: the seconds of earlier sessions
+    of the same result, so that every block's seconds index the result's whole tps series.
+    Returns this session's per-second throughput."""
+    e, server, m = experiment, session.server, experiment.measure
+    measure.check_connections(server, e.workload.threads)
+    blocks = schedule(runs, m.warmup, m.settle, m.duration)
+    notes = server.log_notes()
+    meter = _Meter(session, disks)
+    state = {"intervals": [], "begin": None, "effective": None, "round": [], "started": None}
+    at = {kind: {getattr(b, kind): b for b in blocks} for kind in ("switched_s", "last_s")}
+    settled = {b.first_s - 1: b for b in blocks}
+    done = []
+
+    def switch(block):
+        clock.begin(block.run)
+        clock.phase(f"{block.run.point.value} block", m.settle + m.duration)
+        state["effective"] = meter.switch(block.run.point)
+        state["started"] = document.now()
+
+    def on_interval(interval):
+        state["intervals"].append(interval)
+        clock.tick(interval)
+        t = round(interval.t)
+        if t in at["last_s"]:
+            block = at["last_s"][t]
+            record = _record(block, state, meter.reading(), notes, offset)
+            clock.end(record)
+            state["round"].append(record)
+            done.append(record)
+            if len(state["round"]) == len(experiment.sweep.values):
+                on_round(state["round"], [i.tps for i in state["intervals"]])
+                state["round"] = []
+        if t in at["switched_s"]:
+            switch(at["switched_s"][t])
+        if t in settled:
+            state["begin"] = meter.reading()
+
+    command = measure.run_command(server.socket, e.workload, e.dataset,
+                                  blocks[-1].last_s + 1)  # a second more: the last report
+    try:
+        if m.warmup:
+            clock.phase("warm-up", m.warmup)
+        if 0 in at["switched_s"]:  # no warm-up: the first block's settings from the start
+            switch(at["switched_s"][0])
+        if 0 in settled:
+            state["begin"] = meter.reading()
+        with measure.sampling(server, disks) as sampler:
+            sysbench.run(command, on_interval)
+        for record in done:  # the sampler's last samples may have come after on_round
+            _add_series(record, state["intervals"], sampler.samples, offset)
+    finally:
+        meter.close()
+    return [i.tps for i in state["intervals"]]
+
+
+def _record(block, state, end: dict, notes: dict, offset: int) -> dict:
+    """One block as a run of the document: its summary over its measured seconds, its costs
+    per transaction between its readings, its settings read back, where it lies."""
+    seconds = [i for i in state["intervals"] if block.first_s <= round(i.t) <= block.last_s]
+    if not seconds:
+        raise UserError(f"sysbench reported none of the seconds {block.first_s} to "
+                        f"{block.last_s} of block {block.run.key}")
+    transactions = round(sum(i.tps for i in seconds))  # per-second rates over 1 s each
+    begin = state["begin"]
+    disk = {d: _delta(end["disk"][d], begin["disk"][d]) for d in end["disk"]}
+    summary = {"transactions": transactions,
+               "tps": round(statistics.fmean(i.tps for i in seconds), 2),
+               "latency_p95_ms": statistics.median(i.latency_p95_ms for i in seconds),
+               "latency_avg_ms": None,  # sysbench reports no average per second
+               "errors": round(sum(i.errors_per_s for i in seconds)),
+               "io": measure.io_per_transaction(disk, transactions)}
+    per_trx = cost.per_transaction(cost.delta(begin["cost"], end["cost"]), transactions)
+    if per_trx:
+        summary["cost"] = per_trx
+    return {"repeat": block.run.repeat, "order": block.run.index, "started": state["started"],
+            "finished": document.now(), "effective": state["effective"], "server_log": notes,
+            "summary": summary, "series": merge_series(seconds, []),
+            "block": {"switched_s": block.switched_s + offset,
+                      "first_s": block.first_s + offset, "last_s": block.last_s + offset}}
+
+
+def _add_series(record: dict, intervals, samples, offset: int) -> None:
+    """The block's per-second series: sysbench's beside the sampler's (sample k covers the
+    workload's second k + 1: the sampler starts just before sysbench)."""
+    first, last = (record["block"][k] - offset for k in ("first_s", "last_s"))
+    seconds = [i for i in intervals if first <= round(i.t) <= last]
+    record["series"] = merge_series(seconds, samples[first - 1:last])
+
+
+def _delta(after, before) -> dict:
+    change = after - before
+    return {f: getattr(change, f) for f in measure.IO_FIELDS}

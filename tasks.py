@@ -16,6 +16,8 @@ ns = Collection()
     "repeats": "repeats per point, overriding the profile",
     "duration": "measured seconds per run, e.g. 30s or 2m",
     "warmup": "discarded warm-up per run, e.g. 10s",
+    "precision": "add rounds until every ratio's 95% CI is within this, e.g. 3%",
+    "budget": "the time those rounds may take, from the start, e.g. 10m (default: 3x the plan)",
     "mysqld": "path to the server binary (MariaDB, MySQL 8.0/8.4, Percona Server)",
     "workdir": "work directory for templates and runs (default: ./work)",
     "dry_run": "print the plan and the time estimate, run nothing",
@@ -26,11 +28,11 @@ ns = Collection()
 }, iterable=["device"])
 def run(c, name, quick=False, profile=None, repeats=None, duration=None, warmup=None,
         mysqld=None, workdir=None, dry_run=False, seed=None, variant=None, device=None,
-        destroy_data=False):
+        destroy_data=False, precision=None, budget=None):
     """Run a recipe (its main experiment, then each variant): build, measure, write
     data/<recipe>/<file>.json, print the table."""
     cli.guard(cli.recipe_run, name, quick, profile, repeats, duration, warmup, mysqld, workdir,
-              dry_run, seed, variant, device or [], destroy_data)
+              dry_run, seed, variant, device or [], destroy_data, precision, budget)
 
 
 @task(name="list")
@@ -100,11 +102,13 @@ def lab_clean(c, workdir=None):
     cli.guard(cli.lab_clean, workdir)
 
 
-@task(help={"only": "site, scale, engine, sandbox, vm or tpcc (default: all)"})
+@task(help={"only": "site, scale, engine, sandbox, vm, tpcc or precision (default: all)"})
 def bench(c, only=None):
     """Benchmarks printed as ratios to their targets: the site (build, JavaScript, first chart),
     the site with 1,000 generated contributions (build time, chart data per page) and the engine
-    (harness overhead and precision of `doublewrite --quick`, about 5 min)."""
+    (harness overhead and precision of `doublewrite --quick`, about 5 min), and precision
+    (switchback A/B and A/A, restart A/B: half-widths, wall times, false verdicts; about 20
+    min)."""
     cli.guard(cli.bench, only)
 
 

@@ -64,7 +64,7 @@ def _check_names(name, variant) -> None:
 
 
 def recipe_run(name, quick, profile, repeats, duration, warmup, mysqld, workdir, dry_run, seed,
-               variant=None, devices=(), destroy_data=False):
+               variant=None, devices=(), destroy_data=False, precision=None, budget=None):
     if quick and profile and profile != "quick":
         raise UserError("--quick and --profile disagree; give one of them")
     _check_names(name, variant)
@@ -75,7 +75,8 @@ def recipe_run(name, quick, profile, repeats, duration, warmup, mysqld, workdir,
         repeats=_count_option("repeats", repeats),
         duration=duration, warmup=warmup,
         mysqld=mysqld, workdir=Path(workdir) if workdir else None, dry_run=dry_run,
-        seed=_seed(seed), devices=tuple(devices), destroy_data=destroy_data)
+        seed=_seed(seed), devices=tuple(devices), destroy_data=destroy_data,
+        precision=precision, budget=budget)
     runner.run_all(name, opts, variant, say)
 
 

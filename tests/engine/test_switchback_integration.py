@@ -115,3 +115,23 @@ def test_an_interrupted_switchback_resumes_at_its_next_round(recipes_dir, shared
     later = [r for p in doc["points"] for r in p["runs"] if r["repeat"] > 2]
     assert min(r["block"]["switched_s"] for r in later) > max(
         r["block"]["last_s"] for p in doc["points"] for r in p["runs"] if r["repeat"] <= 2)
+
+
+def test_the_stop_rule_adds_switchback_rounds_until_its_budget(recipes_dir, shared_workdir,
+                                                               tmp_path):
+    fixture_recipe(recipes_dir, "tiny-switchback", "ruled", replace={"repeats = 4": "repeats = 2"})
+    lines = []
+    path, doc = run_recipe("ruled", recipes_dir, shared_workdir, tmp_path / "data",
+                           lines.append, precision="0.01%", budget="45s")
+    rounds = doc["plan"]["repeats"]
+    assert rounds > 2  # rounds were added after the 2 planned ...
+    assert "would overrun the budget" in doc["plan"]["stopped"]  # ... until the budget
+    assert doc["plan"]["precision_pct"] == 0.01 and doc["plan"]["budget_s"] == 45
+    assert len(doc["plan"]["order"]) == 2 * rounds
+    for point in doc["points"]:
+        assert sorted(r["repeat"] for r in point["runs"]) == list(range(1, rounds + 1))
+    assert any(line.endswith(": round 3") for line in lines)
+    # the added rounds start the load again after a settle, not a whole warm-up
+    blocks = sorted(r["block"]["switched_s"] for p in doc["points"] for r in p["runs"])
+    assert max(blocks) < len(doc["switchback"]["tps"])
+    assert servers_under(shared_workdir) == []

@@ -60,7 +60,7 @@ def test_every_committed_result_stores_the_statistics_of_its_runs():
         computed = [(c["stats"], c.get("trends")) for c in document.point_stats(doc)]
         assert stored == computed, name
         assert doc["methods"]["summary"] == stats.SUMMARY_METHOD, name
-        assert doc["methods"]["ratio"] == stats.RATIO_METHOD, name
+        assert doc["methods"]["ratio"] == document.methods(doc)["ratio"], name
         for p in doc["points"]:  # the verdicts of issue 17, each with its kind
             ratio = p["stats"]["ratio"]
             assert ratio is None or ratio["verdict_kind"] in stats.VERDICTS, name

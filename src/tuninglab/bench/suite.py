@@ -1,6 +1,6 @@
 """`invoke bench`: every benchmark, or the one --only names, each printing its targets as ratios."""
 
-from tuninglab.bench import engine, sandbox, scale, site, tpcc, vm
+from tuninglab.bench import engine, precision, sandbox, scale, site, tpcc, vm
 from tuninglab.errors import UserError
 
 # (--only name, heading, benchmark), in the order `invoke bench` runs them.
@@ -11,6 +11,7 @@ BENCHMARKS = (
     ("scale", "site with 1,000 contributed results", scale.run),
     ("tpcc", "TPC-C-like workload", tpcc.run),
     ("engine", "engine", engine.run),
+    ("precision", "precision: switchback and restart designs", precision.run),
 )
 
 

@@ -5,6 +5,7 @@ every value of every point put to the server binary (which serves nothing to ans
 import os
 
 from tuninglab.engine import server as srv
+from tuninglab.engine import stop_rule
 from tuninglab.engine.measure import OWN_CONNECTIONS
 from tuninglab.engine.server_options import (
     check_known,
@@ -21,9 +22,11 @@ from tuninglab.recipes.load import load
 def prepare(name: str, opts):
     """Everything that can fail on bad input, checked before anything runs."""
     recipe = load(name, opts.recipes_dir, opts.variant)
-    experiment = recipe.experiment(opts.profile, opts.repeats, opts.duration, opts.warmup)
+    experiment = recipe.experiment(opts.profile, opts.repeats, opts.duration, opts.warmup,
+                                   opts.precision, opts.budget)
     check_needs(recipe)
     plan = planner.build(experiment, opts.seed)
+    stop_rule.check(plan)
     opts.devices = check_devices(recipe, opts, plan.points)
     binary = srv.find(opts.mysqld)
     sysbench.executable()

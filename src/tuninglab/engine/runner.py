@@ -9,7 +9,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tuninglab import files
-from tuninglab.engine import datadir, leftovers, preflight, record, switchback, workdir
+from tuninglab.engine import (
+    datadir,
+    leftovers,
+    preflight,
+    record,
+    stop_rule,
+    switchback,
+    workdir,
+)
 from tuninglab.engine.progress import Progress
 from tuninglab.engine.provenance import provenance
 from tuninglab.engine.repeat import measure_run
@@ -30,6 +38,8 @@ class Options:
     mysqld: str | None = None
     workdir: Path | None = None
     dry_run: bool = False
+    precision: str | None = None  # the stop rule's target, e.g. "3%" (stop_rule.py)
+    budget: str | None = None     # and its time budget, e.g. "10m"
     seed: int = 1
     data_dir: Path = files.DATA_DIR
     recipes_dir: Path = files.RECIPES_DIR
@@ -61,6 +71,8 @@ def run(name: str, opts: Options, say=print, prepared=None) -> Path | None:
         say(planner.describe(plan, binary.label, pending(plan, doc),
                              datadir.is_cached(wd, binary, plan.experiment.dataset),
                              doc is not None))
+        if stop_rule.active(plan.experiment.measure):
+            say(stop_rule.describe(plan))
         if opts.devices:
             say(f"storage under test: {', '.join(opts.devices)}, erased by every run")
         if plan.experiment.recipe.in_lab_vm:
@@ -108,19 +120,40 @@ def _measure(plan, binary, wd, saved, opts, say):
     doc = _document(doc, plan, binary, runs_dir, saved, opts, say)
     disk = doc["storage"]["device"]  # the work directory's device, recorded with the provenance
     clock = Progress(len(plan.runs), len(plan.runs) - len(todo), plan.run_seconds(), say)
-    for run_ in todo:
-        clock.begin(run_)
-        first_of_point = not document.point(doc, run_.point.id)["runs"]
-        if lab:
-            finished = lab.measure(run_, e, template_data, say)
-        else:
-            finished = measure_run(run_, binary, template_data, runs_dir, [disk] if disk else [],
-                                 e, clock, opts.baseline_seconds if first_of_point else 0,
-                                 opts.devices)
-        document.point(doc, run_.point.id)["runs"].append(finished)
-        saved.save(doc)
-        clock.end(finished)
+    for plan, todo in _rounds(plan, doc, todo, clock, say):
+        for run_ in todo:
+            clock.begin(run_)
+            first_of_point = not document.point(doc, run_.point.id)["runs"]
+            if lab:
+                finished = lab.measure(run_, e, template_data, say)
+            else:
+                finished = measure_run(run_, binary, template_data, runs_dir,
+                                       [disk] if disk else [], e, clock,
+                                       opts.baseline_seconds if first_of_point else 0,
+                                       opts.devices)
+            document.point(doc, run_.point.id)["runs"].append(finished)
+            saved.save(doc)
+            clock.end(finished)
     return _write(doc, saved, opts, say)
+
+
+def _rounds(plan, doc, todo, clock, say):
+    """(plan, runs to measure): the pending runs, then while the stop rule asks for more (if
+    the recipe or the command line set one), one more round at a time."""
+    if todo:
+        yield plan, todo
+    if not stop_rule.active(plan.experiment.measure):
+        return
+    plan = stop_rule.as_run(plan, doc)
+    while True:
+        bigger, why = stop_rule.next_round(plan, doc)
+        say(why)
+        if bigger is None:
+            stop_rule.record(doc, plan, why)
+            return
+        plan, todo = bigger, stop_rule.new_runs(bigger)
+        clock.total += len(todo)
+        yield plan, todo
 
 
 def _document(doc, plan, binary, runs_dir: Path, saved, opts, say) -> dict:
@@ -136,13 +169,22 @@ def _document(doc, plan, binary, runs_dir: Path, saved, opts, say) -> dict:
 def _switchback(session, plan, doc, todo, saved, say) -> None:
     """The pending rounds as blocks on the session's server, each round saved as it ends."""
     e = plan.experiment
-    earlier = doc.setdefault("switchback", {"tps": []})["tps"][:]
-    disk = doc["storage"]["device"]
     say(f"switchback: {len(todo) // len(plan.points)} rounds of {len(plan.points)} blocks "
         f"on one server ({human_seconds(e.measure.warmup)} warm-up, then per block "
         f"{human_seconds(e.measure.settle)} dropped and {human_seconds(e.measure.duration)} "
         "measured)")
     clock = Progress(len(plan.runs), len(plan.runs) - len(todo), plan.run_seconds(), say)
+    warmup = e.measure.warmup
+    for plan, todo in _rounds(plan, doc, todo, clock, say):
+        _blocks(session, plan, doc, todo, saved, clock, warmup)
+        warmup = e.measure.settle  # the server is warm: a new round only starts the load
+
+
+def _blocks(session, plan, doc, todo, saved, clock, warmup) -> None:
+    """Runs of the plan as blocks on the session's server, after `warmup` seconds of load;
+    each round saved as it ends, with the whole per-second throughput so far."""
+    earlier = doc.setdefault("switchback", {"tps": []})["tps"][:]
+    disk = doc["storage"]["device"]
 
     def on_round(records, tps):
         for finished in records:
@@ -150,8 +192,8 @@ def _switchback(session, plan, doc, todo, saved, say) -> None:
         doc["switchback"]["tps"] = earlier + tps
         saved.save(doc)
 
-    tps = switchback.run_blocks(session, todo, e, [disk] if disk else [], clock, on_round,
-                                offset=len(earlier))
+    tps = switchback.run_blocks(session, todo, plan.experiment, [disk] if disk else [], clock,
+                                on_round, offset=len(earlier), warmup=warmup)
     doc["switchback"]["tps"] = earlier + tps
 
 

@@ -246,15 +246,18 @@ class _Meter:
                 "disk": read_diskstats(self.disks) if self.disks else {}}
 
 
-def run_blocks(session, runs, experiment, disks, clock, on_round, offset: int = 0) -> dict:
+def run_blocks(session, runs, experiment, disks, clock, on_round, offset: int = 0,
+               warmup: float | None = None) -> list:
     """Warm up, then measure the blocks of runs (whole rounds, in order). on_round(records,
     tps) is called after each round with its records (one per block, as the document's runs)
     and this session's per-second throughput so far; offset: the seconds of earlier sessions
     of the same result, so that every block's seconds index the result's whole tps series.
+    warmup: the seconds of load before the first block (default: the recipe's warm-up).
     Returns this session's per-second throughput."""
     e, server, m = experiment, session.server, experiment.measure
     measure.check_connections(server, e.workload.threads)
-    blocks = schedule(runs, m.warmup, m.settle, m.duration)
+    warmup = m.warmup if warmup is None else warmup
+    blocks = schedule(runs, warmup, m.settle, m.duration)
     notes = server.log_notes()
     meter = _Meter(session, disks)
     state = {"intervals": [], "begin": None, "effective": None, "round": [], "started": None}
@@ -278,7 +281,8 @@ def run_blocks(session, runs, experiment, disks, clock, on_round, offset: int = 
             clock.end(record)
             state["round"].append(record)
             done.append(record)
-            if len(state["round"]) == len(experiment.sweep.values):
+            if block is blocks[-1] or blocks[blocks.index(block) + 1].run.repeat != \
+                    block.run.repeat:  # the round's last block
                 on_round(state["round"], [i.tps for i in state["intervals"]])
                 state["round"] = []
         if t in at["switched_s"]:
@@ -289,8 +293,8 @@ def run_blocks(session, runs, experiment, disks, clock, on_round, offset: int = 
     command = measure.run_command(server.socket, e.workload, e.dataset,
                                   blocks[-1].last_s + 1)  # a second more: the last report
     try:
-        if m.warmup:
-            clock.phase("warm-up", m.warmup)
+        if warmup:
+            clock.phase("warm-up", warmup)
         if 0 in at["switched_s"]:  # no warm-up: the first block's settings from the start
             switch(at["switched_s"][0])
         if 0 in settled:

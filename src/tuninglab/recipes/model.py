@@ -100,7 +100,7 @@ PROFILE_MAXIMUM = {"repeats": MAX_REPEATS, "threads": MAX_THREADS}
 # Variant and profile names, which go into result file names.
 PLAIN_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,30}")
 PROFILE_KEYS = {"warmup", "duration", "repeats", "threads", "tables", "table_size",
-                "buffer_pool_size", "warehouses", "design", "settle"}
+                "buffer_pool_size", "warehouses", "design", "settle", "precision", "budget"}
 # How a sweep is measured ([measure] design): "restart" runs each repeat of each point on its
 # own fresh server; "switchback" changes the settings at run time on one warmed server, in
 # blocks; "auto" is switchback where every swept setting can be changed at run time.
@@ -173,6 +173,11 @@ class Measure:
     # Under switchback: the seconds dropped after each switch, before the block's measured
     # `duration` (the server's queues and caches settle on the new setting).
     settle: float = 2.0
+    # The stop rule ([measure] precision and budget, --precision, --budget): after the planned
+    # repeats, add rounds until every ratio's 95% interval is within ±precision % or the
+    # budget (seconds from the result's start) would be overrun. None and None: no stop rule.
+    precision_pct: float | None = None
+    budget: float | None = None
 
 
 @dataclass(frozen=True)
@@ -205,7 +210,8 @@ class Recipe:
     def label(self) -> str:
         return f"{self.name}:{self.variant}" if self.variant else self.name
 
-    def experiment(self, profile="full", repeats=None, duration=None, warmup=None):
+    def experiment(self, profile="full", repeats=None, duration=None, warmup=None,
+                   precision=None, budget=None):
         """The recipe with a profile and command-line overrides applied."""
         if profile not in self.profiles:
             known = ", ".join(sorted(self.profiles))
@@ -213,12 +219,17 @@ class Recipe:
         over = dict(self.profiles[profile])
         if not self.workload.timed:  # a variant's scan inherits the timed workload's profile
             over = {k: v for k, v in over.items() if k not in ("warmup", "duration", "threads")}
-        for key, value in (("repeats", repeats), ("duration", duration), ("warmup", warmup)):
-            if value is not None and (key == "repeats" or self.workload.timed):
+        for key, value in (("repeats", repeats), ("duration", duration), ("warmup", warmup),
+                           ("precision", precision), ("budget", budget)):
+            if value is not None and (key in ("repeats", "precision", "budget")
+                                      or self.workload.timed):
                 over[key] = _command_line_value(key, value)
+        if "precision" in over:
+            over["precision_pct"] = over.pop("precision")
         measure = dataclasses.replace(
             self.measure, **{k: over[k] for k in ("warmup", "duration", "repeats", "design",
-                                                  "settle") if k in over})
+                                                  "settle", "precision_pct", "budget")
+                             if k in over})
         dataset = dataclasses.replace(
             self.dataset, **{k: over[k] for k in DATASET_KEYS if k in over})
         workload = dataclasses.replace(self.workload, threads=over.get("threads",
@@ -307,7 +318,9 @@ def _command_line_value(key, value):
     reader.fail = lambda _key, expected: _raise(f"--{key}: {expected}")
     if key == "repeats":
         return reader.positive_int(key, maximum=MAX_REPEATS)
-    return reader.duration(key, minimum=1 if key == "duration" else 0)
+    if key == "precision":
+        return reader.percent(key)
+    return reader.duration(key, minimum=1 if key in ("duration", "budget") else 0)
 
 
 def _raise(message):

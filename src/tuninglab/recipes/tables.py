@@ -244,15 +244,18 @@ def parse_sweep(t: Reader) -> Sweep:
 
 
 def parse_measure(t: Reader, timed: bool) -> Measure:
-    t.only("warmup", "duration", "repeats", "smallest_effect", "design", "settle")
+    t.only("warmup", "duration", "repeats", "smallest_effect", "design", "settle", "precision",
+           "budget")
     repeats = t.positive_int("repeats", 5, MAX_REPEATS)
     smallest_effect = t.percent("smallest_effect", None)
     design = parse_design(t, "auto")
     settle = t.duration("settle", 2)
+    rule = {"precision_pct": t.percent("precision", None),
+            "budget": t.duration("budget", minimum=1) if "budget" in t.data else None}
     if not timed:  # a scan is timed from its first row to its last: no warm-up, no duration
-        return Measure(0.0, 0.0, repeats, smallest_effect, design, settle)
+        return Measure(0.0, 0.0, repeats, smallest_effect, design, settle, **rule)
     return Measure(t.duration("warmup", 0), t.duration("duration", minimum=1), repeats,
-                   smallest_effect, design, settle)
+                   smallest_effect, design, settle, **rule)
 
 
 def parse_design(t: Reader, default):
@@ -273,8 +276,10 @@ def parse_profiles(t: Reader) -> dict:
         p.only(*sorted(PROFILE_KEYS))
         over = {}
         for key in p.data:
-            if key in ("warmup", "duration", "settle"):
-                over[key] = p.duration(key, minimum=1 if key == "duration" else 0)
+            if key in ("warmup", "duration", "settle", "budget"):
+                over[key] = p.duration(key, minimum=1 if key in ("duration", "budget") else 0)
+            elif key == "precision":
+                over[key] = p.percent(key)
             elif key == "design":
                 over[key] = parse_design(p, None)
             elif key == "buffer_pool_size":

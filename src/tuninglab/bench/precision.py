@@ -1,0 +1,152 @@
+"""The precision benchmark (issue 17's targets), measured side by side in one sitting on this host:
+a switchback A/B (innodb_flush_log_at_trx_commit 1 vs 2), a switchback A/A (a setting that does
+nothing to throughput, switched all the same), and a restart A/B (doublewrite --quick). Each
+prints its interval's half-width, its wall time and, for the A/A, how often it would call two
+equal settings faster or slower, as ratios to the targets. About 20 minutes."""
+
+import json
+import random
+import tempfile
+import time
+from pathlib import Path
+
+from tuninglab.bench import template
+from tuninglab.engine import preflight, runner
+from tuninglab.results import document, stats
+from tuninglab.results.metrics import COST, METRICS
+from tuninglab.units import human_seconds
+
+# The switchback recipes, written to a scratch recipes directory: the shape, load and blocks
+# of flush-log-at-trx-commit's quick profile, with two points and the rounds the 5 minutes allow.
+SWITCHBACK = """title = "{title}"
+question = "How precise is a switchback on this host?"
+topic = "flush-log-at-trx-commit"
+
+[dataset]
+shape = "cpu-bound"
+
+[workload]
+script = "oltp_write_only"
+threads = 4
+
+[sweep]
+setting = "{setting}"
+values = [{values}]
+baseline = {baseline}
+
+[measure]
+design = "switchback"
+warmup = "20s"
+settle = "2s"
+duration = "5s"
+repeats = {rounds}
+"""
+AB = ("precision-ab", "innodb_flush_log_at_trx_commit", "1, 2", "1", 20)
+# innodb_lock_wait_timeout only matters to a transaction waiting for a lock, which
+# oltp_write_only on distinct rows per thread hardly ever does: an A/A with real switches.
+AA = ("precision-aa", "innodb_lock_wait_timeout", "50, 51", "50", 40)
+TRIAL_ROUNDS = 20      # an A/A trial: as many rounds as the A/B
+TRIALS = 1000
+TARGETS = {"switchback_pct": 3.0, "switchback_s": 300.0, "restart_pct": 5.0,
+           "restart_s": 600.0, "cost_pct": 1.0, "false_verdicts": 0.05}
+
+
+def run(say=print):
+    scratch = Path(tempfile.mkdtemp(prefix="bench-precision-"))
+    recipes = scratch / "recipes"
+    for name, setting, values, baseline, rounds in (AB, AA):
+        (recipes / name).mkdir(parents=True)
+        (recipes / name / "recipe.toml").write_text(SWITCHBACK.format(
+            title=f"{setting}: {values}", setting=setting, values=values, baseline=baseline,
+            rounds=rounds))
+    ab, ab_wall = _measure(AB[0], scratch, say, recipes)
+    aa, aa_wall = _measure(AA[0], scratch, say, recipes)
+    restart, restart_wall = _measure("doublewrite", scratch, say)
+    say("")
+    _report_ab(ab, ab_wall, say)
+    _report_aa(aa, aa_wall, say)
+    _report_restart(restart, restart_wall, say)
+    _report_costs(ab, say)
+    say(f"(results kept out of data/: {scratch})")
+
+
+def _measure(name, scratch: Path, say, recipes_dir=None):
+    """One recipe's quick (or only) profile for real, its template built first and not counted;
+    the result and the wall time."""
+    opts = runner.Options(profile="quick" if recipes_dir is None else "full",
+                          data_dir=scratch / "data",
+                          **({"recipes_dir": recipes_dir} if recipes_dir else {}))
+    plan, binary = preflight.prepare(name, opts)
+    say(f"\n{name}: the template is built first and not counted")
+    template.ensure(plan, binary, say)
+    started = time.monotonic()
+    path = runner.run(name, opts, say, (plan, binary))
+    return json.loads(Path(path).read_text()), time.monotonic() - started
+
+
+def half_width_pct(ratio: dict) -> float:
+    """A ratio's 95% interval half-width as % of the ratio."""
+    return (ratio["ci_high"] - ratio["ci_low"]) / 2 / ratio["ratio"] * 100
+
+
+def _other(doc: dict) -> dict:
+    return next(p for p in doc["points"] if p["id"] != doc["sweep"]["baseline"])
+
+
+def _report_ab(doc, wall, say):
+    r = _other(doc)["stats"]["ratio"]
+    hw = half_width_pct(r)
+    say(f"switchback A/B ({doc['recipe']['title']}, {doc['plan']['repeats']} rounds): ratio "
+        f"{r['ratio']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}], {r['verdict']}")
+    say(f"  half-width {hw:.1f}%: {hw / TARGETS['switchback_pct']:.2f} of the 3% target; "
+        f"wall {human_seconds(wall)}: {wall / TARGETS['switchback_s']:.2f} of 5 minutes")
+
+
+def false_verdict_rate(doc: dict, rounds: int = TRIAL_ROUNDS, trials: int = TRIALS,
+                       seed: int = 1) -> float:
+    """How often an A/A result's trials of `rounds` rounds are called faster or slower: each
+    trial draws rounds at random from the result and, as both points run the same thing,
+    swaps the two blocks of each round with even odds (the pairs stay pairs)."""
+    name = document.metric(doc)
+    base = {r["repeat"]: r["summary"][name] for r in document.point(
+        doc, doc["sweep"]["baseline"])["runs"]}
+    other = {r["repeat"]: r["summary"][name] for r in _other(doc)["runs"]}
+    pairs = [(other[k], base[k]) for k in sorted(base) if k in other]
+    if len(pairs) < rounds:
+        raise ValueError(f"{len(pairs)} rounds, fewer than a trial's {rounds}")
+    rng, called = random.Random(seed), 0
+    for _ in range(trials):
+        drawn = [p if rng.random() < 0.5 else p[::-1] for p in rng.sample(pairs, rounds)]
+        kind = stats.compare_paired([a for a, _ in drawn], [b for _, b in drawn]).verdict_kind
+        called += kind in (stats.FASTER, stats.SLOWER)
+    return called / trials
+
+
+def _report_aa(doc, wall, say):
+    r = _other(doc)["stats"]["ratio"]
+    hw = half_width_pct(r)
+    rate = false_verdict_rate(doc)
+    say(f"switchback A/A ({doc['recipe']['title']}, {doc['plan']['repeats']} rounds, "
+        f"{human_seconds(wall)}): ratio {r['ratio']:.3f} [{r['ci_low']:.3f}, "
+        f"{r['ci_high']:.3f}], {r['verdict']}; half-width {hw:.1f}%")
+    say(f"  called faster or slower in {rate:.1%} of {TRIALS} trials of {TRIAL_ROUNDS} rounds "
+        f"drawn from it: {rate / TARGETS['false_verdicts']:.2f} of the 5% target")
+
+
+def _report_restart(doc, wall, say):
+    r = _other(doc)["stats"]["ratio"]
+    hw = half_width_pct(r)
+    say(f"restart A/B (doublewrite --quick, {doc['plan']['repeats']} repeats): ratio "
+        f"{r['ratio']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}], {r['verdict']}")
+    say(f"  half-width {hw:.1f}%: {hw / TARGETS['restart_pct']:.2f} of the 5% target; "
+        f"wall {human_seconds(wall)}: {wall / TARGETS['restart_s']:.2f} of 10 minutes")
+
+
+def _report_costs(doc, say):
+    say("costs per transaction in the switchback A/B, half-width of each ratio (target 1%):")
+    cost = _other(doc)["stats"].get("cost", {})
+    for key in COST:
+        ratio = cost.get(key, {}).get("ratio")
+        if ratio and ratio.get("ci_low") is not None:
+            hw = half_width_pct(ratio)
+            say(f"  {METRICS[key].label:45} {hw:6.2f}%  {hw / TARGETS['cost_pct']:.2f}")

@@ -102,6 +102,15 @@ def lab_clean(c, workdir=None):
     cli.guard(cli.lab_clean, workdir)
 
 
+@task(name="noise", help={"workdir": "the work directory whose results carry the figures "
+                                      "(default: ./work)",
+                          "quick": "half as many rounds and repeats (about 6 minutes)"})
+def lab_noise(c, workdir=None, quick=False):
+    """Measure this host's noise: an A/A experiment per design (switchback, restart), about 11
+    minutes; later results carry its figures and dry runs say what precision to expect."""
+    cli.guard(cli.lab_noise, workdir, quick)
+
+
 @task(help={"only": "site, scale, engine, sandbox, vm, tpcc or precision (default: all)"})
 def bench(c, only=None):
     """Benchmarks printed as ratios to their targets: the site (build, JavaScript, first chart),
@@ -116,5 +125,5 @@ ns.add_collection(Collection("recipe", run, list_))
 ns.add_collection(Collection("data", check, submit))
 ns.add_collection(Collection("test", test))
 ns.add_collection(Collection("docs", docs_build, docs_serve))
-ns.add_collection(Collection("lab", lab_check, lab_clean))
+ns.add_collection(Collection("lab", lab_check, lab_clean, lab_noise))
 ns.add_task(bench)

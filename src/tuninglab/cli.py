@@ -140,6 +140,12 @@ def lab_check(workdir=None, say=print):
     say(check.report(Path(workdir) if workdir else files.default_workdir()))
 
 
+def lab_noise(workdir=None, quick=False, say=print):
+    """Measure this host's noise with an A/A experiment per design (engine/noise.py)."""
+    from tuninglab.engine import noise
+    noise.calibrate(Path(workdir) if workdir else None, quick, say)
+
+
 def lab_clean(workdir=None, say=print):
     """Remove what a killed run left: its servers, then its mounts, loop devices and files."""
     from tuninglab.engine.storage import sandbox

@@ -43,9 +43,10 @@ def test_half_width_is_relative_to_the_ratio():
 
 def test_the_bench_recipes_are_valid_recipes(tmp_path):
     from tuninglab.recipes.load import load
-    for name, setting, values, baseline, rounds in (precision.AB, precision.AA):
+    for name, sweep, rounds in (precision.AB, precision.AA):
         (tmp_path / name).mkdir()
-        (tmp_path / name / "recipe.toml").write_text(precision.SWITCHBACK.format(
-            title="t", setting=setting, values=values, baseline=baseline, rounds=rounds))
-        m = load(name, recipes_dir=tmp_path).experiment().measure
-        assert m.design == "switchback" and m.repeats == rounds
+        (tmp_path / name / "recipe.toml").write_text(precision.recipe_text(sweep, rounds))
+        e = load(name, recipes_dir=tmp_path).experiment()
+        assert e.measure.design == "switchback" and e.measure.repeats == rounds
+        assert (e.measure.warmup, e.measure.settle, e.measure.duration) == (20, 2, 5)
+        assert e.sweep.setting == sweep["setting"]

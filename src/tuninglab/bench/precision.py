@@ -11,40 +11,17 @@ import time
 from pathlib import Path
 
 from tuninglab.bench import template
-from tuninglab.engine import preflight, runner
+from tuninglab.engine import noise, preflight, runner
 from tuninglab.results import document, stats
 from tuninglab.results.metrics import COST, METRICS
 from tuninglab.units import human_seconds
 
 # The switchback recipes, written to a scratch recipes directory: the shape, load and blocks
-# of flush-log-at-trx-commit's quick profile, with two points and the rounds the 5 minutes allow.
-SWITCHBACK = """title = "{title}"
-question = "How precise is a switchback on this host?"
-topic = "flush-log-at-trx-commit"
-
-[dataset]
-shape = "cpu-bound"
-
-[workload]
-script = "oltp_write_only"
-threads = 4
-
-[sweep]
-setting = "{setting}"
-values = [{values}]
-baseline = {baseline}
-
-[measure]
-design = "switchback"
-warmup = "20s"
-settle = "2s"
-duration = "5s"
-repeats = {rounds}
-"""
-AB = ("precision-ab", "innodb_flush_log_at_trx_commit", "1, 2", "1", 20)
-# innodb_lock_wait_timeout only matters to a transaction waiting for a lock, which
-# oltp_write_only on distinct rows per thread hardly ever does: an A/A with real switches.
-AA = ("precision-aa", "innodb_lock_wait_timeout", "50, 51", "50", 40)
+# of flush-log-at-trx-commit's quick profile, with two points and the rounds 5 minutes allow.
+# (name, the sweep, rounds)
+AB = ("precision-ab", {"setting": "innodb_flush_log_at_trx_commit", "values": "1, 2",
+                       "baseline": "1"}, 20)
+AA = ("precision-aa", noise.A_A, 40)
 TRIAL_ROUNDS = 20      # an A/A trial: as many rounds as the A/B
 TRIALS = 1000
 TARGETS = {"switchback_pct": 3.0, "switchback_s": 300.0, "restart_pct": 5.0,
@@ -54,11 +31,9 @@ TARGETS = {"switchback_pct": 3.0, "switchback_s": 300.0, "restart_pct": 5.0,
 def run(say=print):
     scratch = Path(tempfile.mkdtemp(prefix="bench-precision-"))
     recipes = scratch / "recipes"
-    for name, setting, values, baseline, rounds in (AB, AA):
+    for name, sweep, rounds in (AB, AA):
         (recipes / name).mkdir(parents=True)
-        (recipes / name / "recipe.toml").write_text(SWITCHBACK.format(
-            title=f"{setting}: {values}", setting=setting, values=values, baseline=baseline,
-            rounds=rounds))
+        (recipes / name / "recipe.toml").write_text(recipe_text(sweep, rounds))
     ab, ab_wall = _measure(AB[0], scratch, say, recipes)
     aa, aa_wall = _measure(AA[0], scratch, say, recipes)
     restart, restart_wall = _measure("doublewrite", scratch, say)
@@ -68,6 +43,12 @@ def run(say=print):
     _report_restart(restart, restart_wall, say)
     _report_costs(ab, say)
     say(f"(results kept out of data/: {scratch})")
+
+
+def recipe_text(sweep: dict, rounds: int) -> str:
+    return noise.scratch_recipe("switchback", 20, 5, rounds,
+                                f"{sweep['setting']}: {sweep['values']}",
+                                "How precise is a switchback on this host?", **sweep)
 
 
 def _measure(name, scratch: Path, say, recipes_dir=None):

@@ -6,18 +6,23 @@ import secrets
 from pathlib import Path
 
 from tuninglab import files
-from tuninglab.engine import device_baseline, devices, hostinfo
+from tuninglab.engine import device_baseline, devices, hostinfo, noise
 
 
 def provenance(runs_dir: Path, baseline_seconds: int) -> dict:
+    """runs_dir: in the work directory, whose noise.json (invoke lab.noise) joins the result
+    when it is this host's."""
     versions = hostinfo.tool_versions()
+    host = hostinfo.host_info(host_salt())
+    calibration = noise.load(runs_dir.parent, host["id"])
     return {
         "software": {"sysbench": versions["sysbench"], "fio": versions["fio"],
                      "python": versions["python"], "kernel": os.uname().release,
                      "project": hostinfo.git_revision(files.PROJECT_DIR)},
-        "host": hostinfo.host_info(host_salt()),
+        "host": host,
         "storage": devices.storage_info(runs_dir),
         "device_baseline": device_baseline.device_baseline(runs_dir, seconds=baseline_seconds),
+        **({"noise": calibration} if calibration else {}),
     }
 
 

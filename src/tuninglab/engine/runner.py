@@ -73,6 +73,7 @@ def run(name: str, opts: Options, say=print, prepared=None) -> Path | None:
                              doc is not None))
         if stop_rule.active(plan.experiment.measure):
             say(stop_rule.describe(plan))
+        say(_expected_precision(plan, wd))
         if opts.devices:
             say(f"storage under test: {', '.join(opts.devices)}, erased by every run")
         if plan.experiment.recipe.in_lab_vm:
@@ -81,6 +82,25 @@ def run(name: str, opts: Options, say=print, prepared=None) -> Path | None:
         return None
     with workdir.held(wd), signals_interrupt(), disk_errors(wd):
         return _measure(plan, binary, wd, saved, opts, say)
+
+
+def _expected_precision(plan, wd: Path) -> str:
+    """The dry run's word on the precision to expect, from this host's calibration."""
+    from tuninglab.engine import noise
+    from tuninglab.engine.hostinfo import host_info
+    from tuninglab.engine.provenance import host_salt
+    figures = noise.load(wd, host_info(host_salt())["id"])
+    if not figures:
+        return ("expected precision: unknown for this host (`invoke lab.noise` measures its "
+                "noise, in about 10 minutes)")
+    half = noise.expected_half_width_pct(figures, plan)
+    if half is None:
+        return "expected precision: one repeat gives no interval"
+    shape = figures.get("shape", "cpu-bound")
+    caveat = ("" if plan.experiment.dataset.shape == shape else
+              f" on the {shape} shape (a {plan.experiment.dataset.shape} one may be noisier)")
+    return (f"expected precision: about ±{half:g}% on each ratio, from this host's noise as "
+            f"`invoke lab.noise` measured it{caveat} on {figures['measured'][:10]}")
 
 
 def pending(plan, doc) -> list:

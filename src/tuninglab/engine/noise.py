@@ -1,0 +1,206 @@
+"""`invoke lab.noise`: how noisy this host is, measured by two A/A experiments (two points that
+run the same thing: innodb_lock_wait_timeout 50 and 51, which oltp_write_only's transactions,
+each on its own rows, never wait on), one per design. Its figures go into the work directory
+(noise.json); every later result of this host carries them in its provenance ("noise"), and
+the dry run says from them what precision to expect.
+
+The figures: how much throughput moves from one second to the next, and (restart) from one run
+to the next; the spread of a switchback round's log ratio; and per design the 95% interval an
+A/B of 5 minutes would give here, with the smallest effect it would call faster or slower 8
+times in 10."""
+
+import json
+import math
+import statistics
+import tempfile
+from pathlib import Path
+
+from scipy.stats import t as student_t
+
+from tuninglab import files
+from tuninglab.results import document
+
+FILE = "noise.json"
+FIVE_MINUTES = 300.0
+POWER = 0.8  # the smallest effect detected this often
+# A scratch recipe on the CPU-bound shape and load of flush-log-at-trx-commit (also the
+# precision benchmark's).
+RECIPE = """title = "{title}"
+question = "{question}"
+topic = "flush-log-at-trx-commit"
+
+[dataset]
+shape = "cpu-bound"
+
+[workload]
+script = "oltp_write_only"
+threads = 4
+
+[sweep]
+setting = "{setting}"
+values = [{values}]
+baseline = {baseline}
+
+[measure]
+design = "{design}"
+warmup = "{warmup}s"
+settle = "2s"
+duration = "{duration}s"
+repeats = {repeats}
+"""
+# (warm-up, measured seconds, repeats) per design, full and quick: each about 5 (quick: 2.5)
+# minutes.
+SHAPES = {"switchback": {"full": (20, 5, 20), "quick": (20, 5, 10)},
+          "restart": {"full": (5, 20, 5), "quick": (5, 20, 3)}}
+
+
+# innodb_lock_wait_timeout only matters to a transaction waiting for a lock, which
+# oltp_write_only's threads, each on its own rows, hardly ever do: an A/A with real switches.
+A_A = {"setting": "innodb_lock_wait_timeout", "values": "50, 51", "baseline": "50"}
+
+
+def scratch_recipe(design: str, warmup: int, duration: int, repeats: int, title: str,
+                   question: str = "How noisy is this host?", **sweep) -> str:
+    """A recipe's text on the CPU-bound shape; sweep: setting, values (as TOML list items)
+    and baseline, the A/A's by default."""
+    return RECIPE.format(**{**A_A, **sweep}, title=title, question=question, design=design,
+                         warmup=warmup, duration=duration, repeats=repeats)
+
+
+def recipe_text(design: str, quick: bool) -> str:
+    warmup, duration, repeats = SHAPES[design]["quick" if quick else "full"]
+    return scratch_recipe(design, warmup, duration, repeats,
+                          f"A/A: innodb_lock_wait_timeout 50 vs 51 ({design})")
+
+
+def calibrate(wd: Path | None = None, quick: bool = False, say=print) -> dict:
+    """Run both A/A experiments on this host, store their figures in the work directory and
+    return them."""
+    from tuninglab.engine import runner  # the engine only where a calibration runs
+    wd = Path(wd or files.default_workdir()).resolve()
+    scratch = Path(tempfile.mkdtemp(prefix="tuninglab-noise-"))
+    docs = {}
+    for design in ("switchback", "restart"):
+        name = f"noise-{design}"
+        (scratch / "recipes" / name).mkdir(parents=True)
+        (scratch / "recipes" / name / "recipe.toml").write_text(recipe_text(design, quick))
+        say(f"== A/A, {design}")
+        opts = runner.Options(workdir=wd, data_dir=scratch / "data",
+                              recipes_dir=scratch / "recipes")
+        docs[design] = json.loads(Path(runner.run(name, opts, say)).read_text())
+    figures = {"host_id": docs["restart"]["host"]["id"], "measured": document.now(),
+               "shape": docs["restart"]["dataset"]["shape"],
+               "switchback": switchback_figures(docs["switchback"]),
+               "restart": restart_figures(docs["restart"])}
+    files.atomic_write_json(wd / FILE, figures)
+    say("")
+    say(report(figures))
+    say(f"\nwrote {wd / FILE}; results of this host now carry these figures")
+    return figures
+
+
+def _points(doc: dict):
+    base = document.point(doc, doc["sweep"]["baseline"])
+    other = next(p for p in doc["points"] if p is not base)
+    return base, other
+
+
+def per_second_cv_pct(doc: dict) -> float:
+    """The median, over the runs, of the per-second throughput's coefficient of variation."""
+    cvs = []
+    for p in doc["points"]:
+        for run in p["runs"]:
+            tps = [v for v in run["series"].get("tps", []) if v is not None]
+            if len(tps) >= 2 and statistics.fmean(tps) > 0:
+                cvs.append(statistics.stdev(tps) / statistics.fmean(tps) * 100)
+    return round(statistics.median(cvs), 2) if cvs else None
+
+
+def switchback_figures(doc: dict) -> dict:
+    base, other = _points(doc)
+    mine = {r["repeat"]: r["summary"]["tps"] for r in other["runs"]}
+    logs = [math.log(mine[r["repeat"]] / r["summary"]["tps"]) for r in base["runs"]
+            if r["repeat"] in mine]
+    plan = doc["plan"]
+    sd = statistics.stdev(logs)
+    rounds = int((FIVE_MINUTES - plan["warmup_s"]) // (2 * (plan["settle_s"] + plan["duration_s"])))
+    return {"block_s": plan["duration_s"], "settle_s": plan["settle_s"], "rounds": len(logs),
+            "per_second_cv_pct": per_second_cv_pct(doc),
+            "round_log_ratio_sd_pct": round(sd * 100, 2),
+            **_five_minutes(sd / math.sqrt(rounds), rounds - 1, rounds),
+            "a_a_verdict": other["stats"]["ratio"]["verdict"]}
+
+
+def restart_figures(doc: dict) -> dict:
+    logs = {p["id"]: [math.log(r["summary"]["tps"]) for r in p["runs"]] for p in doc["points"]}
+    # the spread of a run about its point's mean, pooled over the points
+    residuals = [x - statistics.fmean(xs) for xs in logs.values() for x in xs]
+    df = sum(len(xs) - 1 for xs in logs.values())
+    sd = math.sqrt(sum(r * r for r in residuals) / df)
+    plan = doc["plan"]
+    from tuninglab.recipes.plan import RUN_OVERHEAD_S  # the planner's own per-run cost
+    runs = int(FIVE_MINUTES // (2 * (plan["warmup_s"] + plan["duration_s"] + RUN_OVERHEAD_S)))
+    _, other = _points(doc)
+    return {"run_s": plan["duration_s"], "repeats": plan["repeats"],
+            "per_second_cv_pct": per_second_cv_pct(doc),
+            "run_to_run_sd_pct": round(sd * 100, 2),
+            **_five_minutes(sd * math.sqrt(2 / runs), 2 * runs - 2, runs),
+            "a_a_verdict": other["stats"]["ratio"]["verdict"]}
+
+
+def _five_minutes(se: float, df: int, n: int) -> dict:
+    """The 95% half-width of an A/B of 5 minutes with standard error se (of the log ratio),
+    and the smallest effect such an A/B calls faster or slower with POWER."""
+    df = max(df, 1)
+    half = student_t.ppf(0.975, df) * se
+    detected = (student_t.ppf(0.975, df) + student_t.ppf(POWER, df)) * se
+    return {"five_minute_repeats": n,
+            "five_minute_half_width_pct": round((math.exp(half) - 1) * 100, 2),
+            "five_minute_smallest_effect_pct": round((math.exp(detected) - 1) * 100, 2)}
+
+
+def load(wd: Path, host_id: str) -> dict | None:
+    """This host's figures from the work directory, or None (none measured, another host's,
+    or a file that is not ours)."""
+    try:
+        figures = json.loads((Path(wd) / FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(figures, dict) or figures.get("host_id") != host_id:
+        return None
+    return figures
+
+
+def report(figures: dict) -> str:
+    s, r = figures["switchback"], figures["restart"]
+    return "\n".join([
+        f"this host's noise ({figures['measured']}):",
+        f"  throughput from one second to the next: ±{s['per_second_cv_pct']}% (switchback), "
+        f"±{r['per_second_cv_pct']}% (restart)",
+        f"  from one run to the next (restart, {r['run_s']:g} s runs): ±{r['run_to_run_sd_pct']}%",
+        f"  a switchback round's log ratio ({s['block_s']:g} s blocks): "
+        f"±{s['round_log_ratio_sd_pct']}%",
+        f"  an A/B of 5 minutes: switchback ±{s['five_minute_half_width_pct']}% "
+        f"({s['five_minute_repeats']} rounds), restart ±{r['five_minute_half_width_pct']}% "
+        f"({r['five_minute_repeats']} runs per point)",
+        f"  smallest effect called 8 times in 10 in 5 minutes: switchback "
+        f"{s['five_minute_smallest_effect_pct']}%, restart {r['five_minute_smallest_effect_pct']}%",
+        f"  the A/A verdicts: switchback {s['a_a_verdict']}, restart {r['a_a_verdict']}"])
+
+
+def expected_half_width_pct(figures: dict, plan) -> float | None:
+    """About how wide (± %) this plan's ratios should come out here, from the figures: a
+    switchback's round spread scaled to its block length (per-second noise averages out over
+    longer blocks), a restart's run-to-run spread as it is (it comes per run)."""
+    m = plan.experiment.measure
+    n = m.repeats
+    if n < 2:
+        return None
+    if plan.switchback:
+        s = figures["switchback"]
+        sd = s["round_log_ratio_sd_pct"] / 100 * math.sqrt(s["block_s"] / m.duration)
+        se, df = sd / math.sqrt(n), n - 1
+    else:
+        sd = figures["restart"]["run_to_run_sd_pct"] / 100
+        se, df = sd * math.sqrt(2 / n), 2 * n - 2
+    return round((math.exp(student_t.ppf(0.975, df) * se) - 1) * 100, 1)

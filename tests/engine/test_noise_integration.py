@@ -1,0 +1,38 @@
+"""lab.noise for real, in small: both A/A experiments run, their figures are stored in the work
+directory, and the next result and dry run of this host use them."""
+
+import json
+
+import pytest
+
+from helpers import fixture_recipe, run_options, run_recipe, servers_under
+from tuninglab.engine import noise, runner
+
+pytestmark = pytest.mark.integration
+
+
+def test_the_calibration_is_stored_and_carried_by_later_results(recipes_dir, shared_workdir,
+                                                                tmp_path, monkeypatch):
+    monkeypatch.setattr(noise, "SHAPES", {"switchback": {"full": (2, 2, 3)},
+                                          "restart": {"full": (1, 2, 2)}})
+    monkeypatch.setattr(noise, "RECIPE", noise.RECIPE.replace(
+        'shape = "cpu-bound"', 'shape = "cpu-bound"\ntables = 2\ntable_size = 2000\n'
+                               'buffer_pool_size = "32M"'))
+    lines = []
+    figures = noise.calibrate(shared_workdir, say=lines.append)
+    stored = json.loads((shared_workdir / noise.FILE).read_text())
+    assert stored == figures
+    assert figures["switchback"]["rounds"] == 3 and figures["restart"]["repeats"] == 2
+    assert figures["switchback"]["round_log_ratio_sd_pct"] >= 0
+    assert figures["restart"]["run_to_run_sd_pct"] >= 0
+    assert any("an A/B of 5 minutes" in line for line in lines)
+    assert servers_under(shared_workdir) == []
+
+    fixture_recipe(recipes_dir, "tiny-switchback")
+    dry = []
+    runner.run("tiny-switchback", run_options(recipes_dir, shared_workdir, tmp_path / "data",
+                                              dry_run=True), say=dry.append)
+    assert any(line.startswith("expected precision: about ±") for line in dry)
+    _, doc = run_recipe("tiny-switchback", recipes_dir, shared_workdir, tmp_path / "data")
+    assert doc["noise"] == figures
+    (shared_workdir / noise.FILE).unlink()  # the other tests' results carry none

@@ -1,0 +1,98 @@
+"""lab.noise's figures from made-up A/A results, and how results and dry runs use them."""
+
+import json
+import math
+
+import pytest
+
+from helpers import fixture_recipe, make_doc
+from tuninglab.engine import noise
+from tuninglab.recipes import plan as planner
+from tuninglab.recipes.load import load
+
+
+def switchback_doc():
+    doc = make_doc(on_tps=[1000.0, 1100.0, 900.0, 1000.0], off_tps=[1010.0, 1089.0, 909.0, 990.0])
+    doc["plan"].update(design="switchback", settle_s=2.0, duration_s=5.0, warmup_s=20.0,
+                       repeats=4)
+    doc["points"][1]["stats"] = {"ratio": {"verdict": "too noisy to tell"}}
+    return doc
+
+
+def restart_doc():
+    doc = make_doc(on_tps=[1000.0, 1100.0, 900.0], off_tps=[1000.0, 1050.0, 950.0])
+    doc["plan"].update(duration_s=20.0, warmup_s=5.0)
+    doc["points"][1]["stats"] = {"ratio": {"verdict": "too noisy to tell"}}
+    return doc
+
+
+def test_a_switchback_round_spread_is_that_of_its_log_ratios():
+    figures = noise.switchback_figures(switchback_doc())
+    logs = [math.log(a / b) for a, b in zip([1010, 1089, 909, 990], [1000, 1100, 900, 1000])]
+    mean = sum(logs) / 4
+    sd = math.sqrt(sum((x - mean) ** 2 for x in logs) / 3)
+    assert figures["round_log_ratio_sd_pct"] == pytest.approx(sd * 100, abs=0.01)
+    assert figures["five_minute_repeats"] == 20  # (300 - 20) // (2 * 7)
+    assert 0 < figures["five_minute_half_width_pct"] < figures["five_minute_smallest_effect_pct"]
+    assert figures["rounds"] == 4 and figures["a_a_verdict"] == "too noisy to tell"
+
+
+def test_a_restart_spread_is_pooled_over_the_points():
+    figures = noise.restart_figures(restart_doc())
+    on = [math.log(x) for x in (1000, 1100, 900)]
+    off = [math.log(x) for x in (1000, 1050, 950)]
+    ss = sum((x - sum(v) / 3) ** 2 for v in (on, off) for x in v)
+    assert figures["run_to_run_sd_pct"] == pytest.approx(math.sqrt(ss / 4) * 100, abs=0.01)
+    assert figures["five_minute_repeats"] == 5  # 300 // (2 * (5 + 20 + 2))
+
+
+def test_the_per_second_variation_is_the_median_over_the_runs():
+    doc = restart_doc()
+    for p in doc["points"]:
+        for run in p["runs"]:
+            run["series"]["tps"] = [90.0, 110.0, None]
+    assert noise.per_second_cv_pct(doc) == pytest.approx(100 * math.sqrt(200) / 100, abs=0.01)
+
+
+def figures():
+    return {"host_id": "a" * 16, "measured": "2026-11-23T01:00:00+00:00",
+            "switchback": noise.switchback_figures(switchback_doc()),
+            "restart": noise.restart_figures(restart_doc())}
+
+
+def test_figures_are_loaded_for_their_own_host_only(tmp_path):
+    (tmp_path / noise.FILE).write_text(json.dumps(figures()))
+    assert noise.load(tmp_path, "a" * 16)["switchback"]["rounds"] == 4
+    assert noise.load(tmp_path, "b" * 16) is None
+    (tmp_path / noise.FILE).write_text("[1]")
+    assert noise.load(tmp_path, "a" * 16) is None
+    assert noise.load(tmp_path / "none", "a" * 16) is None
+
+
+def test_the_expected_precision_narrows_with_rounds_and_block_length(tmp_path):
+    fixture_recipe(tmp_path, "tiny-switchback")
+    e = load("tiny-switchback", recipes_dir=tmp_path).experiment()
+    few = noise.expected_half_width_pct(figures(), planner.build(e))
+    more = noise.expected_half_width_pct(figures(), planner.build(e.__class__(
+        **{**e.__dict__, "measure": e.measure.__class__(**{**e.measure.__dict__,
+                                                           "repeats": 40})})))
+    assert few > more > 0
+    restart = noise.expected_half_width_pct(figures(), planner.build(e, design="restart"))
+    assert restart > 0
+
+
+def test_the_report_says_every_figure():
+    text = noise.report(figures())
+    for words in ("one second to the next", "one run to the next", "an A/B of 5 minutes",
+                  "8 times in 10", "the A/A verdicts"):
+        assert words in text
+
+
+def test_the_calibration_recipes_are_valid(tmp_path):
+    for design in ("switchback", "restart"):
+        for quick in (False, True):
+            (tmp_path / design).mkdir(exist_ok=True)
+            (tmp_path / design / "recipe.toml").write_text(noise.recipe_text(design, quick))
+            plan = planner.build(load(design, recipes_dir=tmp_path).experiment())
+            assert plan.design == design
+            assert plan.estimate(template_cached=True) <= 330

@@ -17,6 +17,7 @@ class Progress:
         self.finished_here = 0
         self.spent = 0.0  # seconds from begin() to end() of the runs finished here
         self.began = None
+        self.phase_name, self.phase_seconds, self.phase_start = "", 0, 0
         self.live = sys.stdout.isatty()
 
     def remaining(self) -> float:
@@ -31,12 +32,15 @@ class Progress:
         self.say(f"[{self.done + 1}/{self.total}] {run_.point.id}, repeat {run_.repeat} "
                  f"(elapsed {elapsed}, about {human_seconds(self.remaining())} left)")
 
-    def phase(self, name, seconds):
-        self.phase_name, self.phase_seconds = name, seconds
+    def phase(self, name, seconds, start=0):
+        """A phase of `seconds`, from the workload's second `start` (a switchback's block
+        starts within one long workload)."""
+        self.phase_name, self.phase_seconds, self.phase_start = name, seconds, start
 
     def tick(self, interval):
         if self.live:
-            sys.stdout.write(f"\r    {self.phase_name} {interval.t:.0f}/{self.phase_seconds:.0f}s"
+            t = interval.t - self.phase_start
+            sys.stdout.write(f"\r    {self.phase_name} {t:.0f}/{self.phase_seconds:.0f}s"
                              f"  {interval.tps:,.0f} tps  p95 {interval.latency_p95_ms} ms   ")
             sys.stdout.flush()
 

@@ -267,7 +267,7 @@ def run_blocks(session, runs, experiment, disks, clock, on_round, offset: int = 
 
     def switch(block):
         clock.begin(block.run)
-        clock.phase(f"{block.run.point.value} block", m.settle + m.duration)
+        clock.phase(f"{block.run.point.value} block", m.settle + m.duration, block.switched_s)
         state["effective"] = meter.switch(block.run.point)
         state["started"] = document.now()
 

@@ -7,6 +7,7 @@ import pytest
 
 from helpers import make_doc
 from tuninglab.bench import precision
+from tuninglab.results import stats
 
 
 def a_a_doc(rounds, shared, own, seed=3, shift=1.0):
@@ -37,7 +38,7 @@ def test_too_few_rounds_for_a_trial_is_an_error():
 
 
 def test_half_width_is_relative_to_the_ratio():
-    assert precision.half_width_pct({"ratio": 1.2, "ci_low": 1.14, "ci_high": 1.26}) == \
+    assert stats.ratio_half_width_pct({"ratio": 1.2, "ci_low": 1.14, "ci_high": 1.26}) == \
         pytest.approx(5.0)
 
 

@@ -134,8 +134,8 @@ def test_sample_rounds_rates():
     assert s["disk_reads"] == 0
 
 
-def test_delta_dict():
-    delta = sampler._delta_dict(disk(5, 500, 7, 700), disk(1, 100, 2, 200))
+def test_disk_delta():
+    delta = sampler.disk_delta(disk(5, 500, 7, 700), disk(1, 100, 2, 200))
     assert delta == {"reads": 4, "writes": 5, "read_bytes": 400, "write_bytes": 500}
 
 

@@ -65,22 +65,21 @@ def _measure(name, scratch: Path, say, recipes_dir=None):
     return json.loads(Path(path).read_text()), time.monotonic() - started
 
 
-def half_width_pct(ratio: dict) -> float:
-    """A ratio's 95% interval half-width as % of the ratio."""
-    return (ratio["ci_high"] - ratio["ci_low"]) / 2 / ratio["ratio"] * 100
-
-
 def _other(doc: dict) -> dict:
     return next(p for p in doc["points"] if p["id"] != doc["sweep"]["baseline"])
 
 
-def _report_ab(doc, wall, say):
+def _report_ab(doc, wall, say, what=None, target_pct="switchback_pct",
+               target_s="switchback_s"):
+    """An A/B's ratio, its half-width and its wall time as ratios to the design's targets."""
     r = _other(doc)["stats"]["ratio"]
-    hw = half_width_pct(r)
-    say(f"switchback A/B ({doc['recipe']['title']}, {doc['plan']['repeats']} rounds): ratio "
-        f"{r['ratio']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}], {r['verdict']}")
-    say(f"  half-width {hw:.1f}%: {hw / TARGETS['switchback_pct']:.2f} of the 3% target; "
-        f"wall {human_seconds(wall)}: {wall / TARGETS['switchback_s']:.2f} of 5 minutes")
+    hw = stats.ratio_half_width_pct(r)
+    what = what or f"switchback A/B ({doc['recipe']['title']}, {doc['plan']['repeats']} rounds)"
+    say(f"{what}: ratio {r['ratio']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}], "
+        f"{r['verdict']}")
+    say(f"  half-width {hw:.1f}%: {hw / TARGETS[target_pct]:.2f} of the "
+        f"{TARGETS[target_pct]:g}% target; wall {human_seconds(wall)}: "
+        f"{wall / TARGETS[target_s]:.2f} of {TARGETS[target_s] / 60:g} minutes")
 
 
 def false_verdict_rate(doc: dict, rounds: int = TRIAL_ROUNDS, trials: int = TRIALS,
@@ -105,7 +104,7 @@ def false_verdict_rate(doc: dict, rounds: int = TRIAL_ROUNDS, trials: int = TRIA
 
 def _report_aa(doc, wall, say):
     r = _other(doc)["stats"]["ratio"]
-    hw = half_width_pct(r)
+    hw = stats.ratio_half_width_pct(r)
     rate = false_verdict_rate(doc)
     say(f"switchback A/A ({doc['recipe']['title']}, {doc['plan']['repeats']} rounds, "
         f"{human_seconds(wall)}): ratio {r['ratio']:.3f} [{r['ci_low']:.3f}, "
@@ -115,12 +114,8 @@ def _report_aa(doc, wall, say):
 
 
 def _report_restart(doc, wall, say):
-    r = _other(doc)["stats"]["ratio"]
-    hw = half_width_pct(r)
-    say(f"restart A/B (doublewrite --quick, {doc['plan']['repeats']} repeats): ratio "
-        f"{r['ratio']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}], {r['verdict']}")
-    say(f"  half-width {hw:.1f}%: {hw / TARGETS['restart_pct']:.2f} of the 5% target; "
-        f"wall {human_seconds(wall)}: {wall / TARGETS['restart_s']:.2f} of 10 minutes")
+    _report_ab(doc, wall, say, f"restart A/B (doublewrite --quick, {doc['plan']['repeats']} "
+               "repeats)", "restart_pct", "restart_s")
 
 
 def _report_costs(doc, say):
@@ -129,5 +124,5 @@ def _report_costs(doc, say):
     for key in COST:
         ratio = cost.get(key, {}).get("ratio")
         if ratio and ratio.get("ci_low") is not None:
-            hw = half_width_pct(ratio)
+            hw = stats.ratio_half_width_pct(ratio)
             say(f"  {METRICS[key].label:45} {hw:6.2f}%  {hw / TARGETS['cost_pct']:.2f}")

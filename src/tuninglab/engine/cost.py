@@ -84,10 +84,10 @@ def host_counters(busy_jiffies: int | None, tick: int | None = None) -> dict:
     return {"host_cpu_us": busy_jiffies * 1e6 / (tick or clock_tick())}
 
 
-def counters(status: dict, busy_jiffies: int | None, pid: int | None) -> dict:
-    """Every cost counter now: the server's status counters (SHOW GLOBAL STATUS rows as a
-    dict), the host's busy CPU (sampler.cpu_times) and the server process's CPU and IO."""
-    return {**status_counters(status), **host_counters(busy_jiffies), **process_counters(pid)}
+def counters(status_cost: dict, busy_jiffies: int | None, pid: int | None) -> dict:
+    """Every cost counter now: the server's status counters (status_counters), the host's busy
+    CPU (sampler.cpu_times) and the server process's CPU and IO, read as this is called."""
+    return {**status_cost, **host_counters(busy_jiffies), **process_counters(pid)}
 
 
 def _read(path: str) -> str:

@@ -26,6 +26,11 @@ def provenance(runs_dir: Path, baseline_seconds: int) -> dict:
     }
 
 
+def host_id() -> str:
+    """This host's id, as results give it."""
+    return hostinfo.host_info(host_salt())["id"]
+
+
 def host_salt() -> str:
     """A random salt kept per user, so host ids group one host's results but reveal no name."""
     path = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "tuninglab" / "salt"

@@ -87,9 +87,8 @@ def run(name: str, opts: Options, say=print, prepared=None) -> Path | None:
 def _expected_precision(plan, wd: Path) -> str:
     """The dry run's word on the precision to expect, from this host's calibration."""
     from tuninglab.engine import noise
-    from tuninglab.engine.hostinfo import host_info
-    from tuninglab.engine.provenance import host_salt
-    figures = noise.load(wd, host_info(host_salt())["id"])
+    from tuninglab.engine.provenance import host_id
+    figures = noise.load(wd, host_id())
     if not figures:
         return ("expected precision: unknown for this host (`invoke lab.noise` measures its "
                 "noise, in about 10 minutes)")
@@ -131,7 +130,7 @@ def _measure(plan, binary, wd, saved, opts, say):
             return _write(doc, saved, opts, say)
         except switchback.NotSwitchable as exc:
             if e.measure.design == "switchback":
-                raise switchback.refusal(e, str(exc)) from None
+                raise planner.switchback_refusal(e, str(exc)) from None
             say(f"{exc}: measuring with a fresh server per run instead (design: restart)")
             plan = planner.build(e, plan.seed, "restart")
             saved = Saved(wd, plan, binary)

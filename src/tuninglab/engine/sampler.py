@@ -99,7 +99,7 @@ class Sampler:
         """End sampling after a complete measurement and record the totals over it."""
         self._halt()
         end = self._read()
-        self.totals = {d: _delta_dict(end["disk"][d], self._begin["disk"][d])
+        self.totals = {d: disk_delta(end["disk"][d], self._begin["disk"][d])
                        for d in self.devices + self.aside}
         self.cost = cost.delta(self._begin_cost, self._cost(end))
         self.close()
@@ -149,11 +149,10 @@ class Sampler:
     def _cost(self, reading: dict) -> dict:
         """The cost counters at a reading: the server's status counters and host CPU from it,
         the server process's CPU and IO read right after (only at the phase's ends: /proc)."""
-        return {**reading["status_cost"], **cost.host_counters(reading["cpu"][0]),
-                **cost.process_counters(self.pid)}
+        return cost.counters(reading["status_cost"], reading["cpu"][0], self.pid)
 
 
-def _delta_dict(after, before) -> dict:
+def disk_delta(after, before) -> dict:
     delta = after - before
     return {f: getattr(delta, f) for f in DISK_FIELDS}
 

@@ -13,7 +13,7 @@ import datetime as dt
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.model import MAX_REPEATS
-from tuninglab.results import document
+from tuninglab.results import document, stats
 from tuninglab.units import human_seconds
 
 # Without --budget: this many times the planned measuring time (Phoronix Test Suite adds up to
@@ -55,6 +55,17 @@ def check(plan) -> None:
                         f"of each of its {len(plan.points)} points); expected at least that")
 
 
+def rounds_done(doc: dict) -> int:
+    return max((r["repeat"] for p in doc["points"] for r in p["runs"]), default=0)
+
+
+def with_rounds(plan, rounds: int):
+    """The plan as if it had planned `rounds` repeats (the first rounds keep their order)."""
+    e = plan.experiment
+    bigger = dataclasses.replace(e, measure=dataclasses.replace(e.measure, repeats=rounds))
+    return planner.build(bigger, plan.seed, plan.design)
+
+
 def widest_pct(doc: dict) -> float | None:
     """The widest 95% interval of the points' ratios to the baseline, as ± % of the ratio;
     None when some ratio has no interval yet (one repeat, or no throughput)."""
@@ -65,7 +76,7 @@ def widest_pct(doc: dict) -> float | None:
             continue  # the baseline
         if ratio["ci_low"] is None or not ratio["ratio"]:
             return None
-        widths.append((ratio["ci_high"] - ratio["ci_low"]) / 2 / ratio["ratio"] * 100)
+        widths.append(stats.ratio_half_width_pct(ratio))
     return max(widths) if widths else None
 
 
@@ -77,7 +88,7 @@ def spent_s(doc: dict, now: dt.datetime | None = None) -> float:
 
 def next_round(plan, doc: dict, now=None):
     """(the plan with one more round, or None to stop; why, in a line)."""
-    rounds = max((r["repeat"] for p in doc["points"] for r in p["runs"]), default=0)
+    rounds = rounds_done(doc)
     target, budget = target_pct(plan), budget_s(plan)
     widest, spent = widest_pct(doc), spent_s(doc, now)
     width = "no interval yet" if widest is None else f"widest interval ±{widest:.1f}%"
@@ -89,9 +100,7 @@ def next_round(plan, doc: dict, now=None):
                       f"{human_seconds(budget)} spent)")
     if rounds >= MAX_REPEATS:
         return None, f"stop rule: {width}, but the repeats are at their maximum, {MAX_REPEATS}"
-    e = plan.experiment
-    bigger = dataclasses.replace(e, measure=dataclasses.replace(e.measure, repeats=rounds + 1))
-    return planner.build(bigger, plan.seed, plan.design), \
+    return with_rounds(plan, rounds + 1), \
         f"stop rule: {width}, not within ±{target:g}%: round {rounds + 1}"
 
 
@@ -104,19 +113,15 @@ def new_runs(plan) -> list:
 def record(doc: dict, plan, why: str) -> None:
     """The rule, and why it stopped, in the result's plan; the order and repeats as run."""
     doc["plan"].update(precision_pct=target_pct(plan), budget_s=budget_s(plan), stopped=why,
-                       repeats=max(r["repeat"] for p in doc["points"] for r in p["runs"]),
+                       repeats=rounds_done(doc),
                        order=[r.key for r in plan.runs])
 
 
 def as_run(plan, doc: dict):
     """The plan with as many rounds as the document holds (a resumed result may have more
     than were planned: the rule had added some)."""
-    rounds = max((r["repeat"] for p in doc["points"] for r in p["runs"]), default=0)
-    e = plan.experiment
-    if rounds <= e.measure.repeats:
-        return plan
-    bigger = dataclasses.replace(e, measure=dataclasses.replace(e.measure, repeats=rounds))
-    return planner.build(bigger, plan.seed, plan.design)
+    rounds = rounds_done(doc)
+    return plan if rounds <= plan.experiment.measure.repeats else with_rounds(plan, rounds)
 
 
 def describe(plan) -> str:

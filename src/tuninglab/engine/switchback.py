@@ -22,7 +22,7 @@ from tuninglab import files, units
 from tuninglab.engine import cost, datadir, measure
 from tuninglab.engine import server as srv
 from tuninglab.engine.devices import read_diskstats
-from tuninglab.engine.sampler import cpu_times, merge_series
+from tuninglab.engine.sampler import cpu_times, disk_delta, merge_series
 from tuninglab.engine.workdir import blame_full_disk
 from tuninglab.engine.workloads import sysbench
 from tuninglab.errors import UserError
@@ -106,40 +106,33 @@ def not_dynamic(server, names) -> list[str]:
     return out
 
 
-def remembered(wd: Path, binary) -> dict:
-    """{variable: whether it can change at run time} as this binary answered before."""
+def _answers(wd: Path) -> dict:
+    """{binary: {variable: whether it can change at run time}} as the work directory keeps
+    them; a missing or broken file (or entry) is no answer."""
     try:
         answers = json.loads((wd / ANSWERS).read_text())
     except (OSError, ValueError):
         return {}
-    mine = answers.get(_binary_key(binary)) if isinstance(answers, dict) else None
-    return {k: v for k, v in mine.items() if isinstance(v, bool)} if isinstance(mine, dict) \
-        else {}
+    if not isinstance(answers, dict):
+        return {}
+    return {binary: {k: v for k, v in mine.items() if isinstance(v, bool)}
+            for binary, mine in answers.items() if isinstance(mine, dict)}
+
+
+def remembered(wd: Path, binary) -> dict:
+    """{variable: whether it can change at run time} as this binary answered before."""
+    return _answers(wd).get(_binary_key(binary), {})
 
 
 def remember(wd: Path, binary, dynamic: dict) -> None:
-    try:
-        answers = json.loads((wd / ANSWERS).read_text())
-    except (OSError, ValueError):
-        answers = {}
-    if not isinstance(answers, dict):
-        answers = {}
+    answers = _answers(wd)
     key = _binary_key(binary)
-    answers[key] = {**(answers.get(key) if isinstance(answers.get(key), dict) else {}),
-                    **dynamic}
+    answers[key] = {**answers.get(key, {}), **dynamic}
     files.atomic_write_json(wd / ANSWERS, answers)
 
 
 def _binary_key(binary) -> str:
     return f"{binary.path} {binary.version_text}"
-
-
-def refusal(experiment, why: str) -> UserError:
-    """The error for a recipe that asks for a switchback its server cannot do."""
-    r = experiment.recipe
-    where = f"{r.path}: measure.design" + (f" (variant {r.variant})" if r.variant else "")
-    return UserError(f'{where}: "switchback" changes settings on the running server, but {why};'
-                     ' expected design = "restart" or "auto"')
 
 
 def settled(plan, wd: Path, binary):
@@ -152,7 +145,7 @@ def settled(plan, wd: Path, binary):
     if not fixed:
         return plan
     if plan.experiment.measure.design == "switchback":
-        raise refusal(plan.experiment, _startup_only(binary, fixed))
+        raise planner.switchback_refusal(plan.experiment, _startup_only(binary, fixed))
     return planner.build(plan.experiment, plan.seed, "restart")
 
 
@@ -227,10 +220,7 @@ class _Meter:
         """Set the point's values of the swept settings; the point's settings read back."""
         for name, values in self.session.swept.items():
             self._query(set_statement(name, values[point.id]))
-        names = [n for n in self.session.binary.map(point.settings) if re.fullmatch(r"\w+", n)]
-        listed = ",".join(f"'{n}'" for n in names)
-        effective = {n.lower(): v for n, v in
-                     self._query(f"SHOW GLOBAL VARIABLES WHERE Variable_name IN ({listed})")}
+        effective = self.server.variables(self.session.binary.map(point.settings))
         for name, values in self.session.swept.items():
             if not same_value(values[point.id], effective.get(name, "")):
                 raise UserError(f"{self.session.binary.label} took {name} = "
@@ -242,7 +232,8 @@ class _Meter:
 
     def reading(self) -> dict:
         status = dict(self._query("SHOW GLOBAL STATUS"))
-        return {"cost": cost.counters(status, cpu_times()[0], self.server.process.pid),
+        return {"cost": cost.counters(cost.status_counters(status), cpu_times()[0],
+                                      self.server.process.pid),
                 "disk": read_diskstats(self.disks) if self.disks else {}}
 
 
@@ -263,6 +254,8 @@ def run_blocks(session, runs, experiment, disks, clock, on_round, offset: int = 
     state = {"intervals": [], "begin": None, "effective": None, "round": [], "started": None}
     at = {kind: {getattr(b, kind): b for b in blocks} for kind in ("switched_s", "last_s")}
     settled = {b.first_s - 1: b for b in blocks}
+    round_ends = {b.last_s for b, after in zip(blocks, blocks[1:] + [None])
+                  if after is None or after.run.repeat != b.run.repeat}
     done = []
 
     def switch(block):
@@ -281,8 +274,7 @@ def run_blocks(session, runs, experiment, disks, clock, on_round, offset: int = 
             clock.end(record)
             state["round"].append(record)
             done.append(record)
-            if block is blocks[-1] or blocks[blocks.index(block) + 1].run.repeat != \
-                    block.run.repeat:  # the round's last block
+            if t in round_ends:
                 on_round(state["round"], [i.tps for i in state["intervals"]])
                 state["round"] = []
         if t in at["switched_s"]:
@@ -317,7 +309,7 @@ def _record(block, state, end: dict, notes: dict, offset: int) -> dict:
                         f"{block.last_s} of block {block.run.key}")
     transactions = round(sum(i.tps for i in seconds))  # per-second rates over 1 s each
     begin = state["begin"]
-    disk = {d: _delta(end["disk"][d], begin["disk"][d]) for d in end["disk"]}
+    disk = {d: disk_delta(end["disk"][d], begin["disk"][d]) for d in end["disk"]}
     summary = {"transactions": transactions,
                "tps": round(statistics.fmean(i.tps for i in seconds), 2),
                "latency_p95_ms": statistics.median(i.latency_p95_ms for i in seconds),
@@ -341,7 +333,3 @@ def _add_series(record: dict, intervals, samples, offset: int) -> None:
     seconds = [i for i in intervals if first <= round(i.t) <= last]
     record["series"] = merge_series(seconds, samples[first - 1:last])
 
-
-def _delta(after, before) -> dict:
-    change = after - before
-    return {f: getattr(change, f) for f in measure.IO_FIELDS}

@@ -160,11 +160,16 @@ def design_for(experiment) -> str:
     if obstacle is None:
         return "switchback"
     if wanted == "switchback":
-        r = experiment.recipe
-        where = f"{r.path}: measure.design" + (f" (variant {r.variant})" if r.variant else "")
-        raise UserError(f'{where}: "switchback" changes settings on one running server, but '
-                        f"{obstacle}; expected design = \"restart\" or \"auto\"")
+        raise switchback_refusal(experiment, obstacle)
     return "restart"
+
+
+def switchback_refusal(experiment, why: str) -> UserError:
+    """The error for a recipe that asks for a switchback it cannot have, saying why."""
+    r = experiment.recipe
+    where = f"{r.path}: measure.design" + (f" (variant {r.variant})" if r.variant else "")
+    return UserError(f'{where}: "switchback" changes settings on the running server, but {why};'
+                     ' expected design = "restart" or "auto"')
 
 
 def switchback_obstacle(experiment) -> str | None:

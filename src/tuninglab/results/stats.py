@@ -188,6 +188,11 @@ def _log_interval(xs: list[float], t: float) -> tuple[float, float]:
     return math.exp(centre - half), math.exp(centre + half)
 
 
+def ratio_half_width_pct(ratio: dict) -> float:
+    """A comparison's (Comparison.to_dict) 95% interval half-width, as % of its ratio."""
+    return (ratio["ci_high"] - ratio["ci_low"]) / 2 / ratio["ratio"] * 100
+
+
 def compare(
     values: Iterable[float],
     baseline: Iterable[float],

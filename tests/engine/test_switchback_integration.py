@@ -3,10 +3,11 @@ between blocks; a setting the server reads only at startup is refused or falls b
 restarts; an interrupted switchback resumes at its next round."""
 
 import json
+import os
 
 import pytest
 
-from helpers import fixture_recipe, run_options, run_recipe, servers_under
+from helpers import NOTHING, fixture_recipe, leftovers, run_options, run_recipe, servers_under
 from tuninglab.contrib import forgery, values
 from tuninglab.engine import runner, switchback
 from tuninglab.engine.resume import Saved
@@ -135,3 +136,32 @@ def test_the_stop_rule_adds_switchback_rounds_until_its_budget(recipes_dir, shar
     blocks = sorted(r["block"]["switched_s"] for p in doc["points"] for r in p["runs"])
     assert max(blocks) < len(doc["switchback"]["tps"])
     assert servers_under(shared_workdir) == []
+
+
+def test_a_switchback_on_one_sandbox_switches_the_io_scheduler_in_sysfs(recipes_dir,
+                                                                        shared_workdir, tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("needs root: a loop-device sandbox")
+    fixture_recipe(recipes_dir, "tiny-storage", "queue-switch", replace={
+        '[measure]\nduration = "30s"\nrepeats = 1': '[measure]\nwarmup = "2s"\nsettle = "1s"\n'
+                                                   'duration = "2s"\nrepeats = 2'})
+    lines = []
+    path, doc = run_recipe("queue-switch", recipes_dir, shared_workdir, tmp_path / "data",
+                           lines.append)
+    assert doc["plan"]["design"] == "switchback"
+    devices = set()
+    for point in doc["points"]:
+        assert sorted(r["repeat"] for r in point["runs"]) == [1, 2]
+        for run in point["runs"]:
+            # the kernel's scheduler for the block, read back after the switch
+            assert run["storage"]["scheduler"] == point["value"]
+            assert run["storage"]["sandbox"] is True
+            devices.add(run["storage"]["device"])
+            assert ("device_baseline" in run) == (run["repeat"] == 1)
+            assert run["summary"]["io"]["write_bytes_per_trx"] > 0
+    assert len(devices) == 1  # one sandbox for the whole session
+    assert any(line.startswith("switchback: 2 rounds of 2 blocks") for line in lines)
+    assert forgery.check_statistics(doc) == []
+    assert servers_under(shared_workdir) == []
+    assert leftovers(shared_workdir) == NOTHING
+    assert not (shared_workdir / "sandboxes" / "switchback").exists()

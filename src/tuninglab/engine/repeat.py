@@ -42,8 +42,7 @@ def run_storage(run_, runs_dir: Path, disks, baseline_seconds: int, devices=()):
             shutil.rmtree(rundir / "data", ignore_errors=True)
         shutil.rmtree(rundir, ignore_errors=True)
         return
-    fields = {k: v for k, v in spec.items()
-              if k not in ("drop_caches", "logs", "logs_size") and v is not None}
+    fields = sandbox_fields(spec)
     named = list(devices) + [None, None]
     with ExitStack() as stack:
         box = stack.enter_context(Sandbox(runs_dir.parent, Spec(**fields), name=rundir.name,
@@ -62,6 +61,12 @@ def run_storage(run_, runs_dir: Path, disks, baseline_seconds: int, devices=()):
                                                                       seconds=baseline_seconds)
         yield place
     shutil.rmtree(rundir, ignore_errors=True)
+
+
+def sandbox_fields(spec: dict) -> dict:
+    """A point's storage as the sandbox's Spec takes it (the rest is the engine's)."""
+    return {k: v for k, v in spec.items()
+            if k not in ("drop_caches", "logs", "logs_size") and v is not None}
 
 
 def drop_caches() -> None:

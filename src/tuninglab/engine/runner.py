@@ -124,7 +124,9 @@ def _measure(plan, binary, wd, saved, opts, say):
     workdir.check_free(runs_dir, 2 * workdir.dir_bytes(template_data), "one run's datadir copy")
     if plan.switchback:
         try:
-            with switchback.Session(plan, binary, template_data, runs_dir) as session:
+            fio = opts.baseline_seconds if any(r.repeat == 1 for r in todo) else 0
+            with switchback.Session(plan, binary, template_data, runs_dir, opts.devices,
+                                    fio) as session:
                 doc = _document(doc, plan, binary, runs_dir, saved, opts, say)
                 _switchback(session, plan, doc, todo, saved, say)
             return _write(doc, saved, opts, say)
@@ -203,7 +205,7 @@ def _blocks(session, plan, doc, todo, saved, clock, warmup) -> None:
     """Runs of the plan as blocks on the session's server, after `warmup` seconds of load;
     each round saved as it ends, with the whole per-second throughput so far."""
     earlier = doc.setdefault("switchback", {"tps": []})["tps"][:]
-    disk = doc["storage"]["device"]
+    disk = doc["storage"]["device"]  # the work directory's, unless the session has a sandbox
 
     def on_round(records, tps):
         for finished in records:
@@ -211,7 +213,8 @@ def _blocks(session, plan, doc, todo, saved, clock, warmup) -> None:
         doc["switchback"]["tps"] = earlier + tps
         saved.save(doc)
 
-    tps = switchback.run_blocks(session, todo, plan.experiment, [disk] if disk else [], clock,
+    disks = session.disks or ([disk] if disk else [])
+    tps = switchback.run_blocks(session, todo, plan.experiment, disks, clock,
                                 on_round, offset=len(earlier), warmup=warmup)
     doc["switchback"]["tps"] = earlier + tps
 

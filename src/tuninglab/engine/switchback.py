@@ -13,16 +13,19 @@ import json
 import re
 import shutil
 import statistics
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
 import pymysql
 
 from tuninglab import files, units
-from tuninglab.engine import cost, datadir, measure
+from tuninglab.engine import cost, datadir, device_baseline, measure
 from tuninglab.engine import server as srv
 from tuninglab.engine.devices import read_diskstats
+from tuninglab.engine.repeat import drop_caches, sandbox_fields
 from tuninglab.engine.sampler import cpu_times, disk_delta, merge_series
+from tuninglab.engine.storage.sandbox import Sandbox, Spec
 from tuninglab.engine.workdir import blame_full_disk
 from tuninglab.engine.workloads import sysbench
 from tuninglab.errors import UserError
@@ -160,38 +163,86 @@ def _startup_only(binary, names) -> str:
 class Session:
     """The switchback's server on its copy of the template, started on entry with the
     baseline's settings; entering raises NotSwitchable if the server cannot change a swept
-    setting at run time. Stopped, and its copy removed, however the block ends."""
+    setting at run time. A recipe with [storage] gets one sandbox for the whole session, whose
+    device's queue settings (scheduler, read-ahead) are switched in sysfs. Stopped, and its
+    copy and sandbox removed, however the block ends."""
 
-    def __init__(self, plan, binary, template_data: Path, runs_dir: Path):
+    def __init__(self, plan, binary, template_data: Path, runs_dir: Path, devices=(),
+                 baseline_seconds: int = 0):
         self.plan, self.binary, self.template_data = plan, binary, template_data
         self.rundir = runs_dir / "switchback"
+        self.devices, self.baseline_seconds = tuple(devices), baseline_seconds
         # {server's name of a swept setting: {point id: value}} (MySQL may name it otherwise)
         self.swept = {_server_name(binary, name): values
                       for name, values in swept_settings(plan).items()}
-        self.server = None
+        self.queue = planner.queue_settings(plan)  # {scheduler|read_ahead_kb: {point: value}}
+        self.server = self.box = None
+        self.disks = []   # the sandbox's device, to sample (none: the work directory's)
+        self.extra = {}   # the sandbox's state and fio baseline, for the blocks' records
+        self._stack = ExitStack()
 
     def __enter__(self):
         shutil.rmtree(self.rundir, ignore_errors=True)
-        with blame_full_disk(self.rundir.parent, "copying the template for the switchback"):
-            datadir.clone(self.template_data, self.rundir / "data")
-        self.server = srv.Server(self.binary, self.rundir, self.rundir / "data",
-                                 dict(self.plan.baseline.settings))
         try:
+            data = self._place()
+            with blame_full_disk(data.parent if self.box else self.rundir.parent,
+                                 "copying the template for the switchback"):
+                datadir.clone(self.template_data, data)
+            self.server = srv.Server(self.binary, self.rundir, data,
+                                     dict(self.plan.baseline.settings))
+            self._drop_caches()
             self.server.start()
-            fixed = not_dynamic(self.server, sorted(self.swept))
-            remember(self.rundir.parent.parent, self.binary,
-                     {name: name not in fixed for name in self.swept})
-            if fixed:
-                raise NotSwitchable(_startup_only(self.binary, fixed))
+            self._check_dynamic()
         except BaseException:
             self.__exit__()
             raise
         return self
 
+    def _place(self) -> Path:
+        """Where the datadir goes: the run directory, or the session's sandbox."""
+        spec = self.plan.baseline.storage
+        if spec is None:
+            return self.rundir / "data"
+        self.box = self._stack.enter_context(Sandbox(
+            self.rundir.parent.parent, Spec(**sandbox_fields(spec)), name=self.rundir.name,
+            device=self.devices[0] if self.devices else None))
+        self.disks = [Path(self.box.device).name]
+        self.extra = {"storage": self.box.state()}
+        if self.baseline_seconds:
+            self.extra["device_baseline"] = device_baseline.device_baseline(
+                self.box.mountpoint, seconds=self.baseline_seconds)
+        return self.box.mountpoint / "data"
+
+    def _check_dynamic(self) -> None:
+        if not self.swept:
+            return
+        fixed = not_dynamic(self.server, sorted(self.swept))
+        remember(self.rundir.parent.parent, self.binary,
+                 {name: name not in fixed for name in self.swept})
+        if fixed:
+            raise NotSwitchable(_startup_only(self.binary, fixed))
+
+    def switch_storage(self, point) -> dict:
+        """Write the point's queue settings to sysfs (the sandbox checks the kernel took
+        them) and start its block with a cold page cache, as a restart run starts; the
+        record's additions: the storage as the kernel has it now."""
+        if not self.box:
+            return {}
+        for knob, values in self.queue.items():
+            self.box.set_queue(knob, str(values[point.id]))
+        self._drop_caches()
+        return {**self.extra, "storage": self.box.state()}
+
+    def _drop_caches(self) -> None:
+        if self.box and self.plan.baseline.storage.get("drop_caches", True):
+            drop_caches()
+
     def __exit__(self, *exc):
         if self.server:
             self.server.stop(discard=True)
             self.server = None
+        self._stack.close()  # the sandbox: unmounted, detached, its queue settings restored
+        self.box = None
         shutil.rmtree(self.rundir, ignore_errors=True)
 
 
@@ -216,8 +267,10 @@ class _Meter:
             cur.execute(sql)
             return list(cur.fetchall())
 
-    def switch(self, point) -> dict:
-        """Set the point's values of the swept settings; the point's settings read back."""
+    def switch(self, point) -> tuple[dict, dict]:
+        """Set the point's values of the swept settings: the point's settings read back, and
+        the storage's additions to the block's record."""
+        storage = self.session.switch_storage(point)
         for name, values in self.session.swept.items():
             self._query(set_statement(name, values[point.id]))
         effective = self.server.variables(self.session.binary.map(point.settings))
@@ -228,7 +281,7 @@ class _Meter:
                                 f"{values[point.id]!r} for point {point.id}; a switchback "
                                 "needs every value to take effect as given (with a restart "
                                 "design, the server may choose otherwise at startup)")
-        return effective
+        return effective, storage
 
     def reading(self) -> dict:
         status = dict(self._query("SHOW GLOBAL STATUS"))
@@ -251,7 +304,8 @@ def run_blocks(session, runs, experiment, disks, clock, on_round, offset: int = 
     blocks = schedule(runs, warmup, m.settle, m.duration)
     notes = server.log_notes()
     meter = _Meter(session, disks)
-    state = {"intervals": [], "begin": None, "effective": None, "round": [], "started": None}
+    state = {"intervals": [], "begin": None, "effective": None, "storage": {}, "round": [],
+             "started": None}
     at = {kind: {getattr(b, kind): b for b in blocks} for kind in ("switched_s", "last_s")}
     settled = {b.first_s - 1: b for b in blocks}
     round_ends = {b.last_s for b, after in zip(blocks, blocks[1:] + [None])
@@ -261,7 +315,7 @@ def run_blocks(session, runs, experiment, disks, clock, on_round, offset: int = 
     def switch(block):
         clock.begin(block.run)
         clock.phase(f"{block.run.point.value} block", m.settle + m.duration, block.switched_s)
-        state["effective"] = meter.switch(block.run.point)
+        state["effective"], state["storage"] = meter.switch(block.run.point)
         state["started"] = document.now()
 
     def on_interval(interval):
@@ -319,11 +373,15 @@ def _record(block, state, end: dict, notes: dict, offset: int) -> dict:
     per_trx = cost.per_transaction(cost.delta(begin["cost"], end["cost"]), transactions)
     if per_trx:
         summary["cost"] = per_trx
+    storage = dict(state["storage"])
+    if block.run.repeat != 1:  # fio ran once, before the first round
+        storage.pop("device_baseline", None)
     return {"repeat": block.run.repeat, "order": block.run.index, "started": state["started"],
             "finished": document.now(), "effective": state["effective"], "server_log": notes,
             "summary": summary, "series": merge_series(seconds, []),
             "block": {"switched_s": block.switched_s + offset,
-                      "first_s": block.first_s + offset, "last_s": block.last_s + offset}}
+                      "first_s": block.first_s + offset, "last_s": block.last_s + offset},
+            **storage}
 
 
 def _add_series(record: dict, intervals, samples, offset: int) -> None:

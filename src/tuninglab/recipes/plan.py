@@ -39,6 +39,10 @@ LAB_VM_S = 22.0
 # repeats, the duration or the sweep (99999999 repeats would fill the memory first).
 MAX_RUNS = 10_000
 MAX_PLAN_DAYS = 7
+# The storage settings a switchback can change on a mounted sandbox: the block device's
+# queue, in sysfs (the filesystem and its mount options need a sandbox of their own).
+QUEUE_KNOBS = ("scheduler", "read_ahead_kb")
+QUEUE_SETTINGS = tuple(f"storage.{k}" for k in QUEUE_KNOBS)
 
 
 @dataclass(frozen=True)
@@ -104,6 +108,8 @@ class Plan:
                                         else TEMPLATE_PER_ROW_S * d.tables * d.table_size)
         if self.experiment.recipe.in_lab_vm:  # a VM boot per run
             total += runs * LAB_VM_S
+        elif self.experiment.recipe.storage and self.switchback and runs:  # one sandbox
+            total += SANDBOX_S + BASELINE_S
         elif self.experiment.recipe.storage:  # a sandbox per run, fio per storage configuration
             total += runs * SANDBOX_S + len(self.points) * BASELINE_S
         return total + (0 if baseline_done else BASELINE_S)
@@ -175,18 +181,33 @@ def switchback_refusal(experiment, why: str) -> UserError:
 def switchback_obstacle(experiment) -> str | None:
     """Why this experiment cannot switch between its points on one running server, or None."""
     r, sweep, w = experiment.recipe, experiment.sweep, experiment.workload
-    if not sweep.server_option:
+    if sweep.table == "storage" and sweep.setting not in QUEUE_SETTINGS:
+        return (f"the sweep changes {sweep.setting}: each point needs a storage sandbox of "
+                "its own")
+    if not (sweep.server_option or sweep.setting in QUEUE_SETTINGS):
         return f"the sweep changes {sweep.setting}, not a server setting"
     if r.in_lab_vm:
         return "the recipe runs in the lab VM, which boots once per run"
-    if r.storage:
-        return "the recipe builds a storage sandbox per run"
+    if r.storage and experiment.storage_for(sweep.baseline).get("logs") == "separate":
+        return "the redo log has a sandbox of its own per run (storage.logs = separate)"
     if not w.timed:
         return "a scan is timed once per run, not second by second"
     if w.tool == "tpcc":
         return ("the TPC-C-like workload counts its new-order transactions over a whole run, "
                 "not second by second")
     return None
+
+
+def queue_settings(plan: Plan) -> dict:
+    """{queue setting: {point id: its value}} for the storage's block queue settings (IO
+    scheduler, read-ahead) that differ between the points: a switchback writes them to sysfs
+    at run time."""
+    out = {}
+    for knob in QUEUE_KNOBS:
+        values = {p.id: (p.storage or {}).get(knob) for p in plan.points}
+        if len(set(values.values())) > 1:
+            out[knob] = values
+    return out
 
 
 def check_size(unbuilt: Plan, repeats: int) -> None:
@@ -261,8 +282,11 @@ def _design_line(plan: Plan) -> str:
     e = plan.experiment
     if plan.switchback:
         names = ", ".join(sorted(swept_settings(plan)))
-        return (f"design: switchback (blocks in a random order each round, compared pairwise "
-                f"within a round); if the server cannot change {names} at run time "
+        head = ("design: switchback (blocks in a random order each round, compared pairwise "
+                "within a round)")
+        if not names:  # only the device's queue: sysfs takes any value at run time
+            return head + "; the device's queue settings written to sysfs at each switch"
+        return (f"{head}; if the server cannot change {names} at run time "
                 + ("the run stops, saying why" if e.measure.design == "switchback" else
                    "when it starts, the run falls back to restart"))
     obstacle = switchback_obstacle(e)

@@ -102,9 +102,9 @@ class Sandbox:
              f"mounting {s.filesystem} with options {s.mount_options or '(defaults)'}")
         self._push({"kind": "mount", "path": str(self.mountpoint), "device": self.device})
         if s.scheduler:
-            self._set_queue("scheduler", s.scheduler)
+            self.set_queue("scheduler", s.scheduler)
         if s.read_ahead_kb is not None:
-            self._set_queue("read_ahead_kb", str(s.read_ahead_kb))
+            self.set_queue("read_ahead_kb", str(s.read_ahead_kb))
 
     def _attach_loop(self) -> None:
         size = units.size_bytes(self.spec.size)
@@ -133,15 +133,18 @@ class Sandbox:
     def _push(self, entry: dict) -> None:
         self._made.append(self.ledger.record(entry))
 
-    def _set_queue(self, name: str, value: str) -> None:
+    def set_queue(self, name: str, value: str) -> None:
+        """Set one of the device's queue settings (scheduler, read_ahead_kb) and check that the
+        kernel took it; the value it had before is recorded once, to be restored on close (a
+        switchback sets it again at every switch)."""
         path = Path(f"/sys/block/{Path(self.device).name}/queue/{name}")
-        previous = _queue_value(path)
         if name == "scheduler":
             available = path.read_text().replace("[", "").replace("]", "").split()
             if value not in available:
                 raise UserError(f"IO scheduler {value!r} is not available for {self.device} "
                                 f"(available: {', '.join(available)})")
-        self._push({"kind": "queue", "path": str(path), "previous": previous})
+        if not any(e.get("kind") == "queue" and e["path"] == str(path) for e in self._made):
+            self._push({"kind": "queue", "path": str(path), "previous": _queue_value(path)})
         path.write_text(value)
         if _queue_value(path) != value:
             raise UserError(f"{path} did not take {value!r} (reads {_queue_value(path)!r})")

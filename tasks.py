@@ -111,13 +111,14 @@ def lab_noise(c, workdir=None, quick=False):
     cli.guard(cli.lab_noise, workdir, quick)
 
 
-@task(help={"only": "site, scale, engine, sandbox, vm, tpcc or precision (default: all)"})
+@task(help={"only": "site, scale, engine, sandbox, vm, tpcc, precision or noise (default: all)"})
 def bench(c, only=None):
     """Benchmarks printed as ratios to their targets: the site (build, JavaScript, first chart),
     the site with 1,000 generated contributions (build time, chart data per page) and the engine
     (harness overhead and precision of `doublewrite --quick`, about 5 min), and precision
     (switchback A/B and A/A, restart A/B: half-widths, wall times, false verdicts; about 20
-    min)."""
+    min), and noise control (whether pinning CPUs or dropping the page cache helps here; about
+    20 min)."""
     cli.guard(cli.bench, only)
 
 

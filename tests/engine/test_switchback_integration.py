@@ -9,7 +9,7 @@ import pytest
 
 from helpers import NOTHING, fixture_recipe, leftovers, run_options, run_recipe, servers_under
 from tuninglab.contrib import forgery, values
-from tuninglab.engine import runner, switchback
+from tuninglab.engine import dynamic, runner, steady
 from tuninglab.engine.resume import Saved
 from tuninglab.errors import Interrupted, UserError
 from tuninglab.results import document
@@ -66,7 +66,7 @@ def test_switchback_on_a_setting_read_at_startup_is_refused_naming_it(recipes_di
     assert "reads innodb_doublewrite only at startup" in str(err.value)
     assert not (tmp_path / "data").exists()
     assert servers_under(shared_workdir) == []
-    binary_answers = json.loads((shared_workdir / switchback.ANSWERS).read_text())
+    binary_answers = json.loads((shared_workdir / dynamic.ANSWERS).read_text())
     assert any(a.get("innodb_doublewrite") is False for a in binary_answers.values())
 
 
@@ -165,3 +165,26 @@ def test_a_switchback_on_one_sandbox_switches_the_io_scheduler_in_sysfs(recipes_
     assert servers_under(shared_workdir) == []
     assert leftovers(shared_workdir) == NOTHING
     assert not (shared_workdir / "sandboxes" / "switchback").exists()
+
+
+def test_a_steady_state_warm_up_starts_the_blocks_once_the_load_stops_trending(
+        recipes_dir, shared_workdir, tmp_path):
+    fixture_recipe(recipes_dir, "tiny-switchback", "steady", replace={
+        "repeats = 4": "repeats = 2\nsteady = true"})
+    lines = []
+    path, doc = run_recipe("steady", recipes_dir, shared_workdir, tmp_path / "data",
+                           lines.append)
+    warm = doc["switchback"]["warm_up"]
+    assert warm["bound_s"] == steady.bound(2) == 42
+    # a window of seconds at least, the bound at most
+    assert steady.WINDOW_S <= warm["seconds"] <= warm["bound_s"]
+    first = min(r["block"]["switched_s"] for p in doc["points"] for r in p["runs"])
+    last = max(r["block"]["last_s"] for p in doc["points"] for r in p["runs"])
+    assert first == warm["seconds"]
+    # sysbench stopped after the last block, not at the end of the longest warm-up
+    assert last <= len(doc["switchback"]["tps"]) <= last + 1
+    assert any(line.startswith("    warm-up: ") for line in lines)
+    assert "warmed up until its throughput stopped trending" in document.design_text(doc) or \
+        "its bound" in document.design_text(doc)
+    assert forgery.check_statistics(doc) == []
+    assert servers_under(shared_workdir) == []

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from helpers import fixture_recipe
-from tuninglab.engine import switchback
+from tuninglab.engine import dynamic, switchback
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load
@@ -65,37 +65,37 @@ def flush_plan(tmp_path, design):
 
 
 def test_answers_are_remembered_per_binary(tmp_path):
-    switchback.remember(tmp_path, Binary(), {"innodb_a": True})
-    switchback.remember(tmp_path, Binary(), {"innodb_b": False})
-    assert switchback.remembered(tmp_path, Binary()) == {"innodb_a": True, "innodb_b": False}
+    dynamic.remember(tmp_path, Binary(), {"innodb_a": True})
+    dynamic.remember(tmp_path, Binary(), {"innodb_b": False})
+    assert dynamic.remembered(tmp_path, Binary()) == {"innodb_a": True, "innodb_b": False}
     other = Binary()
     other.version_text = "Ver 11.4"
-    assert switchback.remembered(tmp_path, other) == {}
+    assert dynamic.remembered(tmp_path, other) == {}
 
 
 @pytest.mark.parametrize("text", ["not json", "[1, 2]", '{"/usr/sbin/mariadbd Ver 10.11": 3}'])
 def test_a_broken_answers_file_is_no_answer(tmp_path, text):
-    (tmp_path / switchback.ANSWERS).write_text(text)
-    assert switchback.remembered(tmp_path, Binary()) == {}
-    switchback.remember(tmp_path, Binary(), {"innodb_a": True})  # and is replaced
-    assert json.loads((tmp_path / switchback.ANSWERS).read_text())
+    (tmp_path / dynamic.ANSWERS).write_text(text)
+    assert dynamic.remembered(tmp_path, Binary()) == {}
+    dynamic.remember(tmp_path, Binary(), {"innodb_a": True})  # and is replaced
+    assert json.loads((tmp_path / dynamic.ANSWERS).read_text())
 
 
 def test_auto_becomes_restart_where_the_server_said_a_setting_is_fixed(tmp_path):
     plan = flush_plan(tmp_path / "r", "auto")
     assert plan.switchback
-    assert switchback.settled(plan, tmp_path, Binary()) is plan  # nothing known yet
-    switchback.remember(tmp_path, Binary(), {"innodb_flush_log_at_trx_commit": False})
-    settled = switchback.settled(plan, tmp_path, Binary())
+    assert dynamic.settled(plan, tmp_path, Binary()) is plan  # nothing known yet
+    dynamic.remember(tmp_path, Binary(), {"innodb_flush_log_at_trx_commit": False})
+    settled = dynamic.settled(plan, tmp_path, Binary())
     assert settled.design == "restart"
     assert [r.key for r in settled.runs] == [r.key for r in plan.runs]
 
 
 def test_switchback_asked_for_on_a_fixed_setting_is_refused_naming_it(tmp_path):
     plan = flush_plan(tmp_path / "r", "switchback")
-    switchback.remember(tmp_path, Binary(), {"innodb_flush_log_at_trx_commit": False})
+    dynamic.remember(tmp_path, Binary(), {"innodb_flush_log_at_trx_commit": False})
     with pytest.raises(UserError) as err:
-        switchback.settled(plan, tmp_path, Binary())
+        dynamic.settled(plan, tmp_path, Binary())
     text = str(err.value)
     assert "measure.design" in text and "tiny-switchback/recipe.toml" in text
     assert "reads innodb_flush_log_at_trx_commit only at startup" in text

@@ -1,6 +1,6 @@
 """`invoke bench`: every benchmark, or the one --only names, each printing its targets as ratios."""
 
-from tuninglab.bench import engine, precision, sandbox, scale, site, tpcc, vm
+from tuninglab.bench import engine, noise_control, precision, sandbox, scale, site, tpcc, vm
 from tuninglab.errors import UserError
 
 # (--only name, heading, benchmark), in the order `invoke bench` runs them.
@@ -12,6 +12,7 @@ BENCHMARKS = (
     ("tpcc", "TPC-C-like workload", tpcc.run),
     ("engine", "engine", engine.run),
     ("precision", "precision: switchback and restart designs", precision.run),
+    ("noise", "noise control: pinning, dropping the page cache", noise_control.run),
 )
 
 

@@ -3,7 +3,7 @@ with the sampler running over it. Stdlib and the engine only: the lab VM's guest
 
 from contextlib import contextmanager
 
-from tuninglab.engine import cost
+from tuninglab.engine import cost, pinning
 from tuninglab.engine.sampler import Sampler, merge_series
 from tuninglab.engine.workloads import scan, sysbench, tpcc
 from tuninglab.errors import UserError
@@ -36,11 +36,14 @@ def oltp(server, disks, workload, measure, dataset, clock, aside=(), extra=None)
     def command(seconds):
         return run_command(server.socket, workload, dataset, seconds)
 
+    cpus = pinning.split(pinning.available()) if measure.pin else None
     if measure.warmup > 0:
         clock.phase("warm-up", measure.warmup)
-        sysbench.run(command(measure.warmup), clock.tick)
+        with pinning.pinned(server, cpus):
+            sysbench.run(command(measure.warmup), clock.tick)
     clock.phase("measure", measure.duration)
-    with sampling(server, disks, aside, extra) as sampler:
+    with sampling(server, disks, aside, extra) as sampler, \
+            pinning.pinned(server, cpus):
         measured = sysbench.run(command(measure.duration), clock.tick)
     summary = {k: measured.summary[k] for k in ("transactions", "tps", "latency_p95_ms")}
     summary["latency_avg_ms"] = measured.summary.get("latency_avg_ms")

@@ -38,6 +38,9 @@ def check_needs(recipe) -> None:
     if "root" in recipe.needs and os.geteuid() != 0:
         raise UserError(f"recipe {recipe.name} needs root (it changes storage settings); "
                         "run it with sudo")
+    if recipe.measure.drop_caches and os.geteuid() != 0:
+        raise UserError(f"{recipe.path}: measure.drop_caches needs root (it writes "
+                        "/proc/sys/vm/drop_caches); run it with sudo, or set it to false")
     missing = [n for n in recipe.needs if n != "root"]
     if missing:
         raise UserError(f"recipe {recipe.name} needs {', '.join(missing)}, which this version "

@@ -5,7 +5,7 @@ import hashlib
 import json
 import secrets
 
-from tuninglab.engine import measure
+from tuninglab.engine import measure, pinning
 from tuninglab.engine.workloads import scan, sysbench
 from tuninglab.results import stats
 from tuninglab.results.document import SCHEMA_VERSION, now
@@ -35,7 +35,8 @@ def new_document(plan, binary, provenance: dict) -> dict:
                  # in the file, so that its statistics need nothing else (document.recompute)
                  "smallest_effect_pct": smallest_effect_pct(e.measure),
                  **({"design": "switchback", "settle_s": e.measure.settle} if plan.switchback
-                    else {"design": "restart"})},
+                    else {"design": "restart"}),
+                 **_pin(e.measure)},
         "dataset": dataset_description(e.dataset),
         "workload": workload_description(e),
         "server": binary.describe(),
@@ -49,6 +50,13 @@ def new_document(plan, binary, provenance: dict) -> dict:
         "methods": {"summary": stats.SUMMARY_METHOD,
                     "ratio": stats.PAIRED_METHOD if plan.switchback else stats.RATIO_METHOD},
     }
+
+
+def _pin(m) -> dict:
+    """The CPUs the runs pin the server and the load generator to, if the recipe pins them
+    and this host has CPUs to split."""
+    cpus = pinning.split(pinning.available()) if m.pin else None
+    return {"pin": cpus} if cpus else {}
 
 
 def smallest_effect_pct(m) -> float:

@@ -84,7 +84,8 @@ def measure_run(run_, binary, template_data, runs_dir, disks, experiment, clock,
         if place.logs:
             datadir.move_redo(place.datadir, place.logs)
             settings["innodb_log_group_home_dir"] = str(place.logs)
-        if run_.point.storage and run_.point.storage.get("drop_caches", True):
+        if (run_.point.storage.get("drop_caches", True) if run_.point.storage
+                else experiment.measure.drop_caches):
             drop_caches()
         record = _measure_server(run_, binary, place, settings, experiment, clock)
     return {**record, **place.extra}

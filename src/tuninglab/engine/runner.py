@@ -11,6 +11,7 @@ from pathlib import Path
 from tuninglab import files
 from tuninglab.engine import (
     datadir,
+    dynamic,
     leftovers,
     preflight,
     record,
@@ -64,7 +65,7 @@ def run(name: str, opts: Options, say=print, prepared=None) -> Path | None:
     preflight.prepare returned for it, when the caller has checked it already."""
     plan, binary = prepared or preflight.prepare(name, opts)
     wd = Path(opts.workdir or files.default_workdir()).resolve()
-    plan = switchback.settled(plan, wd, binary)
+    plan = dynamic.settled(plan, wd, binary)
     saved = Saved(wd, plan, binary)
     if opts.dry_run:
         doc = saved.load(say, move_stale=False)
@@ -130,7 +131,7 @@ def _measure(plan, binary, wd, saved, opts, say):
                 doc = _document(doc, plan, binary, runs_dir, saved, opts, say)
                 _switchback(session, plan, doc, todo, saved, say)
             return _write(doc, saved, opts, say)
-        except switchback.NotSwitchable as exc:
+        except dynamic.NotSwitchable as exc:
             if e.measure.design == "switchback":
                 raise planner.switchback_refusal(e, str(exc)) from None
             say(f"{exc}: measuring with a fresh server per run instead (design: restart)")
@@ -195,15 +196,17 @@ def _switchback(session, plan, doc, todo, saved, say) -> None:
         f"{human_seconds(e.measure.settle)} dropped and {human_seconds(e.measure.duration)} "
         "measured)")
     clock = Progress(len(plan.runs), len(plan.runs) - len(todo), plan.run_seconds(), say)
-    warmup = e.measure.warmup
+    warmup, steady = e.measure.warmup, e.measure.steady
     for plan, todo in _rounds(plan, doc, todo, clock, say):
-        _blocks(session, plan, doc, todo, saved, clock, warmup)
-        warmup = e.measure.settle  # the server is warm: a new round only starts the load
+        _blocks(session, plan, doc, todo, saved, clock, warmup, steady)
+        # the server is warm: a new round only starts the load
+        warmup, steady = e.measure.settle, False
 
 
-def _blocks(session, plan, doc, todo, saved, clock, warmup) -> None:
-    """Runs of the plan as blocks on the session's server, after `warmup` seconds of load;
-    each round saved as it ends, with the whole per-second throughput so far."""
+def _blocks(session, plan, doc, todo, saved, clock, warmup, steady=False) -> None:
+    """Runs of the plan as blocks on the session's server, after `warmup` seconds of load
+    (steady: or more, while the load still trends); each round saved as it ends, with the
+    whole per-second throughput so far."""
     earlier = doc.setdefault("switchback", {"tps": []})["tps"][:]
     disk = doc["storage"]["device"]  # the work directory's, unless the session has a sandbox
 
@@ -211,11 +214,15 @@ def _blocks(session, plan, doc, todo, saved, clock, warmup) -> None:
         for finished in records:
             document.point(doc, finished_point(plan, finished))["runs"].append(finished)
         doc["switchback"]["tps"] = earlier + tps
+        if session.warm_up and "warm_up" not in doc["switchback"]:
+            doc["switchback"]["warm_up"] = {**session.warm_up,
+                                            "seconds": session.warm_up["seconds"] + len(earlier)}
         saved.save(doc)
 
     disks = session.disks or ([disk] if disk else [])
     tps = switchback.run_blocks(session, todo, plan.experiment, disks, clock,
-                                on_round, offset=len(earlier), warmup=warmup)
+                                on_round, offset=len(earlier), warmup=warmup,
+                                steady_check=steady)
     doc["switchback"]["tps"] = earlier + tps
 
 

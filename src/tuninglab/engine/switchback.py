@@ -7,9 +7,10 @@ in noise (results.stats.compare_paired).
 
 Seconds are sysbench's: its report at second t covers the second before it. A block switched
 after second s drops seconds s+1 to s+settle and measures the next `duration` seconds.
+Whether the server can change a setting at run time: engine/dynamic.py. A recipe with
+[storage] gets one sandbox, whose device's queue settings are switched in sysfs.
 """
 
-import json
 import re
 import shutil
 import statistics
@@ -17,10 +18,8 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
-import pymysql
-
-from tuninglab import files, units
-from tuninglab.engine import cost, datadir, device_baseline, measure
+from tuninglab import units
+from tuninglab.engine import cost, datadir, device_baseline, dynamic, measure, pinning, steady
 from tuninglab.engine import server as srv
 from tuninglab.engine.devices import read_diskstats
 from tuninglab.engine.repeat import drop_caches, sandbox_fields
@@ -32,16 +31,6 @@ from tuninglab.errors import UserError
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.plan import swept_settings
 from tuninglab.results import document
-
-# MySQL's error for SET GLOBAL on a variable it reads only at startup.
-ER_READ_ONLY = 1238
-# In the work directory: what each server binary answered, so that the next plan (and its dry
-# run) knows the design without starting a server.
-ANSWERS = "dynamic-variables.json"
-
-
-class NotSwitchable(Exception):
-    """The server cannot change a swept setting at run time (the message says which)."""
 
 
 @dataclass(frozen=True)
@@ -87,79 +76,6 @@ def same_value(asked, effective: str) -> bool:
     return text.lower() == str(effective).lower()
 
 
-def not_dynamic(server, names) -> list[str]:
-    """The names the running server reads only at startup: MariaDB says so in
-    information_schema.SYSTEM_VARIABLES; MySQL and Percona are asked by setting each to its
-    own value, which a read-only variable refuses."""
-    if server.binary.flavor == "mariadb":
-        listed = ",".join(f"'{n.upper()}'" for n in names if re.fullmatch(r"\w+", n))
-        rows = server.query("SELECT VARIABLE_NAME, READ_ONLY FROM "
-                            f"information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME IN ({listed})")
-        read_only = {name.lower(): flag == "YES" for name, flag in rows}
-        return [n for n in names if read_only.get(n.lower(), True)]
-    out = []
-    for name in names:
-        try:
-            server.query(f"SET GLOBAL {name} = @@GLOBAL.{name}")
-        except pymysql.err.MySQLError as exc:
-            if exc.args and exc.args[0] == ER_READ_ONLY:
-                out.append(name)
-            else:
-                raise
-    return out
-
-
-def _answers(wd: Path) -> dict:
-    """{binary: {variable: whether it can change at run time}} as the work directory keeps
-    them; a missing or broken file (or entry) is no answer."""
-    try:
-        answers = json.loads((wd / ANSWERS).read_text())
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(answers, dict):
-        return {}
-    return {binary: {k: v for k, v in mine.items() if isinstance(v, bool)}
-            for binary, mine in answers.items() if isinstance(mine, dict)}
-
-
-def remembered(wd: Path, binary) -> dict:
-    """{variable: whether it can change at run time} as this binary answered before."""
-    return _answers(wd).get(_binary_key(binary), {})
-
-
-def remember(wd: Path, binary, dynamic: dict) -> None:
-    answers = _answers(wd)
-    key = _binary_key(binary)
-    answers[key] = {**answers.get(key, {}), **dynamic}
-    files.atomic_write_json(wd / ANSWERS, answers)
-
-
-def _binary_key(binary) -> str:
-    return f"{binary.path} {binary.version_text}"
-
-
-def settled(plan, wd: Path, binary):
-    """The plan, or its restart plan where this binary said before that it cannot change a
-    swept setting at run time (a recipe that insists on switchback is refused)."""
-    if not plan.switchback:
-        return plan
-    answers = remembered(wd, binary)
-    fixed = sorted(n for n in swept_names(plan, binary) if answers.get(n) is False)
-    if not fixed:
-        return plan
-    if plan.experiment.measure.design == "switchback":
-        raise planner.switchback_refusal(plan.experiment, _startup_only(binary, fixed))
-    return planner.build(plan.experiment, plan.seed, "restart")
-
-
-def swept_names(plan, binary) -> list[str]:
-    return sorted(_server_name(binary, name) for name in swept_settings(plan))
-
-
-def _startup_only(binary, names) -> str:
-    return f"{binary.label} reads {', '.join(names)} only at startup"
-
-
 class Session:
     """The switchback's server on its copy of the template, started on entry with the
     baseline's settings; entering raises NotSwitchable if the server cannot change a swept
@@ -173,10 +89,11 @@ class Session:
         self.rundir = runs_dir / "switchback"
         self.devices, self.baseline_seconds = tuple(devices), baseline_seconds
         # {server's name of a swept setting: {point id: value}} (MySQL may name it otherwise)
-        self.swept = {_server_name(binary, name): values
+        self.swept = {dynamic.server_name(binary, name): values
                       for name, values in swept_settings(plan).items()}
         self.queue = planner.queue_settings(plan)  # {scheduler|read_ahead_kb: {point: value}}
         self.server = self.box = None
+        self.warm_up = None  # a steady-state check's outcome (run_blocks)
         self.disks = []   # the sandbox's device, to sample (none: the work directory's)
         self.extra = {}   # the sandbox's state and fio baseline, for the blocks' records
         self._stack = ExitStack()
@@ -216,11 +133,11 @@ class Session:
     def _check_dynamic(self) -> None:
         if not self.swept:
             return
-        fixed = not_dynamic(self.server, sorted(self.swept))
-        remember(self.rundir.parent.parent, self.binary,
+        fixed = dynamic.not_dynamic(self.server, sorted(self.swept))
+        dynamic.remember(self.rundir.parent.parent, self.binary,
                  {name: name not in fixed for name in self.swept})
         if fixed:
-            raise NotSwitchable(_startup_only(self.binary, fixed))
+            raise dynamic.NotSwitchable(dynamic.startup_only(self.binary, fixed))
 
     def switch_storage(self, point) -> dict:
         """Write the point's queue settings to sysfs (the sandbox checks the kernel took
@@ -244,10 +161,6 @@ class Session:
         self._stack.close()  # the sandbox: unmounted, detached, its queue settings restored
         self.box = None
         shutil.rmtree(self.rundir, ignore_errors=True)
-
-
-def _server_name(binary, name: str) -> str:
-    return next(iter(binary.map({name: "1"})))
 
 
 class _Meter:
@@ -290,26 +203,48 @@ class _Meter:
                 "disk": read_diskstats(self.disks) if self.disks else {}}
 
 
+class _Timeline:
+    """The blocks' seconds: fixed before the load starts, or (a steady-state check) once the
+    warm-up is over."""
+
+    def __init__(self):
+        self.blocks = []
+        self.at = {"switched_s": {}, "last_s": {}}
+        self.settled, self.round_ends = {}, set()
+
+    def fix(self, runs, start: float, m) -> None:
+        self.blocks = schedule(runs, start, m.settle, m.duration)
+        self.at = {kind: {getattr(b, kind): b for b in self.blocks}
+                   for kind in ("switched_s", "last_s")}
+        self.settled = {b.first_s - 1: b for b in self.blocks}
+        self.round_ends = {b.last_s for b, after in zip(self.blocks, self.blocks[1:] + [None])
+                           if after is None or after.run.repeat != b.run.repeat}
+
+    @property
+    def end_s(self) -> int:
+        return self.blocks[-1].last_s
+
+
 def run_blocks(session, runs, experiment, disks, clock, on_round, offset: int = 0,
-               warmup: float | None = None) -> list:
+               warmup: float | None = None, steady_check: bool = False) -> list:
     """Warm up, then measure the blocks of runs (whole rounds, in order). on_round(records,
     tps) is called after each round with its records (one per block, as the document's runs)
     and this session's per-second throughput so far; offset: the seconds of earlier sessions
     of the same result, so that every block's seconds index the result's whole tps series.
-    warmup: the seconds of load before the first block (default: the recipe's warm-up).
-    Returns this session's per-second throughput."""
+    warmup: the seconds of load before the first block (default: the recipe's warm-up);
+    steady_check: go on warming up while the load still trends, up to steady.bound (the
+    outcome in session.warm_up). Returns this session's per-second throughput."""
     e, server, m = experiment, session.server, experiment.measure
     measure.check_connections(server, e.workload.threads)
     warmup = m.warmup if warmup is None else warmup
-    blocks = schedule(runs, warmup, m.settle, m.duration)
+    steady_check = steady_check and warmup > 0
+    line = _Timeline()
+    if not steady_check:
+        line.fix(runs, warmup, m)
     notes = server.log_notes()
     meter = _Meter(session, disks)
     state = {"intervals": [], "begin": None, "effective": None, "storage": {}, "round": [],
              "started": None}
-    at = {kind: {getattr(b, kind): b for b in blocks} for kind in ("switched_s", "last_s")}
-    settled = {b.first_s - 1: b for b in blocks}
-    round_ends = {b.last_s for b, after in zip(blocks, blocks[1:] + [None])
-                  if after is None or after.run.repeat != b.run.repeat}
     done = []
 
     def switch(block):
@@ -318,40 +253,64 @@ def run_blocks(session, runs, experiment, disks, clock, on_round, offset: int = 
         state["effective"], state["storage"] = meter.switch(block.run.point)
         state["started"] = document.now()
 
+    def warmed(t):
+        tps = [i.tps for i in state["intervals"]]
+        if line.blocks or not steady.ready(tps, warmup):
+            return
+        line.fix(runs, t, m)
+        session.warm_up = {"seconds": t, "steady": not steady.trending(tps),
+                           "bound_s": steady.bound(warmup)}
+        clock.say(f"    warm-up: {_warm_up_text(session.warm_up)}")
+
     def on_interval(interval):
         state["intervals"].append(interval)
         clock.tick(interval)
         t = round(interval.t)
-        if t in at["last_s"]:
-            block = at["last_s"][t]
+        if steady_check:
+            warmed(t)
+        if t in line.at["last_s"]:
+            block = line.at["last_s"][t]
             record = _record(block, state, meter.reading(), notes, offset)
             clock.end(record)
             state["round"].append(record)
             done.append(record)
-            if t in round_ends:
+            if t in line.round_ends:
                 on_round(state["round"], [i.tps for i in state["intervals"]])
                 state["round"] = []
-        if t in at["switched_s"]:
-            switch(at["switched_s"][t])
-        if t in settled:
+        if t in line.at["switched_s"]:
+            switch(line.at["switched_s"][t])
+        if t in line.settled:
             state["begin"] = meter.reading()
+        if steady_check and line.blocks and t == line.end_s:
+            raise sysbench.Enough  # the load ran for the longest warm-up it might have needed
 
+    blocks_s = len(runs) * int(m.settle + m.duration)
+    seconds = (steady.bound(warmup) if steady_check else int(warmup)) + blocks_s
     command = measure.run_command(server.socket, e.workload, e.dataset,
-                                  blocks[-1].last_s + 1)  # a second more: the last report
+                                  seconds + 1)  # a second more: the last report
     try:
         if warmup:
             clock.phase("warm-up", warmup)
-        if 0 in at["switched_s"]:  # no warm-up: the first block's settings from the start
-            switch(at["switched_s"][0])
-        if 0 in settled:
+        if 0 in line.at["switched_s"]:  # no warm-up: the first block's settings from the start
+            switch(line.at["switched_s"][0])
+        if 0 in line.settled:
             state["begin"] = meter.reading()
-        with measure.sampling(server, disks) as sampler:
+        cpus = pinning.split(pinning.available()) if m.pin else None
+        with measure.sampling(server, disks) as sampler, \
+                pinning.pinned(server, cpus):
             sysbench.run(command, on_interval)
         for record in done:  # the sampler's last samples may have come after on_round
             _add_series(record, state["intervals"], sampler.samples, offset)
     finally:
         meter.close()
     return [i.tps for i in state["intervals"]]
+
+
+def _warm_up_text(w: dict) -> str:
+    if w["steady"]:
+        return f"steady after {w['seconds']} s"
+    return (f"still trending after {w['seconds']} s, the bound: measuring anyway (the blocks' "
+            "order is balanced, so a drift widens the interval without favouring a point)")
 
 
 def _record(block, state, end: dict, notes: dict, offset: int) -> dict:

@@ -178,6 +178,14 @@ class Measure:
     # budget (seconds from the result's start) would be overrun. None and None: no stop rule.
     precision_pct: float | None = None
     budget: float | None = None
+    # [measure] pin: the server and the load generator on CPUs of their own (engine/pinning.py)
+    pin: bool = False
+    # [measure] drop_caches: a run in the work directory starts with the page cache dropped, as
+    # a sandboxed run does (storage.drop_caches); needs root
+    drop_caches: bool = False
+    # [measure] steady: a switchback warms up while the load still trends, up to a bound
+    # (engine/steady.py)
+    steady: bool = False
 
 
 @dataclass(frozen=True)

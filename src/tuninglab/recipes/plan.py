@@ -248,7 +248,9 @@ def describe(plan: Plan, server_label: str, pending=None, template_cached=False,
         each = (f"{human_seconds(m.warmup)} warm-up (discarded) + "
                 f"{human_seconds(m.duration)} measured")
         if plan.switchback:
-            each = (f"one server, warmed up for {human_seconds(m.warmup)}, the workload running "
+            warm = (f"at least {human_seconds(m.warmup)}, longer while its throughput still "
+                    "trends" if m.steady and m.warmup else human_seconds(m.warmup))
+            each = (f"one server, warmed up for {warm}, the workload running "
                     f"throughout; per block the settings switched at run time, "
                     f"{human_seconds(m.settle)} dropped, {human_seconds(m.duration)} measured")
     else:
@@ -260,6 +262,7 @@ def describe(plan: Plan, server_label: str, pending=None, template_cached=False,
         f"data shape {d.shape}: {_dataset_text(d)}, buffer pool {d.buffer_pool_size}",
         _design_line(plan),
         f"each run: {each}; {m.repeats} repeats per point; seed {plan.seed}",
+        *_pin_lines(plan),
         "points:",
     ]
     for p in plan.points:
@@ -276,6 +279,13 @@ def describe(plan: Plan, server_label: str, pending=None, template_cached=False,
     lines.append(f"estimated time: {human_seconds(estimate)}"
                  + ("" if template_cached else " (includes building the template datadir)"))
     return "\n".join(lines)
+
+
+def _pin_lines(plan: Plan) -> list[str]:
+    if not plan.experiment.measure.pin:
+        return []
+    return ["CPUs: the server and the load generator pinned to CPUs of their own (measure.pin; "
+            "not on a host with one CPU)"]
 
 
 def _design_line(plan: Plan) -> str:

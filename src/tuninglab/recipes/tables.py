@@ -245,13 +245,14 @@ def parse_sweep(t: Reader) -> Sweep:
 
 def parse_measure(t: Reader, timed: bool) -> Measure:
     t.only("warmup", "duration", "repeats", "smallest_effect", "design", "settle", "precision",
-           "budget")
+           "budget", "pin", "drop_caches", "steady")
     repeats = t.positive_int("repeats", 5, MAX_REPEATS)
     smallest_effect = t.percent("smallest_effect", None)
     design = parse_design(t, "auto")
     settle = t.duration("settle", 2)
     rule = {"precision_pct": t.percent("precision", None),
-            "budget": t.duration("budget", minimum=1) if "budget" in t.data else None}
+            "budget": t.duration("budget", minimum=1) if "budget" in t.data else None,
+            **{key: t.get(key, bool, False) for key in ("pin", "drop_caches", "steady")}}
     if not timed:  # a scan is timed from its first row to its last: no warm-up, no duration
         return Measure(0.0, 0.0, repeats, smallest_effect, design, settle, **rule)
     return Measure(t.duration("warmup", 0), t.duration("duration", minimum=1), repeats,

@@ -145,7 +145,7 @@ def design_text(doc: dict) -> str:
     """How the result was measured, in a sentence for the terminal and the pages."""
     plan = doc["plan"]
     if switchback(doc):
-        return (f"switchback: one server, warmed up for {plan['warmup_s']:g} s, with the "
+        return (f"switchback: one server, {_warmed_up(doc)}, with the "
                 f"workload running throughout; {plan['repeats']} rounds, each one block of "
                 f"every point in a random order ({plan['settle_s']:g} s dropped after each "
                 f"switch, {plan['duration_s']:g} s measured); each block is compared with the "
@@ -154,6 +154,16 @@ def design_text(doc: dict) -> str:
             if plan["duration_s"] else "one scan timed")
     return (f"restart: {plan['repeats']} repeats of each point in a random order, each on a "
             f"fresh copy of the data and a fresh server ({each})")
+
+
+def _warmed_up(doc: dict) -> str:
+    """The switchback's warm-up: the recipe's, or as its steady-state check ended it."""
+    w = doc.get("switchback", {}).get("warm_up")
+    if not w:
+        return f"warmed up for {doc['plan']['warmup_s']:g} s"
+    if w["steady"]:
+        return f"warmed up until its throughput stopped trending ({w['seconds']} s)"
+    return f"warmed up for {w['seconds']} s (its bound; the throughput still trended)"
 
 
 def _pairs(p: dict, base: dict) -> tuple[list, list]:

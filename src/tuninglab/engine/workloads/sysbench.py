@@ -114,7 +114,12 @@ def _whole_seconds(seconds) -> int:
     return int(round(seconds))
 
 
-def run(command: list[str], on_interval=None, timeout: float | None = None) -> Report:
+class Enough(Exception):
+    """Raised by an on_interval callback that has all the seconds it needs: sysbench is
+    stopped before its time is up, and run() returns None."""
+
+
+def run(command: list[str], on_interval=None, timeout: float | None = None) -> Report | None:
     """Run sysbench, calling on_interval(Interval) as each per-second line arrives."""
     lines = []
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -126,6 +131,8 @@ def run(command: list[str], on_interval=None, timeout: float | None = None) -> R
             if interval and on_interval:
                 on_interval(interval)
         code = proc.wait(timeout)
+    except Enough:
+        return None
     finally:
         # Interrupted (Ctrl-C, SIGTERM): do not wait for sysbench to run out its time.
         if proc.poll() is None:

@@ -105,16 +105,6 @@ def _sitting(scratch: Path, control: str, recipe, say) -> dict:
     return out
 
 
-def round_log_ratios(doc: dict) -> list[float]:
-    """A switchback's per-round log ratio of the other point's block to the baseline's."""
-    name = document.metric(doc)
-    base = {r["repeat"]: r["summary"][name] for r in
-            document.point(doc, doc["sweep"]["baseline"])["runs"]}
-    other = next(p for p in doc["points"] if p["id"] != doc["sweep"]["baseline"])
-    return [math.log(r["summary"][name] / base[r["repeat"]]) for r in other["runs"]
-            if base.get(r["repeat"])]
-
-
 def run_log_deviations(doc: dict) -> list[float]:
     """A restart A/A's runs (both points run the same) as deviations of their log throughput
     from the result's mean: sittings may differ in level, not in what is compared."""
@@ -122,17 +112,6 @@ def run_log_deviations(doc: dict) -> list[float]:
     logs = [math.log(r["summary"][name]) for p in doc["points"] for r in p["runs"]]
     mean = statistics.fmean(logs)
     return [v - mean for v in logs]
-
-
-def pooled_sd(groups: list[list[float]]) -> tuple[float, int]:
-    """The pooled standard deviation of groups of values around each group's own mean, and its
-    degrees of freedom."""
-    ss, df = 0.0, 0
-    for values in groups:
-        mean = statistics.fmean(values)
-        ss += sum((v - mean) ** 2 for v in values)
-        df += len(values) - 1
-    return math.sqrt(ss / df), df
 
 
 def f_test(sd_on: float, df_on: int, sd_off: float, df_off: int) -> float:
@@ -159,7 +138,8 @@ def _level(docs: list[dict]) -> float:
 
 def report_switchback(results: dict, say, title: str, labels: tuple) -> None:
     """A switchback control's spreads without and with it, and whether it helps."""
-    sd = {on: pooled_sd([round_log_ratios(d) for d in results[on]]) for on in (False, True)}
+    sd = {on: noise.pooled_sd([noise.round_log_ratios(d) for d in results[on]])
+          for on in (False, True)}
     cv = {on: statistics.median(noise.per_second_cv_pct(d) for d in results[on])
           for on in (False, True)}
     ratio = sd[True][0] / sd[False][0]
@@ -179,7 +159,8 @@ def _warm_ups(docs: list[dict]) -> str:
 
 
 def report_drop(results: dict, say) -> None:
-    sd = {on: pooled_sd([run_log_deviations(d) for d in results[on]]) for on in (False, True)}
+    sd = {on: noise.pooled_sd([run_log_deviations(d) for d in results[on]])
+          for on in (False, True)}
     ratio = sd[True][0] / sd[False][0]
     p = f_test(*sd[True], *sd[False])
     say("dropping the page cache before each run (restart A/A, disk-bound, work directory):")

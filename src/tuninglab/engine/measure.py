@@ -36,7 +36,7 @@ def oltp(server, disks, workload, measure, dataset, clock, aside=(), extra=None)
     def command(seconds):
         return run_command(server.socket, workload, dataset, seconds)
 
-    cpus = pinning.split(pinning.available()) if measure.pin else None
+    cpus = pinning.cpus_for(measure)
     if measure.warmup > 0:
         clock.phase("warm-up", measure.warmup)
         with pinning.pinned(server, cpus):

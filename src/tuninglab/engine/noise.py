@@ -117,10 +117,8 @@ def per_second_cv_pct(doc: dict) -> float:
 
 
 def switchback_figures(doc: dict) -> dict:
-    base, other = _points(doc)
-    mine = {r["repeat"]: r["summary"]["tps"] for r in other["runs"]}
-    logs = [math.log(mine[r["repeat"]] / r["summary"]["tps"]) for r in base["runs"]
-            if r["repeat"] in mine]
+    _, other = _points(doc)
+    logs = round_log_ratios(doc)
     plan = doc["plan"]
     sd = statistics.stdev(logs)
     rounds = int((FIVE_MINUTES - plan["warmup_s"]) // (2 * (plan["settle_s"] + plan["duration_s"])))
@@ -131,12 +129,28 @@ def switchback_figures(doc: dict) -> dict:
             "a_a_verdict": other["stats"]["ratio"]["verdict"]}
 
 
+def round_log_ratios(doc: dict) -> list[float]:
+    """A switchback's per-round log ratio of the other point's block to the baseline's."""
+    base, other = _points(doc)
+    mine = {r["repeat"]: r["summary"]["tps"] for r in other["runs"]}
+    return [math.log(mine[r["repeat"]] / r["summary"]["tps"]) for r in base["runs"]
+            if r["repeat"] in mine]
+
+
+def pooled_sd(groups) -> tuple[float, int]:
+    """The pooled standard deviation of groups of values around each group's own mean, and its
+    degrees of freedom."""
+    ss, df = 0.0, 0
+    for values in map(list, groups):
+        mean = statistics.fmean(values)
+        ss += sum((v - mean) ** 2 for v in values)
+        df += len(values) - 1
+    return math.sqrt(ss / df), df
+
+
 def restart_figures(doc: dict) -> dict:
-    logs = {p["id"]: [math.log(r["summary"]["tps"]) for r in p["runs"]] for p in doc["points"]}
     # the spread of a run about its point's mean, pooled over the points
-    residuals = [x - statistics.fmean(xs) for xs in logs.values() for x in xs]
-    df = sum(len(xs) - 1 for xs in logs.values())
-    sd = math.sqrt(sum(r * r for r in residuals) / df)
+    sd, _ = pooled_sd([math.log(r["summary"]["tps"]) for r in p["runs"]] for p in doc["points"])
     plan = doc["plan"]
     from tuninglab.recipes.plan import RUN_OVERHEAD_S  # the planner's own per-run cost
     runs = int(FIVE_MINUTES // (2 * (plan["warmup_s"] + plan["duration_s"] + RUN_OVERHEAD_S)))

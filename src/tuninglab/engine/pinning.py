@@ -1,6 +1,6 @@
 """CPU pinning ([measure] pin = true): the server on some CPUs, the load generator on the
 others, so that the two do not take each other's CPU in turns (one source of the per-second
-noise). Off by default: `invoke bench --only pinning` measures whether it helps on a host,
+noise). Off by default: `invoke bench --only noise` measures whether it helps on a host,
 and on this project's 2-core machine it did not (README: Noise control).
 
 The server's threads are pinned where they run (every thread under /proc/PID/task; threads
@@ -24,6 +24,11 @@ def split(cpus) -> dict | None:
 
 def available() -> list[int]:
     return sorted(os.sched_getaffinity(0))
+
+
+def cpus_for(measure) -> dict | None:
+    """The split of this host's CPUs if the recipe pins ([measure] pin), else None."""
+    return split(available()) if measure.pin else None
 
 
 @contextmanager
@@ -50,8 +55,3 @@ def pin_process(pid: int, cpus) -> None:
             os.sched_setaffinity(int(task.name), cpus)
         except (ProcessLookupError, FileNotFoundError):
             pass
-
-
-def affinity(pid: int) -> list[int]:
-    """The CPUs a process's main thread may run on."""
-    return sorted(os.sched_getaffinity(pid))

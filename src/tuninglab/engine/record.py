@@ -55,7 +55,7 @@ def new_document(plan, binary, provenance: dict) -> dict:
 def _pin(m) -> dict:
     """The CPUs the runs pin the server and the load generator to, if the recipe pins them
     and this host has CPUs to split."""
-    cpus = pinning.split(pinning.available()) if m.pin else None
+    cpus = pinning.cpus_for(m)
     return {"pin": cpus} if cpus else {}
 
 

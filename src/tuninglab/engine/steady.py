@@ -28,7 +28,8 @@ def drift(tps: list[float]) -> tuple[float, bool]:
     xs = list(range(n))
     slope, intercept = statistics.linear_regression(xs, ys)
     residual = sum((y - (intercept + slope * x)) ** 2 for x, y in zip(xs, ys))
-    spread = sum((x - statistics.fmean(xs)) ** 2 for x in xs)
+    centre = statistics.fmean(xs)
+    spread = sum((x - centre) ** 2 for x in xs)
     se = math.sqrt(residual / (n - 2) / spread)
     significant = abs(slope) > student_t.ppf(0.975, n - 2) * se
     return slope * n / mean, significant

@@ -95,7 +95,7 @@ class Session:
         self.server = self.box = None
         self.warm_up = None  # a steady-state check's outcome (run_blocks)
         self.disks = []   # the sandbox's device, to sample (none: the work directory's)
-        self.extra = {}   # the sandbox's state and fio baseline, for the blocks' records
+        self.fio = {}     # the sandbox's fio baseline, for the first round's records
         self._stack = ExitStack()
 
     def __enter__(self):
@@ -124,9 +124,8 @@ class Session:
             self.rundir.parent.parent, Spec(**sandbox_fields(spec)), name=self.rundir.name,
             device=self.devices[0] if self.devices else None))
         self.disks = [Path(self.box.device).name]
-        self.extra = {"storage": self.box.state()}
         if self.baseline_seconds:
-            self.extra["device_baseline"] = device_baseline.device_baseline(
+            self.fio["device_baseline"] = device_baseline.device_baseline(
                 self.box.mountpoint, seconds=self.baseline_seconds)
         return self.box.mountpoint / "data"
 
@@ -135,20 +134,21 @@ class Session:
             return
         fixed = dynamic.not_dynamic(self.server, sorted(self.swept))
         dynamic.remember(self.rundir.parent.parent, self.binary,
-                 {name: name not in fixed for name in self.swept})
+                         {name: name not in fixed for name in self.swept})
         if fixed:
             raise dynamic.NotSwitchable(dynamic.startup_only(self.binary, fixed))
 
-    def switch_storage(self, point) -> dict:
-        """Write the point's queue settings to sysfs (the sandbox checks the kernel took
-        them) and start its block with a cold page cache, as a restart run starts; the
-        record's additions: the storage as the kernel has it now."""
+    def switch_storage(self, run) -> dict:
+        """Write the run's queue settings to sysfs (the sandbox checks the kernel took them)
+        and start its block with a cold page cache, as a restart run starts; the record's
+        additions: the storage as the kernel has it now, and in the first round fio's
+        baseline (fio ran once, before it)."""
         if not self.box:
             return {}
         for knob, values in self.queue.items():
-            self.box.set_queue(knob, str(values[point.id]))
+            self.box.set_queue(knob, str(values[run.point.id]))
         self._drop_caches()
-        return {**self.extra, "storage": self.box.state()}
+        return {**(self.fio if run.repeat == 1 else {}), "storage": self.box.state()}
 
     def _drop_caches(self) -> None:
         if self.box and self.plan.baseline.storage.get("drop_caches", True):
@@ -180,10 +180,11 @@ class _Meter:
             cur.execute(sql)
             return list(cur.fetchall())
 
-    def switch(self, point) -> tuple[dict, dict]:
-        """Set the point's values of the swept settings: the point's settings read back, and
-        the storage's additions to the block's record."""
-        storage = self.session.switch_storage(point)
+    def switch(self, run) -> tuple[dict, dict]:
+        """Set the values of the run's point: its settings read back, and the storage's
+        additions to the block's record."""
+        point = run.point
+        storage = self.session.switch_storage(run)
         for name, values in self.session.swept.items():
             self._query(set_statement(name, values[point.id]))
         effective = self.server.variables(self.session.binary.map(point.settings))
@@ -250,7 +251,7 @@ def run_blocks(session, runs, experiment, disks, clock, on_round, offset: int = 
     def switch(block):
         clock.begin(block.run)
         clock.phase(f"{block.run.point.value} block", m.settle + m.duration, block.switched_s)
-        state["effective"], state["storage"] = meter.switch(block.run.point)
+        state["effective"], state["storage"] = meter.switch(block.run)
         state["started"] = document.now()
 
     def warmed(t):
@@ -295,7 +296,7 @@ def run_blocks(session, runs, experiment, disks, clock, on_round, offset: int = 
             switch(line.at["switched_s"][0])
         if 0 in line.settled:
             state["begin"] = meter.reading()
-        cpus = pinning.split(pinning.available()) if m.pin else None
+        cpus = pinning.cpus_for(m)
         with measure.sampling(server, disks) as sampler, \
                 pinning.pinned(server, cpus):
             sysbench.run(command, on_interval)
@@ -332,15 +333,12 @@ def _record(block, state, end: dict, notes: dict, offset: int) -> dict:
     per_trx = cost.per_transaction(cost.delta(begin["cost"], end["cost"]), transactions)
     if per_trx:
         summary["cost"] = per_trx
-    storage = dict(state["storage"])
-    if block.run.repeat != 1:  # fio ran once, before the first round
-        storage.pop("device_baseline", None)
     return {"repeat": block.run.repeat, "order": block.run.index, "started": state["started"],
             "finished": document.now(), "effective": state["effective"], "server_log": notes,
             "summary": summary, "series": merge_series(seconds, []),
             "block": {"switched_s": block.switched_s + offset,
                       "first_s": block.first_s + offset, "last_s": block.last_s + offset},
-            **storage}
+            **state["storage"]}
 
 
 def _add_series(record: dict, intervals, samples, offset: int) -> None:

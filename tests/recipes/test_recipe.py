@@ -46,12 +46,13 @@ def test_dataset_defaults_come_from_the_shape(tmp_path, shape):
     r = load(tmp_path, recipe_text(dataset=f'[dataset]\nshape = "{shape}"\n'))
     expected = SHAPES[shape]
     assert r.dataset == Dataset(shape, expected["tables"], expected["table_size"],
-                                expected["buffer_pool_size"])
+                                expected["buffer_pool_size"],
+                                memory_limit=expected["memory_limit"])
 
 
 def test_dataset_keys_override_the_shape(tmp_path):
     r = load(tmp_path, recipe_text(
-        dataset='[dataset]\nshape = "disk-bound"\ntables = 2\nbuffer_pool_size = 134217728\n'))
+        dataset='[dataset]\nshape = "disk-bound"\ntables = 2\nbuffer_pool_size = 134217728\nmemory_limit = \"256M\"\n'))
     assert r.dataset.tables == 2
     assert r.dataset.table_size == SHAPES["disk-bound"]["table_size"]
     assert r.dataset.buffer_pool_size == "134217728"

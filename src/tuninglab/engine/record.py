@@ -5,7 +5,7 @@ import hashlib
 import json
 import secrets
 
-from tuninglab.engine import measure, pinning
+from tuninglab.engine import measure, memory, pinning
 from tuninglab.engine.workloads import scan, sysbench
 from tuninglab.results import stats
 from tuninglab.results.document import SCHEMA_VERSION, now
@@ -16,6 +16,8 @@ def resume_key(plan, binary) -> str:
     ident = [e.recipe.sha256, e.recipe.variant, e.profile, plan.seed, e.measure.repeats,
              e.measure.warmup, e.measure.duration, e.dataset.tables, e.dataset.table_size,
              e.dataset.buffer_pool_size, e.workload.threads, binary.version_text, binary.path]
+    if e.dataset.memory_limit:  # keys without a limit stay as they were
+        ident.append(e.dataset.memory_limit)
     if plan.switchback:  # a restart plan's key stays as it was: its progress files resume
         ident += [plan.design, e.measure.settle]
     return hashlib.sha256(json.dumps(ident).encode()).hexdigest()[:16]
@@ -38,6 +40,8 @@ def new_document(plan, binary, provenance: dict) -> dict:
                     else {"design": "restart"}),
                  **_pin(e.measure)},
         "dataset": dataset_description(e.dataset),
+        **_memory(e),
+        **({"regime": [dict(c) for c in r.regime]} if r.regime else {}),
         "workload": workload_description(e),
         "server": binary.describe(),
         **provenance,
@@ -50,6 +54,12 @@ def new_document(plan, binary, provenance: dict) -> dict:
         "methods": {"summary": stats.SUMMARY_METHOD,
                     "ratio": stats.PAIRED_METHOD if plan.switchback else stats.RATIO_METHOD},
     }
+
+
+def _memory(e) -> dict:
+    """The memory model the runs were held to, if the dataset asks for one (engine/memory.py)."""
+    block = memory.describe(e.dataset, e.recipe.in_lab_vm)
+    return {"memory": block} if block else {}
 
 
 def _pin(m) -> dict:

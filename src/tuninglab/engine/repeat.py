@@ -8,7 +8,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from tuninglab.engine import datadir, device_baseline, measure
+from tuninglab.engine import datadir, device_baseline, measure, memory
 from tuninglab.engine import server as srv
 from tuninglab.engine.storage.sandbox import Sandbox, Spec
 from tuninglab.engine.workdir import blame_full_disk
@@ -78,7 +78,8 @@ def drop_caches() -> None:
 def measure_run(run_, binary, template_data, runs_dir, disks, experiment, clock,
                 baseline_seconds=0, devices=()) -> dict:
     """One repeat of one point on a fresh copy of the template; the copy is removed after."""
-    with run_storage(run_, runs_dir, disks, baseline_seconds, devices) as place:
+    with (run_storage(run_, runs_dir, disks, baseline_seconds, devices) as place,
+          memory.capped(experiment.dataset, runs_dir.parent, place.rundir.name) as cap):
         datadir.clone(template_data, place.datadir)
         settings = dict(run_.point.settings)
         if place.logs:
@@ -87,14 +88,19 @@ def measure_run(run_, binary, template_data, runs_dir, disks, experiment, clock,
         if (run_.point.storage.get("drop_caches", True) if run_.point.storage
                 else experiment.measure.drop_caches):
             drop_caches()
-        record = _measure_server(run_, binary, place, settings, experiment, clock)
+        if cap:  # what the copy left in the page cache would serve the server's reads
+            for path in filter(None, (place.datadir, place.logs)):
+                memory.uncache(path)
+        record = _measure_server(run_, binary, place, settings, experiment, clock, cap)
     return {**record, **place.extra}
 
 
-def _measure_server(run_, binary, place, settings, experiment, clock) -> dict:
+def _measure_server(run_, binary, place, settings, experiment, clock, cap=None) -> dict:
     started = document.now()
     e = experiment
-    with srv.Server(binary, place.rundir, place.datadir, settings) as server:
+    with memory.starting(cap, e.dataset), \
+            srv.Server(binary, place.rundir, place.datadir, settings,
+                       cgroup=cap.procs if cap else None) as server:
         effective = server.variables(server.settings)
         if e.workload.timed:
             summary, series, _ = measure.oltp(server, place.disks, run_.point.workload,
@@ -105,4 +111,4 @@ def _measure_server(run_, binary, place, settings, experiment, clock) -> dict:
         notes = server.log_notes()
     return {"repeat": run_.repeat, "order": run_.index, "started": started,
             "finished": document.now(), "effective": effective, "server_log": notes,
-            "summary": summary, "series": series}
+            "summary": summary, "series": series, **({"memory": cap.usage()} if cap else {})}

@@ -13,6 +13,7 @@ from tuninglab.engine import (
     datadir,
     dynamic,
     leftovers,
+    memory,
     preflight,
     record,
     stop_rule,
@@ -26,7 +27,7 @@ from tuninglab.engine.resume import Saved
 from tuninglab.errors import Interrupted, UserError
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load_all
-from tuninglab.results import document, report
+from tuninglab.results import document, regime, report
 from tuninglab.units import human_seconds
 
 
@@ -75,6 +76,8 @@ def run(name: str, opts: Options, say=print, prepared=None) -> Path | None:
         if stop_rule.active(plan.experiment.measure):
             say(stop_rule.describe(plan))
         say(_expected_precision(plan, wd))
+        for line in validity_lines(plan):
+            say(line)
         if opts.devices:
             say(f"storage under test: {', '.join(opts.devices)}, erased by every run")
         if plan.experiment.recipe.in_lab_vm:
@@ -103,6 +106,21 @@ def _expected_precision(plan, wd: Path) -> str:
             f"`invoke lab.noise` measured it{caveat} on {figures['measured'][:10]}")
 
 
+def validity_lines(plan) -> list[str]:
+    """The dry run's word on the regime: the memory the server is held to, and the conditions
+    the runs are checked against once done (results/regime.py)."""
+    e = plan.experiment
+    block = memory.describe(e.dataset, e.recipe.in_lab_vm)
+    lines = []
+    if block:
+        lines.append(memory.not_capped(block) or
+                     f"memory: the server held to {e.dataset.memory_limit} ({block['controller']}"
+                     f"), page cache included, its copy of the data not cached before it starts")
+    for c in e.recipe.regime:
+        lines.append(f"regime check: {regime.describe(dict(c))}")
+    return lines
+
+
 def pending(plan, doc) -> list:
     done = document.done_keys(doc) if doc else set()
     return [r for r in plan.runs if r.key not in done]
@@ -115,6 +133,9 @@ def _measure(plan, binary, wd, saved, opts, say):
     estimate = plan.estimate(todo, datadir.is_cached(wd, binary, e.dataset), doc is not None)
     say(f"{e.recipe.label} ({e.profile}): {len(todo)} of {len(plan.runs)} runs to do, "
         f"about {human_seconds(estimate)}")
+    uncapped = memory.not_capped(memory.describe(e.dataset, e.recipe.in_lab_vm))
+    if uncapped:
+        say(uncapped)
     leftovers.reap_stale_servers(wd)
     for line in leftovers.remove_stale_files(wd):
         say(line)

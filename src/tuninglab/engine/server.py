@@ -197,8 +197,10 @@ def _install_db_script(binary: ServerBinary) -> str:
 class Server:
     """One throwaway instance. Use as a context manager: it is stopped however the block ends."""
 
-    def __init__(self, binary: ServerBinary, rundir: Path, datadir: Path, settings: dict):
+    def __init__(self, binary: ServerBinary, rundir: Path, datadir: Path, settings: dict,
+                 cgroup: Path | None = None):
         self.binary, self.rundir, self.datadir = binary, Path(rundir), Path(datadir)
+        self.cgroup = cgroup  # a memory cgroup's cgroup.procs the server joins (memory.py)
         self.settings = binary.map(settings)
         self.cnf = self.rundir / "my.cnf"
         self.errlog = self.rundir / "error.log"
@@ -223,7 +225,7 @@ class Server:
         self.process = subprocess.Popen(
             [self.binary.path, f"--defaults-file={self.cnf}"], stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-            preexec_fn=die_with_parent)
+            preexec_fn=functools.partial(_child_setup, self.cgroup))
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -359,6 +361,12 @@ def _socket_path(rundir: Path) -> Path:
         return path
     # A deep work directory would overflow the socket path limit: use a private temp dir.
     return Path(tempfile.mkdtemp(prefix="tuninglab-")) / "mysqld.sock"
+
+
+def _child_setup(cgroup: Path | None) -> None:
+    die_with_parent()
+    if cgroup is not None:  # before exec: everything the server allocates is charged there
+        cgroup.write_text(f"{os.getpid()}\n")
 
 
 def die_with_parent() -> None:

@@ -19,7 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tuninglab import units
-from tuninglab.engine import cost, datadir, device_baseline, dynamic, measure, pinning, steady
+from tuninglab.engine import (
+    cost,
+    datadir,
+    device_baseline,
+    dynamic,
+    measure,
+    memory,
+    pinning,
+    steady,
+)
 from tuninglab.engine import server as srv
 from tuninglab.engine.devices import read_diskstats
 from tuninglab.engine.repeat import drop_caches, sandbox_fields
@@ -105,8 +114,13 @@ class Session:
             with blame_full_disk(data.parent if self.box else self.rundir.parent,
                                  "copying the template for the switchback"):
                 datadir.clone(self.template_data, data)
+            cap = self._stack.enter_context(memory.capped(
+                self.plan.experiment.dataset, self.rundir.parent.parent, self.rundir.name))
+            if cap:  # what the copy left in the page cache would serve the server's reads
+                memory.uncache(data)
             self.server = srv.Server(self.binary, self.rundir, data,
-                                     dict(self.plan.baseline.settings))
+                                     dict(self.plan.baseline.settings),
+                                     cgroup=cap.procs if cap else None)
             self._drop_caches()
             self.server.start()
             self._check_dynamic()

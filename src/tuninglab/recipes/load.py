@@ -12,6 +12,7 @@ from pathlib import Path
 
 from tuninglab import files
 from tuninglab.errors import UserError
+from tuninglab.recipes import regime
 from tuninglab.recipes.model import (
     LAB_FILESYSTEMS,
     LOGS,
@@ -113,7 +114,7 @@ def _merged(base: dict, over: dict, whole=("workload",)) -> dict:
 def _build(data, path, raw, variant="") -> Recipe:
     top = Reader(path, data, f"variants.{variant}" if variant else "")
     top.only("title", "question", "topic", "needs", "dataset", "server", "workload", "sweep",
-             "measure", "profiles", "storage", "raid", "lab", "zfs")
+             "measure", "profiles", "storage", "raid", "lab", "zfs", "regime")
     needs = top.get("needs", list, [])
     for need in needs:
         if not isinstance(need, str) or need not in NEEDS:
@@ -170,4 +171,4 @@ def _build(data, path, raw, variant="") -> Recipe:
         workload=workload, sweep=parsed_sweep,
         measure=parse_measure(top.table("measure"), workload.timed),
         profiles=parse_profiles(top.table("profiles", False)), storage=storage, raid=raid, lab=lab,
-        zfs=zfs, variant=variant)
+        zfs=zfs, variant=variant, regime=regime.parse(top))

@@ -18,10 +18,19 @@ from tuninglab.recipes.reader import Reader
 from tuninglab.results.metrics import PRIMARY
 
 # Data shapes: the IO settings only show their effect when the data does not fit in memory.
+# A disk-bound shape also caps the server's memory (engine/memory.py), page cache included:
+# about 400 MB of tables : 192M of memory : a 64M buffer pool, as in the 2004 runs (about 30 GB
+# of data, 4 GB of RAM, a 1.8 GB pool) neither the pool nor the OS can hold the data. A
+# cpu-bound shape's pool holds every page: nothing to cap.
 SHAPES = {
-    "cpu-bound": {"tables": 4, "table_size": 50_000, "buffer_pool_size": "256M"},
-    "disk-bound": {"tables": 8, "table_size": 200_000, "buffer_pool_size": "64M"},
+    "cpu-bound": {"tables": 4, "table_size": 50_000, "buffer_pool_size": "256M",
+                  "memory_limit": None},
+    "disk-bound": {"tables": 8, "table_size": 200_000, "buffer_pool_size": "64M",
+                   "memory_limit": "192M"},
 }
+# What a server needs besides its buffer pool to start and serve a few threads (MariaDB 10.11
+# with a 64M pool holds about 70 MiB more): a memory limit below the pool and this is refused.
+SERVER_MEMORY = "96M"
 NEEDS = {"root", "md", "zfs", "kvm"}
 TOOLS = ("sysbench", "scan", "tpcc")
 SYSBENCH_SCRIPTS = {
@@ -91,7 +100,7 @@ SWEPT_TABLES = {"storage": STORAGE_SWEEPABLE, "raid": RAID_SWEEPABLE, "lab": LAB
                 "zfs": ZFS_SWEEPABLE,
                 "workload": {key for options in PROJECT_SCRIPTS.values() for key in options}}
 VARIANT_KEYS = ("title", "question", "dataset", "server", "workload", "sweep", "measure",
-                "profiles", "storage", "raid", "lab", "zfs")
+                "profiles", "storage", "raid", "lab", "zfs", "regime")
 # Bounds a typo must not pass: 99999999 repeats would build a plan that fills the memory;
 # 100000 threads would need as many connections. (A plan's runs and time: plan.py.)
 MAX_REPEATS = 1000
@@ -100,12 +109,13 @@ PROFILE_MAXIMUM = {"repeats": MAX_REPEATS, "threads": MAX_THREADS}
 # Variant and profile names, which go into result file names.
 PLAIN_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,30}")
 PROFILE_KEYS = {"warmup", "duration", "repeats", "threads", "tables", "table_size",
-                "buffer_pool_size", "warehouses", "design", "settle", "precision", "budget"}
+                "buffer_pool_size", "memory_limit", "warehouses", "design", "settle",
+                "precision", "budget"}
 # How a sweep is measured ([measure] design): "restart" runs each repeat of each point on its
 # own fresh server; "switchback" changes the settings at run time on one warmed server, in
 # blocks; "auto" is switchback where every swept setting can be changed at run time.
 DESIGNS = ("auto", "switchback", "restart")
-DATASET_KEYS = ("tables", "table_size", "buffer_pool_size", "warehouses")
+DATASET_KEYS = ("tables", "table_size", "buffer_pool_size", "memory_limit", "warehouses")
 
 
 @dataclass(frozen=True)
@@ -115,6 +125,19 @@ class Dataset:
     table_size: int
     buffer_pool_size: str
     warehouses: int | None = None   # the TPC-C-like scale W (tool = "tpcc"); None otherwise
+    # The server's memory, page cache included (engine/memory.py); None: not capped
+    memory_limit: str | None = None
+
+    def memory_problem(self) -> str | None:
+        """Why the memory limit cannot hold the buffer pool and the server, or None."""
+        if self.memory_limit is None:
+            return None
+        need = units.size_bytes(self.buffer_pool_size) + units.size_bytes(SERVER_MEMORY)
+        if units.size_bytes(self.memory_limit) >= need:
+            return None
+        return (f"{self.memory_limit} does not hold the buffer pool (buffer_pool_size = "
+                f"{self.buffer_pool_size}) and the server's own memory (at least "
+                f"{SERVER_MEMORY}): expected at least {need // 2**20}M, or \"none\"")
 
 
 @dataclass(frozen=True)
@@ -209,6 +232,7 @@ class Recipe:
     lab: tuple = ()       # (key, value) pairs of [lab]; empty: the default lab VM, if any
     zfs: tuple = ()       # (key, value) pairs of [zfs]; empty: no pool
     variant: str = ""     # "" for the recipe's main experiment, else the [variants.<name>] name
+    regime: tuple = ()    # [[regime]] conditions (recipes/regime.py), checked on the runs
 
     @property
     def in_lab_vm(self) -> bool:
@@ -242,6 +266,11 @@ class Recipe:
             self.dataset, **{k: over[k] for k in DATASET_KEYS if k in over})
         workload = dataclasses.replace(self.workload, threads=over.get("threads",
                                                                       self.workload.threads))
+        problem = dataset.memory_problem()
+        if problem:
+            key = "memory_limit" if "memory_limit" in over else "buffer_pool_size"
+            where = f"profiles.{profile}.{key}" if key in over else "dataset.memory_limit"
+            raise UserError(f"{self.path}: {where}: {problem}")
         if "warehouses" in over and workload.tool != "tpcc":
             raise UserError(f"{self.path}: profiles.{profile}.warehouses: only a tpcc workload "
                             "loads warehouses")

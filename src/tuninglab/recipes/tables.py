@@ -37,15 +37,27 @@ from tuninglab.recipes.reader import Reader, option_name, option_value
 
 
 def parse_dataset(t: Reader) -> Dataset:
-    t.only("shape", "tables", "table_size", "buffer_pool_size", "warehouses")
+    t.only("shape", "tables", "table_size", "buffer_pool_size", "memory_limit", "warehouses")
     shape = t.get("shape", str)
     if shape not in SHAPES:
         t.fail("shape", f"expected one of {', '.join(SHAPES)}, got {shape!r}")
     default = SHAPES[shape]
-    return Dataset(shape, t.positive_int("tables", default["tables"]),
-                   t.positive_int("table_size", default["table_size"]),
-                   t.size("buffer_pool_size", default["buffer_pool_size"]),
-                   t.positive_int("warehouses", None))
+    dataset = Dataset(shape, t.positive_int("tables", default["tables"]),
+                      t.positive_int("table_size", default["table_size"]),
+                      t.size("buffer_pool_size", default["buffer_pool_size"]),
+                      t.positive_int("warehouses", None),
+                      parse_memory_limit(t, "memory_limit", default["memory_limit"]))
+    problem = dataset.memory_problem()
+    if problem:
+        t.fail("memory_limit", problem)
+    return dataset
+
+
+def parse_memory_limit(t: Reader, key: str, default):
+    """A size, or "none": the server's memory left uncapped."""
+    if t.data.get(key) == "none":
+        return None
+    return t.size(key, default) if key in t.data or default else None
 
 
 def parse_settings(t: Reader):
@@ -285,6 +297,8 @@ def parse_profiles(t: Reader) -> dict:
                 over[key] = parse_design(p, None)
             elif key == "buffer_pool_size":
                 over[key] = p.size(key)
+            elif key == "memory_limit":
+                over[key] = parse_memory_limit(p, key, None)
             else:
                 over[key] = p.positive_int(key, maximum=PROFILE_MAXIMUM.get(key))
         profiles[name] = over

@@ -11,7 +11,7 @@ from pathlib import Path
 import jsonschema
 
 from tuninglab.files import DATA_DIR, create_json
-from tuninglab.results import stats, timeseries
+from tuninglab.results import regime, stats, timeseries
 from tuninglab.results.metrics import COST
 
 SCHEMA_VERSION = 2  # 2: plan.design (restart or switchback); files of 1 stay valid
@@ -114,6 +114,7 @@ def point_stats(doc: dict) -> list[dict]:
     name, margin = metric(doc), smallest_effect(doc)
     base = point(doc, doc["sweep"]["baseline"])
     paired = switchback(doc)
+    regimes = regime.check(doc)
     out = []
     for p in doc["points"]:
         values = [run["summary"][name] for run in p["runs"]]
@@ -125,6 +126,9 @@ def point_stats(doc: dict) -> list[dict]:
         computed["stats"]["ratio"] = _ratio([run["summary"][name] for run in mine],
                                             [run["summary"][name] for run in theirs],
                                             p is base, margin, paired)
+        if p["id"] in regimes:
+            computed["stats"]["regime"] = regimes[p["id"]]
+            _outside_regime(computed["stats"]["ratio"], regimes[p["id"]])
         cost = cost_stats(p, base, margin, paired)
         if cost:  # only where the runs measured costs: older results keep their stats as stored
             computed["stats"]["cost"] = cost
@@ -133,6 +137,13 @@ def point_stats(doc: dict) -> list[dict]:
             computed["trends"] = trends
         out.append(computed)
     return out
+
+
+def _outside_regime(ratio: dict | None, found: dict) -> None:
+    """A comparison outside its regime keeps its ratio and interval, but its verdict says
+    that it answers another question (results/regime.py)."""
+    if ratio is not None and not found["reached"]:
+        ratio["verdict"] = ratio["verdict_kind"] = stats.REGIME_NOT_REACHED
 
 
 def switchback(doc: dict) -> bool:

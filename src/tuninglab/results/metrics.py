@@ -74,6 +74,13 @@ COST = ("server_cpu_us_per_trx", "host_cpu_us_per_trx", "server_read_bytes_per_t
         "server_write_bytes_per_trx", "fsyncs_per_trx", "log_fsyncs_per_trx",
         "redo_bytes_per_trx")
 
+# What a recipe's regime checks ([[regime]] metric) may name: the per-second series the engine
+# records (and the redo log's fill, computed from two of them), and the costs per transaction.
+REGIME_SERIES = ("tps", "new_order_tpm", "latency_p95_ms", "history_list_length",
+                 "checkpoint_age_bytes", "checkpoint_fill_pct", "dirty_pages", "pages_flushed",
+                 "disk_read_bytes", "disk_write_bytes")
+REGIME_METRICS = REGIME_SERIES + COST
+
 # The primary metric of each workload tool: what a recipe's points are compared by.
 PRIMARY = {"sysbench": "tps", "scan": "mib_per_s", "tpcc": "new_order_tpm"}
 

@@ -73,7 +73,11 @@ NO_THROUGHPUT = "no throughput to compare"  # a repeat of 0: no logarithm (docum
 LESS = "less"
 MORE = "more"
 ZERO_COST = "zero in a repeat: not compared"  # no logarithm; short enough for a table cell
-RATIO_VERDICTS = (FASTER, SLOWER, EQUIVALENT, TOO_NOISY, TOO_FEW_REPEATS, NO_THROUGHPUT)
+# The experiment did not run in the situation its question is about (results/regime.py): the
+# ratio is kept, but it answers another question, so it says neither faster nor slower.
+REGIME_NOT_REACHED = "regime not reached"
+RATIO_VERDICTS = (FASTER, SLOWER, EQUIVALENT, TOO_NOISY, TOO_FEW_REPEATS, NO_THROUGHPUT,
+                  REGIME_NOT_REACHED)
 COST_VERDICTS = (LESS, MORE, EQUIVALENT, TOO_NOISY, TOO_FEW_REPEATS, ZERO_COST)
 VERDICTS = RATIO_VERDICTS + (LESS, MORE, ZERO_COST)  # every kind, each once
 # The smallest effect worth knowing of a recipe that names none (recipes' [measure]

@@ -78,7 +78,8 @@ def _chart(spec: dict) -> str:
             bars = _embed(charts.results_bars(docs, metric))
             if metric != document.metric(doc):
                 return bars
-            view, body = "verdicts", result_tables.verdicts(doc) + result_tables.functional(doc)
+            view, body = "verdicts", (result_tables.verdicts(doc) + result_tables.validity(doc)
+                                      + result_tables.functional(doc))
             return bars + _host_view(docs, doc, name, variant, view, body)
         if kind == "io":
             view, body = "io", _embed(charts.io_bars(doc))
@@ -229,11 +230,15 @@ def _reproduced_effect(recipe) -> str:
     if not docs:
         return "not measured yet" if recipe else "no recipe yet"
     parts = []
-    for p in hostviews.shown_by_default(docs)["points"]:
+    shown = hostviews.shown_by_default(docs)
+    for p in shown["points"]:
         ratio = p["stats"]["ratio"]
         if ratio and ratio.get("ratio") is not None:
             parts.append(f"{p['value']}: x{ratio['ratio']:.2f} ({ratio['verdict']})")
-    return "; ".join(parts)
+    uncapped = shown["dataset"].get("shape") == "disk-bound" and \
+        not (shown.get("memory") or {}).get("capped")
+    return "; ".join(parts) + (" [memory not capped: the OS may have cached the data]"
+                               if uncapped else "")
 
 
 def results_index_fence(source, language, css_class, options, md, **kwargs) -> str:

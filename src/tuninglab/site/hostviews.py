@@ -63,7 +63,8 @@ def views(doc: dict) -> dict:
     out["trends"] = {"html": result_tables.trends(doc)}
     if doc["workload"].get("tool") == "tpcc":
         out["tpcc"] = {"html": result_tables.tpcc(doc)}
-    out["verdicts"] = {"html": result_tables.verdicts(doc) + result_tables.functional(doc)}
+    out["verdicts"] = {"html": result_tables.verdicts(doc) + result_tables.validity(doc)
+                                + result_tables.functional(doc)}
     return out
 
 

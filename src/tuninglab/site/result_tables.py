@@ -6,7 +6,7 @@ results/report.py). Every text from the file is escaped."""
 import html
 import statistics
 
-from tuninglab.results import document, stats, timeseries
+from tuninglab.results import document, regime, stats, timeseries
 from tuninglab.results.metrics import COST, METRICS, decimals, ratio_decimals
 from tuninglab.site import describe
 
@@ -40,6 +40,56 @@ def verdicts(doc: dict) -> str:
             + "".join(rows) + f"</tbody></table></div><p class='tl-caption'>Latest result: "
             f"{host}. Design: {html.escape(document.design_text(doc))}; method: "
             f"{html.escape(doc['methods']['ratio'])}.</p>" + costs(doc))
+
+
+def validity(doc: dict) -> str:
+    """Whether the latest result ran in the regime its question is about: the memory its
+    server was held to, and each of the recipe's regime checks with every point's value (as
+    computed from the runs on load). Empty for a result that declares neither."""
+    memory = memory_text(doc)
+    found = regime.conditions(doc)
+    if not memory and not found:
+        return ""
+    parts = [f"<p class='tl-caption tl-memory'>{html.escape(memory)}</p>"] if memory else []
+    if found:
+        rows = []
+        for i, c in enumerate(found):
+            cells = "".join(_regime_cell(p, i) for p in doc["points"])
+            rows.append(f"<tr><td>{html.escape(regime.describe(c))}</td>{cells}</tr>")
+        heads = "".join(f"<th>{html.escape(p['value'])}</th>" for p in doc["points"])
+        parts.append('<div class="tl-verdicts tl-regime"><table><thead><tr><th>regime check'
+                     f'</th>{heads}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
+                     "<p class='tl-caption'>Regime checks of the latest result: each point's "
+                     "value (the median over its runs) and whether it met the bound. A "
+                     "comparison whose point or baseline missed one says \"regime not "
+                     "reached\": it measured another situation than the question's.</p>")
+    return "".join(parts)
+
+
+def _regime_cell(p: dict, i: int) -> str:
+    check = next((k for k in p["stats"].get("regime", {}).get("checks", [])
+                  if k["condition"] == i), None)
+    if check is None:
+        return "<td>-</td>"
+    value = check["value"]
+    value = "not recorded" if value is None else f"{value:,.{decimals(value)}f}"
+    return f"<td>{html.escape(value)} {'met' if check['ok'] else 'NOT met'}</td>"
+
+
+def memory_text(doc: dict) -> str:
+    """The memory model of a result in a sentence ("" for a CPU-bound one, which has none)."""
+    block = doc.get("memory")
+    if block and block["capped"]:
+        return (f"Memory: the server, page cache included, was held to "
+                f"{block['limit_bytes'] // 2**20} MiB ({block['controller']}), so neither its "
+                "buffer pool nor the OS could cache the dataset.")
+    if block:
+        return (f"Memory not capped ({block['reason']}): the OS page cache may have held the "
+                "dataset the buffer pool did not.")
+    if doc["dataset"].get("shape") == "disk-bound":
+        return ("Memory not capped (measured before the memory model): the OS page cache may "
+                "have held the dataset the buffer pool did not.")
+    return ""
 
 
 def costs(doc: dict) -> str:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tuninglab import units
+from tuninglab.engine import memory
 from tuninglab.engine.devices import storage_info
 from tuninglab.engine.storage import guard
 from tuninglab.engine.storage.ledger import Ledger
@@ -203,6 +204,8 @@ def undo(entry: dict, workdir: Path) -> str:
         if Path(entry["path"]).exists():
             Path(entry["path"]).write_text(entry["previous"])
         return f"restored {entry['path']} to {entry['previous']}"
+    if kind == "cgroup":
+        return memory.remove(Path(entry["path"]))
     if kind == "mount":
         if not inside(entry["path"]):
             raise UserError(f"refusing to unmount {entry['path']}: not under {workdir}")

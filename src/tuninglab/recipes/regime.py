@@ -1,0 +1,69 @@
+"""A recipe's regime checks ([[regime]]): the conditions under which its question means what
+its page says, checked on the recorded runs once they are done (results/regime.py). Each names
+a metric the engine records, how a run's series reduce to one number (a cost per transaction
+is one already), the bound, which points it holds for, and why it matters:
+
+    [[regime]]
+    metric = "checkpoint_fill_pct"   # a series (metrics.REGIME_SERIES) or a cost (COST)
+    statistic = "max"                # series only: median (default), max, min, slope, drift
+    at_least = 80                    # or at_most; in the unit the pages show (%, KiB, ...)
+    of = "baseline"                  # or "each" (the default): every point
+    why = "the smallest redo log fills"
+
+A variant's [[regime]] replaces the main experiment's; `regime = []` drops them.
+"""
+
+from tuninglab.recipes.reader import Reader
+from tuninglab.results.metrics import COST, METRICS, REGIME_METRICS
+
+STATISTICS = ("median", "max", "min", "slope", "drift")
+OF = ("each", "baseline")
+
+
+def parse(top: Reader) -> tuple:
+    """The [[regime]] conditions, each as (key, value) pairs (a Recipe is frozen and hashable;
+    dict() of one is what the result file carries)."""
+    raw = top.data.get("regime", [])
+    if not isinstance(raw, list) or not all(isinstance(c, dict) for c in raw):
+        top.fail("regime", "expected an array of tables ([[regime]])")
+    prefix = f"{top.where}." if top.where else ""
+    return tuple(tuple(_condition(Reader(top.path, c, f"{prefix}regime[{i}]")).items())
+                 for i, c in enumerate(raw))
+
+
+def _condition(t: Reader) -> dict:
+    t.only("metric", "statistic", "at_least", "at_most", "of", "why")
+    metric = t.get("metric", str)
+    if metric not in REGIME_METRICS:
+        t.fail("metric", f"{metric!r} is not a metric the engine records; expected one of "
+                         f"{', '.join(REGIME_METRICS)}")
+    is_cost = metric in COST
+    statistic = t.get("statistic", str, None)
+    if is_cost and statistic is not None:
+        t.fail("statistic", f"{metric} is one number per run already: leave statistic out")
+    if not is_cost and (statistic or "median") not in STATISTICS:
+        t.fail("statistic", f"expected one of {', '.join(STATISTICS)}, got {statistic!r}")
+    bounds = [k for k in ("at_least", "at_most") if k in t.data]
+    if len(bounds) != 1:
+        t.fail("at_least", "expected exactly one of at_least and at_most")
+    bound = t.get(bounds[0], (int, float))
+    if isinstance(bound, bool):
+        t.fail(bounds[0], f"expected a number, got {bound!r}")
+    of = t.get("of", str, "each")
+    if of not in OF:
+        t.fail("of", f"expected one of {', '.join(OF)}, got {of!r}")
+    why = t.get("why", str)
+    if not why.strip() or len(why) > 200:
+        t.fail("why", "expected a short sentence (1 to 200 characters)")
+    return {"metric": metric, "statistic": "value" if is_cost else (statistic or "median"),
+            bounds[0]: float(bound), "of": of, "why": why, "unit": unit(metric, statistic)}
+
+
+def unit(metric: str, statistic: str | None) -> str:
+    """The unit a condition's bound is in: the metric's as shown, per second for a slope, %
+    for a drift (the least trend over the run its 95% interval allows, as a share of its
+    mean: results/regime.drift_pct)."""
+    shown = METRICS[metric].unit
+    if statistic == "drift":
+        return "%"
+    return f"{shown} per second" if statistic == "slope" else shown

@@ -1,0 +1,108 @@
+"""Whether an experiment ran in the regime its question is about, from its own runs: the recipe's
+[[regime]] conditions (recipes/regime.py), which the result file carries in "regime", checked on
+each point's recorded series and costs. A point outside its regime, or a baseline outside its
+own, gets the verdict "regime not reached" instead of faster or slower (document.point_stats).
+
+A run's series reduces to one number by the condition's statistic, a cost per transaction is
+one already; a point's value is the median over its runs. A metric no run recorded gives no
+value, and a condition without a value is not met: the regime is not shown, so not reached.
+"""
+
+import math
+import statistics
+
+from tuninglab.results import timeseries
+from tuninglab.results.metrics import COST, METRICS
+
+
+def conditions(doc: dict) -> list[dict]:
+    return doc.get("regime") or []
+
+
+def check(doc: dict) -> dict:
+    """{point id: {"reached": bool, "checks": [{"condition": i, "value": v, "ok": bool}]}}:
+    each point's own checks (the "each" conditions, and the "baseline" ones for the baseline),
+    and whether its comparison stands: its checks and the baseline's all met. Empty without
+    conditions."""
+    found = conditions(doc)
+    if not found:
+        return {}
+    base = doc["sweep"]["baseline"]
+    out = {}
+    for p in doc["points"]:
+        checks = []
+        for i, c in enumerate(found):
+            if c["of"] == "each" or p["id"] == base:
+                value = point_value(p["runs"], c)
+                checks.append({"condition": i, "value": value, "ok": met(value, c)})
+        out[p["id"]] = {"reached": all(k["ok"] for k in checks), "checks": checks}
+    for p in doc["points"]:  # a comparison needs the baseline in its regime too
+        out[p["id"]]["reached"] = out[p["id"]]["reached"] and out[base]["reached"]
+    return out
+
+
+def met(value: float | None, c: dict) -> bool:
+    if value is None:
+        return False
+    if "at_least" in c:
+        return value >= c["at_least"]
+    return value <= c["at_most"]
+
+
+def point_value(runs: list, c: dict) -> float | None:
+    """The median over the runs of each run's value (runs without one are left out)."""
+    values = [v for v in (run_value(run, c) for run in runs) if v is not None]
+    return _round(statistics.median(values)) if values else None
+
+
+def run_value(run: dict, c: dict) -> float | None:
+    """One run's number for a condition, in the unit its bound is in."""
+    metric, statistic = c["metric"], c["statistic"]
+    if metric in COST:
+        value = (run.get("summary", {}).get("cost") or {}).get(metric)
+        return None if value is None else value * METRICS[metric].scale
+    series = run.get("series") or {}
+    values = timeseries.fill_pct(series) if metric == "checkpoint_fill_pct" \
+        else series.get(metric)
+    known = [v for v in values or [] if v is not None]
+    if not known:
+        return None
+    scale = METRICS[metric].scale
+    if statistic == "drift":
+        return drift_pct(values)
+    if statistic == "slope":
+        found = timeseries.slope(values)
+        return None if found is None else found["per_s"] * scale
+    pick = {"median": statistics.median, "max": max, "min": min}[statistic]
+    return pick(known) * scale
+
+
+def drift_pct(values: list) -> float | None:
+    """The least trend the series shows over the run, as a share of its mean in %: the
+    least-squares slope times the seconds, over the mean, less its 95% half-width (0 when the
+    interval holds no trend). Per-second throughput moves 10-15% here: a 15 s run cannot prove
+    itself flat, but a drift this far from 0 is a run still warming up or running down."""
+    found = timeseries.slope(values)
+    known = [v for v in values if v is not None]
+    mean = statistics.fmean(known) if known else 0
+    if found is None or mean <= 0:
+        return None
+    low, high = found["ci95"]
+    least = 0.0 if low <= 0 <= high else min(abs(low), abs(high))
+    return _round(least * len(values) / mean * 100)
+
+
+def describe(c: dict) -> str:
+    """A condition in words: 'the baseline's max checkpoint_fill_pct at least 80 %'."""
+    whose = "the baseline's" if c["of"] == "baseline" else "each point's"
+    what = METRICS[c["metric"]].label
+    how = "" if c["statistic"] == "value" else f"{c['statistic']} "
+    bound = (f"at least {c['at_least']:g}" if "at_least" in c else f"at most {c['at_most']:g}")
+    return f"{whose} {how}{what} {bound} {c['unit']} ({c['why']})"
+
+
+def _round(value: float) -> float:
+    """Four significant digits: enough to compare with a bound, and stable in the file."""
+    if value == 0 or not math.isfinite(value):
+        return value
+    return float(f"{value:.4g}")

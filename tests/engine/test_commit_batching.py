@@ -21,10 +21,10 @@ from tuninglab.results import document
 
 
 def test_the_recipe_and_its_variants():
-    main, pk, durable = load_all("commit-batching")
-    assert (pk.variant, durable.variant) == ("primary-key", "durable")
-    for r, key, trx_commit in ((main, "unique", "2"), (pk, "primary", "2"),
-                               (durable, "unique", "1")):
+    main, pk, buffered = load_all("commit-batching")
+    assert (pk.variant, buffered.variant) == ("primary-key", "os-buffered")
+    for r, key, trx_commit in ((main, "unique", "1"), (pk, "primary", "1"),
+                               (buffered, "unique", "2")):
         assert r.workload == Workload("sysbench", "insert_batch", 1,
                                       {"commit": "statement", "key": key})
         assert r.sweep == Sweep("workload.commit", ("statement", "100", "1s"), "statement")

@@ -61,3 +61,58 @@ def test_enough_stops_sysbench_before_its_time():
     assert sysbench.run(["sh", "-c", script], on_interval) is None
     assert seen == [1.0, 2.0, 3.0] and time.monotonic() - started < 5
     assert subprocess.run(["pgrep", "-f", "sleep 0.2; echo"], capture_output=True).stdout == b""
+
+
+# --- a restart run's warm-up to a steady state (measure.warm) ---------------------------------
+
+class Clock:
+    def phase(self, *_):
+        pass
+
+    def tick(self, _interval):
+        pass
+
+
+def warm_up(levels, steady_on=True, warmup=5.0):
+    """measure.warm over a fake sysbench whose per-second throughput is levels; the seconds
+    it ran and what warm() reported."""
+    from tuninglab.engine import measure
+    from tuninglab.recipes.model import Measure
+    ran, asked = [], []
+
+    def fake_run(command, on_interval=None, timeout=None):
+        asked.append(command)
+        try:
+            for t, tps in enumerate(levels[:command], 1):
+                ran.append(t)
+                if on_interval:
+                    on_interval(sysbench.Interval(t, 4, tps, tps * 10, 5.0, 0.0, 0.0))
+        except sysbench.Enough:
+            return None
+
+    original = sysbench.run
+    sysbench.run = fake_run
+    try:
+        m = Measure(warmup, 10.0, 1, steady=steady_on)
+        found = measure.warm(lambda seconds: int(seconds), m, Clock())
+    finally:
+        sysbench.run = original
+    return len(ran), asked, found
+
+
+def test_a_restart_run_warms_up_until_its_load_stops_trending():
+    levels = noisy([400 + 30 * t for t in range(20)] + [1000] * 100, cv=0.03)
+    seconds, asked, found = warm_up(levels)
+    assert asked == [45]   # sysbench started for the bound, stopped once steady
+    assert 20 < seconds < 45
+    assert found == {"seconds": seconds, "steady": True, "bound_s": 45}
+
+
+def test_a_load_that_keeps_trending_warms_up_to_the_bound_and_says_so():
+    seconds, _, found = warm_up([100.0 + 20 * t for t in range(100)])
+    assert seconds == 45 and found == {"seconds": 45, "steady": False, "bound_s": 45}
+
+
+def test_without_steady_the_warm_up_is_the_recipe_s_seconds_and_reports_nothing():
+    seconds, asked, found = warm_up([1000.0] * 100, steady_on=False)
+    assert (seconds, asked, found) == (5, [5], None)

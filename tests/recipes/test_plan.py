@@ -270,3 +270,13 @@ def test_describe_names_the_fixed_options(tmp_path):
     assert "sysbench insert_batch --key=primary, 1 threads" in text
     assert "--commit" not in text   # swept: the points show it
     assert "  workload.commit=statement (baseline)" in text
+
+
+def test_a_steady_state_warm_up_is_described_and_estimated_at_its_bound(tmp_path):
+    e = flush_method(tmp_path, "steady", ("fsync", "O_DIRECT"), "fsync", 2,
+                     replace={"[measure]": "[measure]\nsteady = true"})
+    p = plan.build(e, design="restart")
+    assert e.measure.warmup_bound == 50   # 10 s + two 20 s windows
+    assert p.run_seconds() == 50 + 30 + plan.RUN_OVERHEAD_S
+    assert ("each run: at least 10s, longer while its throughput still trends (at most 50s) "
+            "warm-up (discarded) + 30s measured") in plan.describe(p, "MariaDB 10.11.19")

@@ -7,7 +7,9 @@ import json
 
 import pytest
 
-from helpers import DATA, load_error, make_doc, recipe_text, with_costs
+from helpers import DATA, REPO, load_error, make_doc, recipe_text, with_costs
+from tuninglab.contrib import forgery
+from tuninglab.recipes.regime import declared
 from tuninglab.results import document, regime, stats
 
 # 48M to 2G of redo log on the CPU-bound write-only load: the 48M log fills (99.9%), the 2G
@@ -154,3 +156,17 @@ def test_a_bad_condition_names_its_key(tmp_path, table, expected):
 def test_a_memory_limit_that_cannot_hold_the_pool_and_the_server_names_its_key(
         tmp_path, dataset, expected):
     assert expected in load_error(tmp_path, recipe_text(dataset="[dataset]\n" + dataset))
+
+
+def test_a_result_is_held_to_the_conditions_its_recipe_declares():
+    text = (REPO / "recipes" / "redo-size" / "recipe.toml").read_text()
+    doc = copy.deepcopy(REDO)
+    doc["recipe"]["text"] = text
+    doc["regime"] = regime_declared = declared(text)
+    assert [c["metric"] for c in regime_declared] == ["checkpoint_fill_pct", "tps"]
+    assert forgery.check_regime(doc) == []
+    doc["regime"] = doc["regime"][1:]   # the fill check dropped: the verdicts would stand
+    assert "differ from the 2 its recipe's text declares" in forgery.check_regime(doc)[0]
+    doc["variant"] = "tpcc"   # inherits the main experiment's
+    doc["regime"] = regime_declared
+    assert forgery.check_regime(doc) == []

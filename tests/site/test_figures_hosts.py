@@ -85,10 +85,16 @@ def test_hover_names_the_hardware_software_and_device_baseline():
     assert trace["meta"].split("<br>") == ["AMD EPYC, 2 cores, 24 GiB, virtualised (docker)",
                          "mariadb 10.11.19, sysbench 1.0.20, kernel 6.18.44-fc-v657",
                          "device baseline (fio): 4,427 fsync/s, 51,305 random 16K writes/s",
-                         "full result of 2026-11-22"]
+                         "full result of 2026-11-22",
+                         # measured before the memory model: never charted silently
+                         "memory not capped: the OS may have cached the data"]
     assert trace["customdata"][0] == "baseline"
     assert trace["hovertemplate"] == ("%{x}: %{y:.1f} transactions/s<br>%{customdata}"
                                       "<br>%{meta}<extra></extra>")
+    capped = result(memory={"limit_bytes": 192 * 2**20, "capped": True,
+                            "controller": "cgroup v1"})
+    meta = charts.results_bars([capped], "tps")["data"][0]["meta"]
+    assert "memory not capped" not in meta
 
 
 # Normalised by the device

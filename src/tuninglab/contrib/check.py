@@ -67,7 +67,7 @@ def check_file(path, project_hosts=None, stored_stats=True) -> list[str]:
             for check in (check_recipe, check_smallest_effect, values.check_numbers,
                           values.check_magnitudes,
                           values.check_repeats, values.check_series, values.check_times,
-                          values.check_points):
+                          values.check_points, forgery.check_regime):
                 problems += check(doc)
             if stored_stats:
                 problems += forgery.check_statistics(doc)

@@ -4,9 +4,12 @@ contribution or one that poses as a host of the project's own results."""
 
 import json
 import math
+import tomllib
 from pathlib import Path
 
 from tuninglab.contrib.jsonpaths import at, is_number
+from tuninglab.errors import UserError
+from tuninglab.recipes import regime
 from tuninglab.results import document
 
 # A recomputation on another machine or Python may differ in the last digits, never more.
@@ -78,6 +81,20 @@ def more(count: int) -> list[str]:
         return []
     return [at("points", f"{count - MAX_SHOWN} more stored statistics differ from the "
                          "recomputed ones; expected none")]
+
+
+def check_regime(doc: dict) -> list[str]:
+    """The regime checks a result carries are those its recipe's text declares for it: a
+    condition dropped or loosened in the file would turn "regime not reached" into a verdict."""
+    try:
+        wanted = regime.declared(doc["recipe"]["text"], doc.get("variant", ""))
+    except (UserError, tomllib.TOMLDecodeError, KeyError, TypeError, AttributeError):
+        return []  # the recipe's own checks name a text that does not parse
+    if (doc.get("regime") or []) == wanted:
+        return []
+    return [at("regime", f"holds {len(doc.get('regime') or [])} condition(s) that differ from "
+                         f"the {len(wanted)} its recipe's text declares; expected those of the "
+                         "recipe (the regime decides the verdicts)")]
 
 
 # --- a pull request's results -------------------------------------------------------------------

@@ -37,10 +37,10 @@ def oltp(server, disks, workload, measure, dataset, clock, aside=(), extra=None)
         return run_command(server.socket, workload, dataset, seconds)
 
     cpus = pinning.cpus_for(measure)
+    warm_up = None
     if measure.warmup > 0:
-        clock.phase("warm-up", measure.warmup)
         with pinning.pinned(server, cpus):
-            sysbench.run(command(measure.warmup), clock.tick)
+            warm_up = warm(command, measure, clock)
     clock.phase("measure", measure.duration)
     with sampling(server, disks, aside, extra) as sampler, \
             pinning.pinned(server, cpus):
@@ -54,6 +54,8 @@ def oltp(server, disks, workload, measure, dataset, clock, aside=(), extra=None)
     per_trx = cost.per_transaction(sampler.cost, summary["transactions"])
     if per_trx:
         summary["cost"] = per_trx
+    if warm_up:
+        summary["warm_up"] = warm_up
     series = merge_series(measured.intervals, sampler.samples)
     if workload.tool == "tpcc":
         summary.update(tpcc.summary(measured.text, measured.summary.get("total_time_s")
@@ -61,6 +63,29 @@ def oltp(server, disks, workload, measure, dataset, clock, aside=(), extra=None)
         series.update(tpcc.series(measured.text, len(series["t"])))
         summary["tpcc"]["consistency"] = tpcc.consistency(server.query)
     return summary, series, sampler.totals
+
+
+def warm(command, measure, clock) -> dict | None:
+    """The warm-up, discarded: the recipe's seconds, or ([measure] steady) at least those and
+    then while the load still trends, up to steady.bound. The latter's outcome, for the run's
+    summary: how long it took, and whether the load had stopped trending by then."""
+    if not measure.steady:
+        clock.phase("warm-up", measure.warmup)
+        sysbench.run(command(measure.warmup), clock.tick)
+        return None
+    from tuninglab.engine import steady  # scipy: not in the lab VM's guest (preflight)
+    bound = steady.bound(measure.warmup)
+    clock.phase("warm-up (until steady)", bound)
+    tps = []
+
+    def on_interval(interval):
+        clock.tick(interval)
+        tps.append(interval.tps)
+        if steady.ready(tps, measure.warmup):
+            raise sysbench.Enough
+
+    sysbench.run(command(bound), on_interval)
+    return {"seconds": len(tps), "steady": not steady.trending(tps), "bound_s": bound}
 
 
 def run_command(socket, workload, dataset, seconds) -> list[str]:

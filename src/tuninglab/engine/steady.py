@@ -13,7 +13,9 @@ import statistics
 
 from scipy.stats import t as student_t
 
-WINDOW_S = 20
+from tuninglab.recipes.model import STEADY_WINDOW_S, Measure
+
+WINDOW_S = STEADY_WINDOW_S
 MAX_DRIFT = 0.02
 
 
@@ -44,9 +46,8 @@ def trending(tps: list[float]) -> bool:
 
 
 def bound(warmup: float) -> int:
-    """The most seconds of warm-up a steady-state check may take: three times the recipe's,
-    and at least two windows more."""
-    return int(max(3 * warmup, warmup + 2 * WINDOW_S))
+    """The most seconds of warm-up a steady-state check may take (Measure.warmup_bound)."""
+    return Measure(warmup, 1, 1).warmup_bound
 
 
 def ready(tps: list[float], warmup: float) -> bool:

@@ -111,6 +111,8 @@ PLAIN_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,30}")
 PROFILE_KEYS = {"warmup", "duration", "repeats", "threads", "tables", "table_size",
                 "buffer_pool_size", "memory_limit", "warehouses", "design", "settle",
                 "precision", "budget"}
+# The seconds over which a steady-state warm-up looks for a trend (engine/steady.py).
+STEADY_WINDOW_S = 20
 # How a sweep is measured ([measure] design): "restart" runs each repeat of each point on its
 # own fresh server; "switchback" changes the settings at run time on one warmed server, in
 # blocks; "auto" is switchback where every swept setting can be changed at run time.
@@ -206,9 +208,15 @@ class Measure:
     # [measure] drop_caches: a run in the work directory starts with the page cache dropped, as
     # a sandboxed run does (storage.drop_caches); needs root
     drop_caches: bool = False
-    # [measure] steady: a switchback warms up while the load still trends, up to a bound
-    # (engine/steady.py)
+    # [measure] steady: the warm-up (a restart run's, or a switchback's) goes on while the
+    # load still trends, up to warmup_bound (engine/steady.py)
     steady: bool = False
+
+    @property
+    def warmup_bound(self) -> int:
+        """The most seconds a steady-state warm-up may take: three times the recipe's, and at
+        least two of engine/steady.py's 20 s windows more."""
+        return int(max(3 * self.warmup, self.warmup + 2 * STEADY_WINDOW_S))
 
 
 @dataclass(frozen=True)

@@ -95,7 +95,8 @@ class Plan:
             return self.block_seconds()
         if not self.experiment.workload.timed:
             return SCAN_ROW_S * d.tables * d.table_size + RUN_OVERHEAD_S
-        return m.warmup + m.duration + RUN_OVERHEAD_S + RUN_PER_WAREHOUSE_S * (d.warehouses or 0)
+        warmup = m.warmup_bound if m.steady and m.warmup else m.warmup  # at most
+        return warmup + m.duration + RUN_OVERHEAD_S + RUN_PER_WAREHOUSE_S * (d.warehouses or 0)
 
     def estimate(self, pending=None, template_cached=False, baseline_done=False) -> float:
         runs = len(self.runs if pending is None else pending)
@@ -245,11 +246,11 @@ def describe(plan: Plan, server_label: str, pending=None, template_cached=False,
         workload = (f"the TPC-C-like workload ({_active_text(w, d)}), {w.threads} threads"
                     if w.tool == "tpcc" else
                     f"sysbench {w.script}{''.join(fixed)}, {w.threads} threads")
-        each = (f"{human_seconds(m.warmup)} warm-up (discarded) + "
-                f"{human_seconds(m.duration)} measured")
+        warm = (f"at least {human_seconds(m.warmup)}, longer while its throughput still "
+                f"trends (at most {human_seconds(m.warmup_bound)})" if m.steady and m.warmup
+                else human_seconds(m.warmup))
+        each = f"{warm} warm-up (discarded) + {human_seconds(m.duration)} measured"
         if plan.switchback:
-            warm = (f"at least {human_seconds(m.warmup)}, longer while its throughput still "
-                    "trends" if m.steady and m.warmup else human_seconds(m.warmup))
             each = (f"one server, warmed up for {warm}, the workload running "
                     f"throughout; per block the settings switched at run time, "
                     f"{human_seconds(m.settle)} dropped, {human_seconds(m.duration)} measured")

@@ -13,6 +13,8 @@ is one already), the bound, which points it holds for, and why it matters:
 A variant's [[regime]] replaces the main experiment's; `regime = []` drops them.
 """
 
+import tomllib
+
 from tuninglab.recipes.reader import Reader
 from tuninglab.results.metrics import COST, METRICS, REGIME_METRICS
 
@@ -29,6 +31,18 @@ def parse(top: Reader) -> tuple:
     prefix = f"{top.where}." if top.where else ""
     return tuple(tuple(_condition(Reader(top.path, c, f"{prefix}regime[{i}]")).items())
                  for i, c in enumerate(raw))
+
+
+def declared(text: str, variant: str = "") -> list[dict]:
+    """The conditions a recipe's text declares for its main experiment or a variant, as a
+    result file carries them (data.check holds a result to them: a condition dropped from a
+    file would turn "regime not reached" into a verdict). UserError or TOMLDecodeError for a
+    text that does not parse."""
+    data = tomllib.loads(text)
+    own = data.get("variants", {}).get(variant, {}) if variant else {}
+    table = own if "regime" in own else data
+    where = f"variants.{variant}" if table is own else ""
+    return [dict(c) for c in parse(Reader("recipe.text", table, where))]
 
 
 def _condition(t: Reader) -> dict:

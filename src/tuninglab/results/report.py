@@ -2,7 +2,7 @@
 
 import textwrap
 
-from tuninglab.results import document, stats
+from tuninglab.results import document, regime, stats
 from tuninglab.results.document import metric, smallest_effect
 from tuninglab.results.metrics import COST, METRICS, decimals, ratio_decimals
 
@@ -39,8 +39,38 @@ def results_table(doc: dict) -> str:
         row.append(_fmt(written["median"] * written_per_trx.scale if written else None))
         rows.append(row)
     design = textwrap.fill(f"design: {document.design_text(doc)}", width=100)
-    return (design + "\n\n" + table(rows) + verdicts_legend(doc) + cost_tables(doc)
-            + trends_table(doc))
+    return (design + "\n\n" + table(rows) + verdicts_legend(doc) + regime_table(doc)
+            + cost_tables(doc) + trends_table(doc))
+
+
+def regime_table(doc: dict) -> str:
+    """The recipe's regime checks: each condition, and every point's value (the median over
+    its runs) and whether it met the bound; and the memory the server was held to."""
+    lines = []
+    block = doc.get("memory")
+    if block:
+        lines.append(f"memory: held to {block['limit_bytes'] // 2**20}M ({block['controller']})"
+                     if block["capped"] else
+                     f"memory: NOT capped ({block['reason']}): the OS may have cached the data")
+    found = regime.conditions(doc)
+    if found:
+        rows = [["regime check"] + [p["value"] for p in doc["points"]]]
+        for i, c in enumerate(found):
+            rows.append([textwrap.shorten(regime.describe(c), 90)]
+                        + [_check_cell(p, i) for p in doc["points"]])
+        lines += [table(rows) + "\n" + textwrap.fill(
+            'A comparison whose point or baseline missed a check says "regime not reached": '
+            "it measured another situation than the question's.", width=100)]
+    return "".join("\n\n" + line for line in lines)
+
+
+def _check_cell(p: dict, i: int) -> str:
+    check = next((k for k in p["stats"].get("regime", {}).get("checks", [])
+                  if k["condition"] == i), None)
+    if check is None:
+        return "-"
+    value = "none" if check["value"] is None else f"{check['value']:,.{decimals(check['value'])}f}"
+    return f"{value} {'ok' if check['ok'] else 'MISSED'}"
 
 
 def verdict(ratio: dict) -> str:
@@ -145,4 +175,8 @@ def run_line(summary: dict) -> str:
         check = "consistent" if t["consistency"]["ok"] else "INCONSISTENT after the run"
         line = (f"{summary['new_order_tpm']:,.0f} new-order TPM, {line}, "
                 f"{t['rollbacks']} rollbacks, {t['retries']} retries, {check}")
+    warm = summary.get("warm_up")
+    if warm:
+        line += (f", warmed up {warm['seconds']} s until steady" if warm["steady"] else
+                 f", warmed up {warm['seconds']} s (its bound; still trending)")
     return line

@@ -15,6 +15,7 @@ from tuninglab.site.describe import (
     host_description,
     host_name,
     software_text,
+    uncapped,
     verdict_text,
 )
 from tuninglab.site.result_files import latest_per_host
@@ -101,9 +102,12 @@ def split_hosts(hosts: list[dict]) -> tuple[list[dict], list[dict]]:
 def _host_trace(doc: dict, name: str, metric: str, unit: str) -> tuple[dict, list | None]:
     """One host's bars, and its [y, up, down] divided by its device (None: not normalisable)."""
     scale = METRICS[metric].scale
+    # A disk-bound result without the memory model says so in every bar's hover, so that it
+    # is never silently charted beside capped ones (the verdicts' table says it at length).
     about = "<br>".join(esc(text) for text in (
         host_description(doc), software_text(doc), baseline_text(doc),
-        f"{doc['profile']} result of {doc['started'][:10]}"))
+        f"{doc['profile']} result of {doc['started'][:10]}",
+        *(["memory not capped: the OS may have cached the data"] if uncapped(doc) else [])))
     xs, ys, up, down, hover = [], [], [], [], []
     for point in doc["points"]:
         s = _stat_for(point, metric)

@@ -81,6 +81,13 @@ def host_name(doc: dict) -> str:
     return shorten(described or ", ".join(_hardware(doc) + [server_text(doc)]))
 
 
+def uncapped(doc: dict) -> bool:
+    """Whether a disk-bound result ran without the memory model (engine/memory.py): before it
+    existed, or on a host that could not give it."""
+    return doc["dataset"].get("shape") == "disk-bound" and \
+        not (doc.get("memory") or {}).get("capped")
+
+
 def device(doc: dict, field: str) -> float | None:
     """A device baseline measure of the result, None when it was not measured (or is 0)."""
     value = (doc.get("device_baseline") or {}).get(field)

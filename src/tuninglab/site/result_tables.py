@@ -86,7 +86,7 @@ def memory_text(doc: dict) -> str:
     if block:
         return (f"Memory not capped ({block['reason']}): the OS page cache may have held the "
                 "dataset the buffer pool did not.")
-    if doc["dataset"].get("shape") == "disk-bound":
+    if describe.uncapped(doc):
         return ("Memory not capped (measured before the memory model): the OS page cache may "
                 "have held the dataset the buffer pool did not.")
     return ""

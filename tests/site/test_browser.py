@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from helpers import IMG, LONG, QUOTES, SCRIPT, TOPICS, hostile
-from tuninglab.site import builder
+from tuninglab.site import builder, hostviews
 
 pytestmark = pytest.mark.integration
 
@@ -137,11 +137,19 @@ def hostile_site(tmp_path_factory, committed_data):
         with pytest.MonkeyPatch.context() as mp:  # only for the build, not the session
             mp.setenv("TUNINGLAB_DATA_DIR", str(data))
             builder.build(root, site_url=url)
-        yield root, url.rstrip("/")
+        yield root, url.rstrip("/"), data
+
+
+def main_hosts(site) -> int:
+    """The hosts of doublewrite's main experiment in the hostile site's data: the project's
+    own (one a machine it ran on) and the hostile one."""
+    data = site[2] / "doublewrite"
+    docs = [json.loads(p.read_text()) for p in data.glob("*.json")]
+    return len({doc["host"]["id"] for doc in docs if not doc.get("variant")})
 
 
 def test_a_hostile_result_file_shows_as_text_and_runs_nothing(browser, hostile_site):
-    _, url = hostile_site
+    _, url, _ = hostile_site
     context = browser.new_context()
     pg = watched_page(context, url)
     injected = """() => document.querySelectorAll(
@@ -152,12 +160,14 @@ def test_a_hostile_result_file_shows_as_text_and_runs_nothing(browser, hostile_s
             charts_drawn(pg)
             assert pg.evaluate(injected) == 0, path
 
-        # The results chart: the hostile host is a series of its own, named and hovered as text.
+        # The results chart: the hostile host is a series of its own beside the project's
+        # hosts, named and hovered as text.
         chart = pg.locator(".tl-chart:has(.tl-normalise)").first
         legend = chart.locator(".legendtext").all_text_contents()
-        assert len(legend) == 2 and legend[1].startswith(IMG + QUOTES)
+        assert len(legend) == main_hosts(hostile_site)
+        [hostile_trace] = [i for i, name in enumerate(legend) if name.startswith(IMG + QUOTES)]
         chart.evaluate("c => Plotly.Fx.hover(c.querySelector('.tl-plot'), "
-                       "[{curveNumber: 1, pointNumber: 1}])")
+                       f"[{{curveNumber: {hostile_trace}, pointNumber: 1}}])")
         hover = chart.locator(".hoverlayer").text_content()
         assert SCRIPT + QUOTES in hover and IMG in hover
         assert pg.evaluate(injected) == 0
@@ -172,7 +182,7 @@ def test_a_hostile_result_file_shows_as_text_and_runs_nothing(browser, hostile_s
 
 
 def test_picking_a_host_fetches_its_views_and_they_stay_text(browser, hostile_site):
-    _, url = hostile_site
+    _, url, _ = hostile_site
     context = browser.new_context()
     pg = watched_page(context, url)
     fetched = []
@@ -183,26 +193,30 @@ def test_picking_a_host_fetches_its_views_and_they_stay_text(browser, hostile_si
         pg.goto(url + "/topics/doublewrite/")
         charts_drawn(pg)
         before = pg.evaluate(injected)
-        views = pg.locator(".tl-hostview")
+        main = f'.tl-hostview[data-group="{hostviews.group_path("doublewrite", "")}"]'
+        views = pg.locator(main)
         assert views.count() == 2  # the verdicts under the throughput chart, a series chart
-        pg.wait_for_function("() => [...document.querySelectorAll('.tl-hostview')]"
-                             ".every(v => v.dataset.hosts === '2')")
-        assert [u.rsplit("/", 1)[1] for u in fetched] == ["index.json"]  # no host file yet
+        pg.wait_for_function("([sel, n]) => [...document.querySelectorAll(sel)]"
+                             ".every(v => v.dataset.hosts === n)",
+                             arg=[main, str(main_hosts(hostile_site))])
+        group = hostviews.group_path("doublewrite", "")
+        mine = lambda: [u.rsplit("/", 1)[1] for u in fetched if f"/{group}/" in u]  # noqa: E731
+        assert mine() == ["index.json"]  # no host file yet
         # The project's run is shown first; the contributed host is the one to pick.
         assert SCRIPT not in views.first.inner_text()
         hostile_key = views.first.evaluate("v => [...v.querySelector('select').options]"
                                            ".find(o => o.textContent.includes('contributed'))"
                                            ".value")
         views.first.locator("select").select_option(hostile_key)
-        pg.wait_for_function("key => [...document.querySelectorAll('.tl-hostview select')]"
-                             ".every(s => s.value === key)", arg=hostile_key)
+        pg.wait_for_function("([sel, key]) => [...document.querySelectorAll(sel + ' select')]"
+                             ".every(s => s.value === key)", arg=[main, hostile_key])
         pg.wait_for_function("t => document.querySelector('.tl-hostview .tl-verdicts')"
                              ".textContent.includes(t)", arg=SCRIPT + QUOTES)
         charts_drawn(pg)
         legend = views.nth(1).locator(".legendtext").all_text_contents()
         assert legend[0] == IMG and legend[1].startswith(SCRIPT)
         assert IMG in views.first.inner_text()
-        assert [u.rsplit("/", 1)[1] for u in fetched][1:] == [f"{hostile_key}.json"]
+        assert mine()[1:] == [f"{hostile_key}.json"]
         assert pg.evaluate(injected) == before
         assert pg.problems == []
     finally:

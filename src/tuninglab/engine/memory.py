@@ -156,20 +156,17 @@ def starting(cap: "Cap | None", dataset):
                         f"or its profile\n({exc})") from None
 
 
-def uncache(root: Path) -> int:
+def uncache(root: Path) -> None:
     """Write out and drop from the page cache every file under root (the fresh copy of the
-    template), so that the server's first reads go to the device; the bytes dropped."""
-    dropped = 0
+    template), so that the server's first reads go to the device."""
     for path in [root, *root.rglob("*")] if root.is_dir() else [root]:
         if path.is_file() and not path.is_symlink():
             fd = os.open(path, os.O_RDONLY)
             try:
                 os.fsync(fd)   # dirty pages cannot be dropped
                 os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-                dropped += os.fstat(fd).st_size
             finally:
                 os.close(fd)
-    return dropped
 
 
 def _enable_v2(parent: Path) -> None:

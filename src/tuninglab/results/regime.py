@@ -41,6 +41,13 @@ def check(doc: dict) -> dict:
     return out
 
 
+def check_of(p: dict, i: int) -> dict | None:
+    """A point's check of condition i (as check() stored it in its stats), or None when the
+    condition does not concern the point."""
+    return next((k for k in p["stats"].get("regime", {}).get("checks", [])
+                 if k["condition"] == i), None)
+
+
 def met(value: float | None, c: dict) -> bool:
     if value is None:
         return False

@@ -65,8 +65,7 @@ def regime_table(doc: dict) -> str:
 
 
 def _check_cell(p: dict, i: int) -> str:
-    check = next((k for k in p["stats"].get("regime", {}).get("checks", [])
-                  if k["condition"] == i), None)
+    check = regime.check_of(p, i)
     if check is None:
         return "-"
     value = "none" if check["value"] is None else f"{check['value']:,.{decimals(check['value'])}f}"

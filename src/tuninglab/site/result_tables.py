@@ -67,8 +67,7 @@ def validity(doc: dict) -> str:
 
 
 def _regime_cell(p: dict, i: int) -> str:
-    check = next((k for k in p["stats"].get("regime", {}).get("checks", [])
-                  if k["condition"] == i), None)
+    check = regime.check_of(p, i)
     if check is None:
         return "<td>-</td>"
     value = check["value"]

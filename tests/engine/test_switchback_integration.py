@@ -9,7 +9,7 @@ import pytest
 
 from helpers import NOTHING, fixture_recipe, leftovers, run_options, run_recipe, servers_under
 from tuninglab.contrib import forgery, values
-from tuninglab.engine import dynamic, runner, steady
+from tuninglab.engine import dynamic, runner
 from tuninglab.engine.resume import Saved
 from tuninglab.errors import Interrupted, UserError
 from tuninglab.results import document
@@ -170,14 +170,14 @@ def test_a_switchback_on_one_sandbox_switches_the_io_scheduler_in_sysfs(recipes_
 def test_a_steady_state_warm_up_starts_the_blocks_once_the_load_stops_trending(
         recipes_dir, shared_workdir, tmp_path):
     fixture_recipe(recipes_dir, "tiny-switchback", "steady", replace={
-        "repeats = 4": "repeats = 2\nsteady = true"})
+        "repeats = 4": "repeats = 2", 'warmup = "2s"': 'warmup = "5s"'})
     lines = []
     path, doc = run_recipe("steady", recipes_dir, shared_workdir, tmp_path / "data",
                            lines.append)
     warm = doc["switchback"]["warm_up"]
-    assert warm["bound_s"] == steady.bound(2) == 42
-    # a window of seconds at least, the bound at most
-    assert steady.WINDOW_S <= warm["seconds"] <= warm["bound_s"]
+    assert warm["bound_s"] == 15   # 5 s, two 5 s windows more at most
+    # the recipe's seconds at least, the bound at most
+    assert 5 <= warm["seconds"] <= warm["bound_s"]
     first = min(r["block"]["switched_s"] for p in doc["points"] for r in p["runs"])
     last = max(r["block"]["last_s"] for p in doc["points"] for r in p["runs"])
     assert first == warm["seconds"]

@@ -203,7 +203,8 @@ def test_describe_mentions_everything(tmp_path):
     assert "recipe flush (full profile): Which innodb_flush_method is fastest?" in text
     assert "server MariaDB 10.11.19" in text
     assert "sysbench oltp_write_only, 2 threads" in text
-    assert "each run: 10s warm-up (discarded) + 30s measured; 3 repeats per point; seed 5" in text
+    assert ("each run: at least 10s, longer while its throughput still trends (at most 30s) "
+            "warm-up (discarded) + 30s measured; 3 repeats per point; seed 5") in text
     assert "data shape cpu-bound: 4 tables x 50000 rows, buffer pool 256M" in text
     for pt in p.points:
         assert f"  {pt.id}" in text
@@ -272,11 +273,22 @@ def test_describe_names_the_fixed_options(tmp_path):
     assert "  workload.commit=statement (baseline)" in text
 
 
-def test_a_steady_state_warm_up_is_described_and_estimated_at_its_bound(tmp_path):
-    e = flush_method(tmp_path, "steady", ("fsync", "O_DIRECT"), "fsync", 2,
-                     replace={"[measure]": "[measure]\nsteady = true"})
+def test_a_steady_state_warm_up_is_described_and_estimated_with_its_bound(tmp_path):
+    e = flush_method(tmp_path, "steady", ("fsync", "O_DIRECT"), "fsync", 2)
     p = plan.build(e, design="restart")
-    assert e.measure.warmup_bound == 50   # 10 s + two 20 s windows
-    assert p.run_seconds() == 50 + 30 + plan.RUN_OVERHEAD_S
-    assert ("each run: at least 10s, longer while its throughput still trends (at most 50s) "
-            "warm-up (discarded) + 30s measured") in plan.describe(p, "MariaDB 10.11.19")
+    assert e.measure.steady and e.measure.warmup_bound == 30   # 10 s + two 10 s windows
+    assert p.run_seconds() == 10 + 30 + plan.RUN_OVERHEAD_S
+    assert p.run_seconds(at_most=True) == 30 + 30 + plan.RUN_OVERHEAD_S
+    text = plan.describe(p, "MariaDB 10.11.19")
+    assert ("each run: at least 10s, longer while its throughput still trends (at most 30s) "
+            "warm-up (discarded) + 30s measured") in text
+    assert "if every warm-up runs to its bound" in text
+
+
+def test_steady_false_is_a_fixed_warm_up(tmp_path):
+    e = flush_method(tmp_path, "fixed", ("fsync", "O_DIRECT"), "fsync", 2,
+                     replace={"[measure]": "[measure]\nsteady = false"})
+    p = plan.build(e, design="restart")
+    assert p.run_seconds() == p.run_seconds(at_most=True)
+    text = plan.describe(p, "MariaDB 10.11.19")
+    assert "each run: 10s warm-up (discarded)" in text and "its bound" not in text

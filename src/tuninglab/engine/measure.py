@@ -3,7 +3,7 @@ with the sampler running over it. Stdlib and the engine only: the lab VM's guest
 
 from contextlib import contextmanager
 
-from tuninglab.engine import cost, pinning
+from tuninglab.engine import cost, pinning, steady
 from tuninglab.engine.sampler import Sampler, merge_series
 from tuninglab.engine.workloads import scan, sysbench, tpcc
 from tuninglab.errors import UserError
@@ -66,26 +66,24 @@ def oltp(server, disks, workload, measure, dataset, clock, aside=(), extra=None)
 
 
 def warm(command, measure, clock) -> dict | None:
-    """The warm-up, discarded: the recipe's seconds, or ([measure] steady) at least those and
-    then while the load still trends, up to steady.bound. The latter's outcome, for the run's
-    summary: how long it took, and whether the load had stopped trending by then."""
-    if not measure.steady:
+    """The warm-up, discarded: the recipe's seconds, and then ([measure] steady, the default)
+    while the load still trends, up to its bound. The latter's outcome, for the run's summary:
+    how long it took, and whether the load had stopped trending by then."""
+    if not measure.steady_window:
         clock.phase("warm-up", measure.warmup)
         sysbench.run(command(measure.warmup), clock.tick)
         return None
-    from tuninglab.engine import steady  # scipy: not in the lab VM's guest (preflight)
-    bound = steady.bound(measure.warmup)
-    clock.phase("warm-up (until steady)", bound)
+    clock.phase("warm-up (until steady)", measure.warmup_bound)
     tps = []
 
     def on_interval(interval):
         clock.tick(interval)
         tps.append(interval.tps)
-        if steady.ready(tps, measure.warmup):
+        if steady.ready(tps, measure):
             raise sysbench.Enough
 
-    sysbench.run(command(bound), on_interval)
-    return {"seconds": len(tps), "steady": not steady.trending(tps), "bound_s": bound}
+    sysbench.run(command(measure.warmup_bound), on_interval)
+    return steady.outcome(tps, measure)
 
 
 def run_command(socket, workload, dataset, seconds) -> list[str]:

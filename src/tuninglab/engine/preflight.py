@@ -41,9 +41,6 @@ def check_needs(recipe) -> None:
     if recipe.measure.drop_caches and os.geteuid() != 0:
         raise UserError(f"{recipe.path}: measure.drop_caches needs root (it writes "
                         "/proc/sys/vm/drop_caches); run it with sudo, or set it to false")
-    if recipe.measure.steady and recipe.in_lab_vm:
-        raise UserError(f"{recipe.path}: measure.steady: the lab VM's runs warm up for a fixed "
-                        "time (its guest lacks the statistics the check needs); set it to false")
     missing = [n for n in recipe.needs if n != "root"]
     if missing:
         raise UserError(f"recipe {recipe.name} needs {', '.join(missing)}, which this version "

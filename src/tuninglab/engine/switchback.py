@@ -247,12 +247,13 @@ def run_blocks(session, runs, experiment, disks, clock, on_round, offset: int = 
     and this session's per-second throughput so far; offset: the seconds of earlier sessions
     of the same result, so that every block's seconds index the result's whole tps series.
     warmup: the seconds of load before the first block (default: the recipe's warm-up);
-    steady_check: go on warming up while the load still trends, up to steady.bound (the
-    outcome in session.warm_up). Returns this session's per-second throughput."""
+    steady_check: go on warming up while the load still trends, up to the recipe's
+    warmup_bound (the outcome in session.warm_up); only after the recipe's own warm-up.
+    Returns this session's per-second throughput."""
     e, server, m = experiment, session.server, experiment.measure
     measure.check_connections(server, e.workload.threads)
     warmup = m.warmup if warmup is None else warmup
-    steady_check = steady_check and warmup > 0
+    steady_check = steady_check and warmup == m.warmup and m.steady_window > 0
     line = _Timeline()
     if not steady_check:
         line.fix(runs, warmup, m)
@@ -270,11 +271,10 @@ def run_blocks(session, runs, experiment, disks, clock, on_round, offset: int = 
 
     def warmed(t):
         tps = [i.tps for i in state["intervals"]]
-        if line.blocks or not steady.ready(tps, warmup):
+        if line.blocks or not steady.ready(tps, m):
             return
         line.fix(runs, t, m)
-        session.warm_up = {"seconds": t, "steady": not steady.trending(tps),
-                           "bound_s": steady.bound(warmup)}
+        session.warm_up = {**steady.outcome(tps, m), "seconds": t}
         clock.say(f"    warm-up: {_warm_up_text(session.warm_up)}")
 
     def on_interval(interval):
@@ -300,7 +300,7 @@ def run_blocks(session, runs, experiment, disks, clock, on_round, offset: int = 
             raise sysbench.Enough  # the load ran for the longest warm-up it might have needed
 
     blocks_s = len(runs) * int(m.settle + m.duration)
-    seconds = (steady.bound(warmup) if steady_check else int(warmup)) + blocks_s
+    seconds = (m.warmup_bound if steady_check else int(warmup)) + blocks_s
     command = measure.run_command(server.socket, e.workload, e.dataset,
                                   seconds + 1)  # a second more: the last report
     try:

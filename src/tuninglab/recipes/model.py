@@ -111,8 +111,9 @@ PLAIN_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,30}")
 PROFILE_KEYS = {"warmup", "duration", "repeats", "threads", "tables", "table_size",
                 "buffer_pool_size", "memory_limit", "warehouses", "design", "settle",
                 "precision", "budget"}
-# The seconds over which a steady-state warm-up looks for a trend (engine/steady.py).
-STEADY_WINDOW_S = 20
+# A steady-state warm-up's window (engine/steady.py): the recipe's warm-up, at most 20 s; one
+# under 5 s is too short to show a trend and stays fixed.
+STEADY_WINDOW_S, MIN_STEADY_WINDOW_S = 20, 5
 # How a sweep is measured ([measure] design): "restart" runs each repeat of each point on its
 # own fresh server; "switchback" changes the settings at run time on one warmed server, in
 # blocks; "auto" is switchback where every swept setting can be changed at run time.
@@ -208,15 +209,23 @@ class Measure:
     # [measure] drop_caches: a run in the work directory starts with the page cache dropped, as
     # a sandboxed run does (storage.drop_caches); needs root
     drop_caches: bool = False
-    # [measure] steady: the warm-up (a restart run's, or a switchback's) goes on while the
-    # load still trends, up to warmup_bound (engine/steady.py)
-    steady: bool = False
+    # [measure] steady (the default; false: a fixed warm-up): the warm-up (a restart run's, or
+    # a switchback's) goes on while the load still trends, up to warmup_bound (engine/steady.py)
+    steady: bool = True
+
+    @property
+    def steady_window(self) -> int:
+        """The seconds a steady-state check looks at; 0: no check (steady off, or a warm-up
+        too short to show a trend)."""
+        if not self.steady or self.warmup < MIN_STEADY_WINDOW_S:
+            return 0
+        return int(min(self.warmup, STEADY_WINDOW_S))
 
     @property
     def warmup_bound(self) -> int:
-        """The most seconds a steady-state warm-up may take: three times the recipe's, and at
-        least two of engine/steady.py's 20 s windows more."""
-        return int(max(3 * self.warmup, self.warmup + 2 * STEADY_WINDOW_S))
+        """The most seconds the warm-up may take: the recipe's, and under a steady-state check
+        two of its windows more."""
+        return int(self.warmup + 2 * self.steady_window)
 
 
 @dataclass(frozen=True)

@@ -89,20 +89,24 @@ class Plan:
         m = self.experiment.measure
         return m.settle + m.duration
 
-    def run_seconds(self) -> float:
+    def run_seconds(self, at_most=False) -> float:
+        """A run's seconds: with the recipe's warm-up, or (at_most) with a steady-state
+        warm-up that runs to its bound."""
         m, d = self.experiment.measure, self.experiment.dataset
         if self.switchback:
             return self.block_seconds()
         if not self.experiment.workload.timed:
             return SCAN_ROW_S * d.tables * d.table_size + RUN_OVERHEAD_S
-        warmup = m.warmup_bound if m.steady and m.warmup else m.warmup  # at most
+        warmup = m.warmup_bound if at_most else m.warmup
         return warmup + m.duration + RUN_OVERHEAD_S + RUN_PER_WAREHOUSE_S * (d.warehouses or 0)
 
-    def estimate(self, pending=None, template_cached=False, baseline_done=False) -> float:
+    def estimate(self, pending=None, template_cached=False, baseline_done=False,
+                 at_most=False) -> float:
         runs = len(self.runs if pending is None else pending)
-        total = runs * self.run_seconds()
+        m = self.experiment.measure
+        total = runs * self.run_seconds(at_most)
         if self.switchback and runs:  # one server: a copy, a start, a warm-up, a stop
-            total += self.experiment.measure.warmup + RUN_OVERHEAD_S
+            total += (m.warmup_bound if at_most else m.warmup) + RUN_OVERHEAD_S
         if not template_cached:
             d = self.experiment.dataset
             total += TEMPLATE_BASE_S + (TEMPLATE_PER_WAREHOUSE_S * d.warehouses if d.warehouses
@@ -247,7 +251,7 @@ def describe(plan: Plan, server_label: str, pending=None, template_cached=False,
                     if w.tool == "tpcc" else
                     f"sysbench {w.script}{''.join(fixed)}, {w.threads} threads")
         warm = (f"at least {human_seconds(m.warmup)}, longer while its throughput still "
-                f"trends (at most {human_seconds(m.warmup_bound)})" if m.steady and m.warmup
+                f"trends (at most {human_seconds(m.warmup_bound)})" if m.steady_window
                 else human_seconds(m.warmup))
         each = f"{warm} warm-up (discarded) + {human_seconds(m.duration)} measured"
         if plan.switchback:
@@ -277,8 +281,11 @@ def describe(plan: Plan, server_label: str, pending=None, template_cached=False,
                for r in plan.runs if r.repeat == repeat]
         lines.append(f"  repeat {repeat}: " + ", ".join(row))
     estimate = plan.estimate(pending, template_cached, baseline_done)
+    longest = plan.estimate(pending, template_cached, baseline_done, at_most=True)
     lines.append(f"estimated time: {human_seconds(estimate)}"
-                 + ("" if template_cached else " (includes building the template datadir)"))
+                 + ("" if template_cached else " (includes building the template datadir)")
+                 + (f"; at most {human_seconds(longest)} if every warm-up runs to its bound"
+                    if longest > estimate else ""))
     return "\n".join(lines)
 
 

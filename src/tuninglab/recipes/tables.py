@@ -264,7 +264,8 @@ def parse_measure(t: Reader, timed: bool) -> Measure:
     settle = t.duration("settle", 2)
     rule = {"precision_pct": t.percent("precision", None),
             "budget": t.duration("budget", minimum=1) if "budget" in t.data else None,
-            **{key: t.get(key, bool, False) for key in ("pin", "drop_caches", "steady")}}
+            **{key: t.get(key, bool, False) for key in ("pin", "drop_caches")},
+            "steady": t.get("steady", bool, True)}
     if not timed:  # a scan is timed from its first row to its last: no warm-up, no duration
         return Measure(0.0, 0.0, repeats, smallest_effect, design, settle, **rule)
     return Measure(t.duration("warmup", 0), t.duration("duration", minimum=1), repeats,

@@ -134,7 +134,7 @@ def plan_failure(spec, members: list[str], m) -> tuple[list[str], dict, object]:
     if spec.state == "degraded":
         return members[:-1], done, None
     [spare] = devices_by_serial(["lab-spare"])
-    rate = rebuild_rate_kib_s(units.size_bytes(spec.member_size), m.warmup + m.duration)
+    rate = rebuild_rate_kib_s(units.size_bytes(spec.member_size), m.warmup_bound + m.duration)
     for limit in ("speed_limit_min", "speed_limit_max"):  # a fixed rate, whatever the load
         Path(f"/proc/sys/dev/raid/{limit}").write_text(f"{rate}\n")
     raid.add_spare(ARRAY, f"/dev/{spare}")

@@ -63,7 +63,8 @@ class LabVM:
         started = document.now()
         try:
             disks = self._disks(job, run_, experiment, template_data)
-            timeout = BOOT_TIMEOUT_S + 4 * (experiment.measure.warmup + experiment.measure.duration)
+            m = experiment.measure
+            timeout = BOOT_TIMEOUT_S + 4 * (m.warmup_bound + m.duration)
             lab = run_.point.lab
             image, accel = self.images[lab["image"]], self.accelerators[lab["image"]]
             args = "mitigations=off" if lab["mitigations"] == "off" else ""

@@ -12,7 +12,7 @@ import math
 import statistics
 
 from tuninglab.results import timeseries
-from tuninglab.results.metrics import COST, METRICS
+from tuninglab.results.metrics import COST, METRICS, decimals
 
 
 def conditions(doc: dict) -> list[dict]:
@@ -106,6 +106,14 @@ def describe(c: dict) -> str:
     how = "" if c["statistic"] == "value" else f"{c['statistic']} "
     bound = (f"at least {c['at_least']:g}" if "at_least" in c else f"at most {c['at_most']:g}")
     return f"{whose} {how}{what} {bound} {c['unit']} ({c['why']})"
+
+
+def value_text(check: dict, unit: str = "") -> str:
+    """A point's value for a condition as the tables show it: '895 KiB', or 'none'."""
+    value = check["value"]
+    if value is None:
+        return "none"
+    return f"{value:,.{decimals(value)}f}" + (f" {unit}" if unit else "")
 
 
 def _round(value: float) -> float:

@@ -68,8 +68,7 @@ def _check_cell(p: dict, i: int) -> str:
     check = regime.check_of(p, i)
     if check is None:
         return "-"
-    value = "none" if check["value"] is None else f"{check['value']:,.{decimals(check['value'])}f}"
-    return f"{value} {'ok' if check['ok'] else 'MISSED'}"
+    return f"{regime.value_text(check)} {'ok' if check['ok'] else 'MISSED'}"
 
 
 def verdict(ratio: dict) -> str:

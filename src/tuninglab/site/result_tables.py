@@ -54,7 +54,7 @@ def validity(doc: dict) -> str:
     if found:
         rows = []
         for i, c in enumerate(found):
-            cells = "".join(_regime_cell(p, i) for p in doc["points"])
+            cells = "".join(_regime_cell(p, i, c["unit"]) for p in doc["points"])
             rows.append(f"<tr><td>{html.escape(regime.describe(c))}</td>{cells}</tr>")
         heads = "".join(f"<th>{html.escape(p['value'])}</th>" for p in doc["points"])
         parts.append('<div class="tl-verdicts tl-regime"><table><thead><tr><th>regime check'
@@ -66,13 +66,12 @@ def validity(doc: dict) -> str:
     return "".join(parts)
 
 
-def _regime_cell(p: dict, i: int) -> str:
+def _regime_cell(p: dict, i: int, unit: str) -> str:
     check = regime.check_of(p, i)
     if check is None:
         return "<td>-</td>"
-    value = check["value"]
-    value = "not recorded" if value is None else f"{value:,.{decimals(value)}f}"
-    return f"<td>{html.escape(value)} {'met' if check['ok'] else 'NOT met'}</td>"
+    outcome = "met" if check["ok"] else "<strong>missed</strong>"
+    return f"<td>{html.escape(regime.value_text(check, unit))}: {outcome}</td>"
 
 
 def memory_text(doc: dict) -> str:

@@ -57,9 +57,22 @@ def test_home_page_lists_every_topic_with_its_effects(built):
     page = (built / "index.html").read_text()
     for topic in TOPICS:
         assert f'href="topics/{topic}/"' in page
-    assert any(verdict in page for verdict in ("faster", "slower", "equivalent within ±",
-                                               "too noisy to tell"))
     assert "no detectable difference" not in page  # issue 17: read as "no difference"
+    # issue 19: each topic's headline claim with its computed verdict
+    table = page[page.index('class="tl-topics"'):]
+    table = table[:table.index("</table>")]
+    assert table.count('class="tl-v tl-v-') >= len(TOPICS) - 3
+    assert "The source claimed" in table and "x1.11" in table  # 2004's Direct IO, LARGE
+
+
+@pytest.mark.integration
+def test_every_topic_page_opens_with_its_verdict_table(built):
+    for topic in TOPICS:
+        page = (built / "topics" / topic / "index.html").read_text()
+        assert 'class="tl-claim-verdicts"' in page, topic
+        assert page.index("tl-claim-verdicts") < page.index('<h2 id="what-the-sources'), topic
+    claims = (built / "claims" / "index.html").read_text()
+    assert claims.count('class="tl-claim-verdicts"') == 5  # one table per source
 
 
 @pytest.mark.integration

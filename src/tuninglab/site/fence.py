@@ -3,7 +3,7 @@
 ```plotly            a chart: kind = "results" | "series" | "io" | "trends" | "tpcc"
                      | "historical" | "claims" | "kernels" (TOML spec)
 ```reproduce         the "Reproduce" box of a recipe
-```topics            the home page's table of topics
+```topics            the home page's table of topics (verdict_tables)
 ```results-index     the Results page: every result file, where it ran and who ran it
 
 No MkDocs hooks or plugins: a Markdown extension survives a move to MkDocs' successors. A bad
@@ -15,8 +15,6 @@ import itertools
 import json
 import logging
 import tomllib
-
-import yaml
 
 from tuninglab.errors import UserError
 from tuninglab.files import PROJECT_DIR
@@ -192,64 +190,6 @@ def _reproduce_box(r) -> str:
             f'<strong>Duration:</strong> {html.escape(estimates)}. '
             f'<strong>Last run:</strong> {html.escape(last)}.</p>'
             f'<p>Recipe: <code>recipes/{html.escape(r.name)}/recipe.toml</code></p></div>')
-
-
-def topics_fence(source, language, css_class, options, md, **kwargs) -> str:
-    """The home page table: every topic page, its advice and the effects measured."""
-    try:
-        rows = [_topic_row(meta) for meta in _topic_pages()]
-    except (ValueError, KeyError, UserError) as exc:
-        return _error(f"topics fence: {exc}", source)
-    return ('<div class="tl-topics"><table><thead><tr><th>topic</th><th>advice</th>'
-            '<th>historical effect</th><th>reproduced effect</th></tr></thead><tbody>'
-            + "".join(rows) + "</tbody></table></div>")
-
-
-def _topic_pages() -> list[dict]:
-    pages = []
-    for path in sorted(TOPICS_DIR.glob("*.md")):
-        text = path.read_text()
-        if not text.startswith("---\n"):
-            raise ValueError(f"{path} has no front matter")
-        meta = yaml.safe_load(text.split("---\n", 2)[1])
-        meta["slug"] = path.stem
-        pages.append(meta)
-    return sorted(pages, key=lambda m: m.get("order", 99))
-
-
-def _topic_row(meta: dict) -> str:
-    link = f'<a href="topics/{meta["slug"]}/">{html.escape(meta["title"])}</a>'
-    return (f"<tr><td>{link}</td><td>{html.escape(meta['advice'])}</td>"
-            f"<td>{html.escape(_historical_effect(meta.get('historical')))}</td>"
-            f"<td>{html.escape(_reproduced_effect(meta.get('recipe')))}</td></tr>")
-
-
-def _historical_effect(ref) -> str:
-    """The range of printed ratios of one column of a transcribed table."""
-    if not ref:
-        return "-"
-    source, meta, rows = historical.historical_table(ref["source"], ref["table"])
-    column = ref["ratio_column"]
-    ratios = [float(r[column]) for r in rows if r[column].strip()]
-    if not ratios:
-        raise ValueError(f"{ref['source']}/{ref['table']}: no ratios in column {column!r}")
-    return (f"x{min(ratios):g} to x{max(ratios):g} ({column}; {source['source']['author']}, "
-            f"{source['source']['year']})")
-
-
-def _reproduced_effect(recipe) -> str:
-    """Each non-baseline point's ratio to the baseline in the project's latest result."""
-    docs = result_files.results_for(recipe) if recipe else []
-    if not docs:
-        return "not measured yet" if recipe else "no recipe yet"
-    parts = []
-    shown = hostviews.shown_by_default(docs)
-    for p in shown["points"]:
-        ratio = p["stats"]["ratio"]
-        if ratio and ratio.get("ratio") is not None:
-            parts.append(f"{p['value']}: x{ratio['ratio']:.2f} ({ratio['verdict']})")
-    return "; ".join(parts) + (" [memory not capped: the OS may have cached the data]"
-                               if describe.uncapped(shown) else "")
 
 
 def results_index_fence(source, language, css_class, options, md, **kwargs) -> str:

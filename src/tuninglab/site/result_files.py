@@ -149,8 +149,10 @@ def by_kernel(data_dir: Path | None = None) -> list[dict]:
 
 
 def result_dirs(data_dir: Path) -> list[Path]:
-    """A data directory's recipe directories (the transcribed sources are not results)."""
-    return sorted(p for p in Path(data_dir).iterdir() if p.is_dir() and p.name != "historical")
+    """A data directory's recipe directories (the transcribed sources and the claims map are
+    not results)."""
+    return sorted(p for p in Path(data_dir).iterdir()
+                  if p.is_dir() and p.name not in ("historical", "claims"))
 
 
 def results_index(data_dir: Path | None = None) -> list[dict]:

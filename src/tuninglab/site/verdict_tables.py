@@ -1,0 +1,273 @@
+"""The computed verdicts on the pages: the table that opens each topic page (```verdicts```),
+the home page's "what should I change first?" (```topics```), the page of every source claim
+(```verdicts``` with all = true), and the inline forms {{ verdict ID }}, {{ today ID }} and
+{{ source ID }} that let prose quote a claim without retyping a number.
+
+A bad spec, an unknown topic or claim, a topic page without a headline claim, or a source result
+the claims map leaves out is logged as a warning, so the strict build fails on it."""
+
+import html
+import logging
+import re
+import tomllib
+import xml.etree.ElementTree as etree
+
+import yaml
+from markdown.extensions import Extension
+from markdown.inlinepatterns import InlineProcessor
+
+from tuninglab.errors import UserError
+from tuninglab.files import PROJECT_DIR
+from tuninglab.results.metrics import METRICS
+from tuninglab.site import claim_verdicts, claims_map, describe, historical, hostviews, result_files
+from tuninglab.site.claim_verdicts import Verdict
+
+log = logging.getLogger("mkdocs.tuninglab")
+TOPICS_DIR = PROJECT_DIR / "docs" / "topics"
+e = html.escape
+
+
+def _error(message: str, source: str) -> str:
+    log.warning("%s\n--- fence body ---\n%s", message, source.strip())
+    return f'<div class="admonition failure"><p>{e(message)}</p></div>'
+
+
+def topic_pages() -> list[dict]:
+    """Every topic page's front matter (with its slug), in the pages' order."""
+    pages = []
+    for path in sorted(TOPICS_DIR.glob("*.md")):
+        text = path.read_text()
+        if not text.startswith("---\n"):
+            raise ValueError(f"{path} has no front matter")
+        meta = yaml.safe_load(text.split("---\n", 2)[1])
+        meta["slug"] = path.stem
+        pages.append(meta)
+    return sorted(pages, key=lambda m: m.get("order", 99))
+
+
+# --- words for one claim --------------------------------------------------------------------
+
+def _source_meta(c) -> tuple[dict, dict]:
+    source, meta, _ = historical.historical_table(c.source, c.table)
+    return source["source"], meta
+
+
+def cite(source: dict) -> str:
+    return f"{source.get('author') or source.get('venue') or source['title']}, {source['year']}"
+
+
+def claim_text(c) -> str:
+    """What the source claimed, in its own labels: the row against its baseline row, in a
+    column, with the table's caption and the citation."""
+    source, meta = _source_meta(c)
+    what = c.row if not c.column else f"{c.row} vs {c.source_baseline} ({c.column})"
+    return f"{what}. {meta['caption']} ({cite(source)})"
+
+
+def source_text(c) -> str:
+    return f"x{c.source_ratio:.2f}"
+
+
+def _today_what(c, doc: dict) -> str:
+    base = next(p["value"] for p in doc["points"] if p["id"] == doc["sweep"]["baseline"])
+    pair = f"{base} vs {c.point}" if c.invert else f"{c.point} vs {base}"
+    variant = f" ({c.variant})" if c.variant else ""
+    metric = f", {METRICS[c.metric].label}" if c.metric in METRICS else ""
+    return f"{pair}{variant}{metric}"
+
+
+def ratio_text(ratio: dict | None) -> str:
+    if not ratio or ratio.get("ratio") is None:
+        return "-"
+    interval = f" [{ratio['ci_low']:.2f}, {ratio['ci_high']:.2f}]" \
+        if ratio.get("ci_low") is not None else ""
+    return f"x{ratio['ratio']:.2f}{interval}"
+
+
+def today_text(c, v: Verdict) -> str:
+    if v.doc is None or v.ratio is None:
+        return "-"
+    return f"{_today_what(c, v.doc)}: {ratio_text(v.ratio)}"
+
+
+def _verdict_cell(v: Verdict, host: str = "") -> str:
+    slug = re.sub(r"[^a-z]+", "-", v.kind)
+    why = f'<br><span class="tl-why">{e(v.why)}</span>' if v.why else ""
+    where = f'<br><span class="tl-why">{e(host)}</span>' if host else ""
+    return f'<strong class="tl-v tl-v-{slug}">{e(v.text)}</strong>{why}{where}'
+
+
+# --- the topic page's table -----------------------------------------------------------------
+
+def verdicts_fence(source, language, css_class, options, md, **kwargs) -> str:
+    try:
+        spec = tomllib.loads(source)
+        if spec.get("all"):
+            return _all_claims()
+        return _topic_table(spec["topic"])
+    except (ValueError, KeyError, UserError, tomllib.TOMLDecodeError) as exc:
+        return _error(f"verdicts fence: {exc}", source)
+
+
+def _claim_rows(c) -> str:
+    rows = []
+    found = claim_verdicts.verdicts(c)
+    for i, v in enumerate(found):
+        host = _host_note(v.doc, len(found) > 1)
+        why = f'<br><span class="tl-why">Today: {e(c.why)}</span>' if c.why else ""
+        claim_cells = (f'<td data-label="Source claim">{e(claim_text(c))}{why}</td>'
+                       f'<td data-label="Then">{e(source_text(c))}</td>') if i == 0 else \
+            '<td data-label="Source claim"></td><td data-label="Then"></td>'
+        rows.append(f'<tr id="claim-{e(c.id)}">' if i == 0 else "<tr>")
+        rows.append(claim_cells + f'<td data-label="Today">{e(today_text(c, v))}</td>'
+                    f'<td data-label="Verdict">{_verdict_cell(v, host)}</td></tr>')
+    return "".join(rows)
+
+
+def _host_note(doc: dict | None, several: bool) -> str:
+    """Which host a verdict is from (when several ran the recipe), and whether it ran without
+    the memory model."""
+    if doc is None:
+        return ""
+    notes = [f"{describe.host_name(doc)}, {doc['started'][:10]}"] if several else []
+    if describe.uncapped(doc):
+        notes.append("memory not capped: the OS may have cached the data")
+    return "; ".join(notes)
+
+
+def _untestable_rows(items: list) -> str:
+    """One row per table and reason, naming the results it covers."""
+    groups = {}
+    for u in items:
+        groups.setdefault((u.source, u.table, u.reason), []).append(u)
+    rows = []
+    for (slug, table, reason), group in groups.items():
+        source, meta, _ = historical.historical_table(slug, table)
+        base = meta.get("baseline")
+        what = "; ".join(u.row + (f" vs {base}" if base and u.column else "") +
+                         (f" ({u.column})" if u.column else "") for u in group)
+        v = Verdict(claim_verdicts.NOT_TESTABLE, claim_verdicts.NOT_TESTABLE, None, None, reason)
+        rows.append(f'<tr><td data-label="Source claim">{e(what)}. {e(meta["caption"])} '
+                    f'({e(cite(source["source"]))})</td><td data-label="Then">-</td>'
+                    f'<td data-label="Today">-</td><td data-label="Verdict">'
+                    f'{_verdict_cell(v)}</td></tr>')
+    return "".join(rows)
+
+
+def _table(body: str) -> str:
+    return ('<div class="tl-claim-verdicts"><table><thead><tr><th>Source claim</th>'
+            '<th>Then</th><th>Today</th><th>Verdict</th></tr></thead><tbody>' + body +
+            '</tbody></table></div>')
+
+
+def _topic_table(topic: str) -> str:
+    if not (TOPICS_DIR / f"{topic}.md").is_file():
+        raise ValueError(f"topic {topic!r} has no page (docs/topics/{topic}.md)")
+    claims, untestable = claims_map.load_map()
+    mine = sorted((c for c in claims if c.topic == topic), key=lambda c: not c.headline)
+    others = [u for u in untestable if u.topic == topic]
+    if not mine and not others:
+        raise ValueError(f"the claims map (data/claims/) has no claim of topic {topic!r}")
+    return (_table("".join(_claim_rows(c) for c in mine) + _untestable_rows(others)) +
+            '<p class="tl-caption">"Then" is the source\'s result as a ratio to its baseline; '
+            '"Today" the latest result\'s ratio with its 95% interval. The verdicts are '
+            'computed when the site is built (<a href="../../claims/">every claim</a>).</p>')
+
+
+def _all_claims() -> str:
+    """Every source's claims and untestable results, by source."""
+    problems = claims_map.problems()
+    if problems:
+        raise ValueError("the claims map leaves results out:\n" + "\n".join(problems))
+    claims, untestable = claims_map.load_map()
+    parts = []
+    for slug in sorted({c.source for c in claims} | {u.source for u in untestable}):
+        s = historical.historical_source(slug)["source"]
+        body = "".join(_claim_rows(c) for c in claims if c.source == slug) + \
+            _untestable_rows([u for u in untestable if u.source == slug])
+        parts.append(f'<h2 id="{e(slug)}">{e(s["title"])} ({e(cite(s))})</h2>' + _table(body))
+    return "".join(parts)
+
+
+# --- the home page --------------------------------------------------------------------------
+
+def topics_fence(source, language, css_class, options, md, **kwargs) -> str:
+    """The home page: per topic, its advice, its headline claim and today's verdict."""
+    try:
+        problems = claims_map.problems()
+        if problems:
+            raise ValueError("the claims map leaves results out:\n" + "\n".join(problems))
+        rows = [_topic_row(meta) for meta in topic_pages()]
+    except (ValueError, KeyError, UserError) as exc:
+        return _error(f"topics fence: {exc}", source)
+    return ('<div class="tl-topics"><table><thead><tr><th>Topic</th><th>Advice</th>'
+            '<th>The source claimed</th><th>Today</th></tr></thead><tbody>'
+            + "".join(rows) + "</tbody></table></div>")
+
+
+def _topic_row(meta: dict) -> str:
+    link = f'<a href="topics/{meta["slug"]}/">{e(meta["title"])}</a>'
+    head = next((c for c in claims_map.load_map()[0]
+                 if c.topic == meta["slug"] and c.headline), None)
+    if head is None:
+        claim = "No source result on this topic is an effect a recipe can test (the page " \
+            "lists why)" if meta.get("recipe") else "-"
+        today = _recipe_today(meta["recipe"]) if meta.get("recipe") else "no recipe yet"
+    else:
+        v = claim_verdicts.verdicts(head)[0]
+        claim = e(f"{source_text(head)}: {claim_text(head)}")
+        today = f"{e(ratio_text(v.ratio))}<br>{_verdict_cell(v)}"
+    return (f'<tr><td data-label="Topic">{link}</td><td data-label="Advice">'
+            f'{e(meta["advice"])}</td><td data-label="The source claimed">{claim}</td>'
+            f'<td data-label="Today">{today}</td></tr>')
+
+
+def _recipe_today(recipe: str) -> str:
+    """A topic without a headline claim: each setting's comparison in the recipe's latest
+    result (the host the pages show first)."""
+    docs = result_files.results_for(recipe)
+    if not docs:
+        return "not measured yet"
+    doc = hostviews.shown_by_default(docs)
+    base = next(p["value"] for p in doc["points"] if p["id"] == doc["sweep"]["baseline"])
+    parts = [f"{e(p['value'])} vs {e(base)}: {e(ratio_text(p['stats']['ratio']))} "
+             f"{_verdict_cell(_plain_verdict(p['stats']['ratio']))}"
+             for p in doc["points"] if p["stats"].get("ratio")]
+    return "<br>".join(parts)
+
+
+def _plain_verdict(ratio: dict) -> Verdict:
+    kind = ratio.get("verdict_kind") or ""
+    return Verdict(kind, ratio.get("verdict") or kind, ratio, None)
+
+
+# --- inline forms ---------------------------------------------------------------------------
+
+INLINE = r"\{\{\s*(verdict|today|source)\s+([A-Za-z0-9_.-]+)\s*\}\}"
+
+
+class _ClaimInline(InlineProcessor):
+    def handleMatch(self, m, data):
+        form, claim_id = m.group(1), m.group(2)
+        el = etree.Element("span")
+        el.set("class", f"tl-inline tl-inline-{form}")
+        try:
+            c = claims_map.claim(claim_id)
+            if form == "source":
+                el.text = source_text(c)
+            else:
+                v = claim_verdicts.verdicts(c)[0]
+                el.text = v.text if form == "verdict" else ratio_text(v.ratio)
+        except (UserError, ValueError, KeyError) as exc:
+            log.warning("inline {{ %s %s }}: %s", form, claim_id, exc)
+            el.text = f"[{form} {claim_id}: {exc}]"
+        return el, m.start(0), m.end(0)
+
+
+class ClaimsExtension(Extension):
+    def extendMarkdown(self, md):
+        md.inlinePatterns.register(_ClaimInline(INLINE, md), "tuninglab-claims", 175)
+
+
+def makeExtension(**kwargs):
+    return ClaimsExtension(**kwargs)

@@ -1,0 +1,213 @@
+"""The claims map (data/claims/) and the verdicts computed from it: every source result is
+claimed or explained, a claim's source ratio is read from the transcription, bad entries get an
+error naming the file, the entry and the key, and each verdict follows from today's interval."""
+
+import logging
+
+import markdown
+import pytest
+
+from tuninglab.errors import UserError
+from tuninglab.results import stats
+from tuninglab.site import claim_verdicts as cv
+from tuninglab.site import claims_map
+from tuninglab.site.claims_map import Claim
+
+DIRECT_IO = """
+[[claim]]
+id = "d26"
+table = "direct-io-2-6.csv"
+row = "Direct IO"
+column = "LARGE"
+recipe = "direct-io"
+variant = "tpcc"
+point = "O_DIRECT"
+headline = true
+"""
+
+
+def write_map(tmp_path, text, slug="zaitsev-2004-os-hardware"):
+    d = tmp_path / "claims"
+    d.mkdir(exist_ok=True)
+    (d / f"{slug}.toml").write_text(text)
+    return d
+
+
+def test_the_committed_map_covers_every_source_result():
+    assert claims_map.problems() == []
+    claims, untestable = claims_map.load_map()
+    assert claims and untestable
+    assert all(u.reason.strip() for u in untestable)
+
+
+def test_a_topic_page_has_one_headline_claim_at_most_and_every_page_an_entry():
+    from tuninglab.site.verdict_tables import topic_pages
+    claims, untestable = claims_map.load_map()
+    for page in topic_pages():
+        heads = [c.id for c in claims if c.topic == page["slug"] and c.headline]
+        assert len(heads) <= 1, (page["slug"], heads)
+        assert any(x.topic == page["slug"] for x in claims + untestable), page["slug"]
+
+
+def test_a_table_claim_reads_its_ratio_from_the_transcription(tmp_path):
+    claims, _ = claims_map.load_map(write_map(tmp_path, DIRECT_IO))
+    c = claims[0]
+    assert c.source_ratio == pytest.approx(2024 / 1830)
+    assert (c.source_baseline, c.column, c.topic) == ("Buffered IO", "LARGE", "direct-io")
+
+
+@pytest.mark.parametrize("reads, expected", [("gain-percent", 1.035), ("times", 3.5),
+                                             ("inverse-times", 1 / 3.5)])
+def test_a_prose_claim_reads_as_its_entry_says(tmp_path, reads, expected):
+    text = f"""[[claim]]
+id = "dw"
+table = "doublewrite.csv"
+row = "gain of Serie H (doublewrite off) over Serie A"
+reads = "{reads}"
+recipe = "doublewrite"
+point = "OFF"
+"""
+    claims, _ = claims_map.load_map(write_map(tmp_path, text, "zfs-innodb-2009"))
+    assert claims[0].source_ratio == pytest.approx(expected)  # printed "3,5": a decimal comma
+
+
+def test_a_lower_is_better_column_is_inverted(tmp_path):
+    text = """[[claim]]
+id = "scan"
+table = "io-schedulers.csv"
+row = "Deadline"
+column = "Average runtime (s)"
+source_baseline = "No-op"
+recipe = "io-schedulers"
+variant = "scan"
+point = "mq-deadline"
+"""
+    claims, _ = claims_map.load_map(write_map(tmp_path, text, "scheduler-scan-2008"))
+    assert claims[0].source_ratio == pytest.approx(471 / 492)
+
+
+@pytest.mark.parametrize("change, message", [
+    (('row = "Direct IO"', 'row = "Direct"'), "row 'Direct' is not a row of direct-io-2-6.csv"),
+    (('column = "LARGE"', 'column = "HUGE"'), "column 'HUGE' is not a value column"),
+    (('point = "O_DIRECT"', 'point = "fsync"'), "other than its baseline 'fsync'"),
+    (('recipe = "direct-io"', 'recipe = "no-such"'), "no-such"),
+    (('headline = true', 'headlne = true'), "unknown key 'headlne'"),
+    (('id = "d26"\n', ''), "missing key 'id'"),
+    (('variant = "tpcc"', 'metric = "bogus"'), "metric 'bogus'"),
+])
+def test_a_bad_claim_names_its_file_entry_and_key(tmp_path, change, message):
+    with pytest.raises(UserError) as exc:
+        claims_map.load_map(write_map(tmp_path, DIRECT_IO.replace(*change)))
+    assert "zaitsev-2004-os-hardware.toml [[claim]] #1" in str(exc.value)
+    assert message in str(exc.value)
+
+
+def test_a_prose_claim_needs_its_reading(tmp_path):
+    text = """[[claim]]
+id = "dw"
+table = "doublewrite.csv"
+row = "gain of Serie H (doublewrite off) over Serie A"
+recipe = "doublewrite"
+point = "OFF"
+"""
+    with pytest.raises(UserError, match="reads must be one of"):
+        claims_map.load_map(write_map(tmp_path, text, "zfs-innodb-2009"))
+
+
+def test_an_id_is_given_once(tmp_path):
+    with pytest.raises(UserError, match="'d26' is given to more than one claim"):
+        claims_map.load_map(write_map(tmp_path, DIRECT_IO + DIRECT_IO))
+
+
+def test_untestable_names_real_rows(tmp_path):
+    text = '[[untestable]]\ntable = "swap.csv"\nrows = ["Swap on"]\nreason = "x"\n'
+    with pytest.raises(UserError, match="rows: 'Swap on' is not a result row of swap.csv"):
+        claims_map.load_map(write_map(tmp_path, text))
+
+
+def test_problems_list_each_result_left_out(tmp_path):
+    text = DIRECT_IO + '[[untestable]]\ntable = "direct-io-2-6.csv"\ncolumns = ["SMALL"]\n' \
+        'reason = "no CPU-bound shape"\n'
+    problems = claims_map.problems(write_map(tmp_path, text))
+    assert not any("direct-io-2-6.csv" in p for p in problems)
+    assert any("direct-io-2-4.csv 'Direct IO', column 'LARGE' is neither" in p for p in problems)
+    assert any("purge-thread.csv" in p for p in problems)  # every source, mapped or not
+
+
+# --- verdicts -------------------------------------------------------------------------------
+
+def claim(source_ratio, invert=False, metric=""):
+    return Claim(id="c", source="s", table="t.csv", row="r", column="LARGE",
+                 source_baseline="b", source_ratio=source_ratio, recipe="x", variant="",
+                 point="B", invert=invert, metric=metric, headline=False, why="", topic="x")
+
+
+def result(kind, ratio=1.2, low=1.1, high=1.3, reached=True, lab=None):
+    cmp = {"ratio": ratio, "ci_low": low, "ci_high": high, "verdict": kind,
+           "verdict_kind": kind, "tost_low": low, "tost_high": high}
+    runs = [{"lab": lab}] if lab else []
+    return {"workload": {"metric": "tps"}, "sweep": {"baseline": "A"},
+            "plan": {"smallest_effect_pct": 3},
+            "points": [{"id": "A", "value": "A", "runs": runs, "stats": {"ratio": None}},
+                       {"id": "B", "value": "B", "runs": runs,
+                        "stats": {"ratio": cmp, "regime": {"reached": reached},
+                                  "cost": {"fsyncs_per_trx": {"ratio": {**cmp,
+                                                                         "verdict_kind": "less",
+                                                                         "verdict": "less"}}}}}]}
+
+
+@pytest.mark.parametrize("source, today, kind", [
+    (1.11, stats.FASTER, cv.REPRODUCED),
+    (0.49, stats.SLOWER, cv.REPRODUCED),
+    (1.11, stats.SLOWER, cv.REVERSED),
+    (1.11, stats.EQUIVALENT, cv.EQUIVALENT),
+    (1.01, stats.EQUIVALENT, cv.REPRODUCED),   # the source saw nothing worth knowing either
+    (1.11, stats.TOO_NOISY, cv.TOO_NOISY),
+    (1.11, stats.REGIME_NOT_REACHED, cv.REGIME_NOT_REACHED),
+    (1.0, stats.FASTER, cv.DIFFERS),
+])
+def test_a_verdict_follows_from_the_source_direction_and_todays_interval(source, today, kind):
+    v = cv.verdict_for(claim(source), result(today))
+    assert v.kind == kind
+    if kind == cv.EQUIVALENT:
+        assert v.text == "equivalent within ±3%"
+
+
+def test_a_point_outside_its_regime_is_not_a_verdict_even_on_a_cost():
+    v = cv.verdict_for(claim(0.5, metric="fsyncs_per_trx"), result(stats.FASTER, reached=False))
+    assert v.kind == cv.REGIME_NOT_REACHED
+
+
+def test_a_cost_claim_compares_the_cost():
+    v = cv.verdict_for(claim(0.5, metric="fsyncs_per_trx"), result(stats.FASTER))
+    assert v.kind == cv.REPRODUCED  # fewer fsyncs, as the source said
+
+
+def test_an_inverted_claim_reads_the_comparison_the_other_way():
+    v = cv.verdict_for(claim(0.8, invert=True), result(stats.FASTER, 1.25, 1.1, 1.4))
+    assert v.kind == cv.REPRODUCED
+    assert v.ratio["ratio"] == pytest.approx(0.8)
+    assert (v.ratio["ci_low"], v.ratio["ci_high"]) == pytest.approx((1 / 1.4, 1 / 1.1))
+
+
+def test_throughput_under_tcg_is_not_testable_but_a_cost_is():
+    lab = {"accelerator": "tcg", "shared_physical_device": False}
+    assert cv.verdict_for(claim(1.2), result(stats.FASTER, lab=lab)).kind == cv.NOT_TESTABLE
+    v = cv.verdict_for(claim(0.5, metric="fsyncs_per_trx"), result(stats.FASTER, lab=lab))
+    assert v.kind == cv.REPRODUCED
+
+
+def test_a_claim_without_results_is_not_measured_yet(monkeypatch, tmp_path):
+    monkeypatch.setattr(cv.result_files, "results_for", lambda *a, **k: [])
+    (v,) = cv.verdicts(claim(1.2))
+    assert v.kind == cv.NOT_MEASURED and "invoke recipe x" in v.why
+
+
+def test_the_inline_forms_quote_a_claim_and_an_unknown_one_fails_the_build(caplog):
+    c = next(c for c in claims_map.load_map()[0] if c.headline)
+    md = markdown.Markdown(extensions=["tuninglab.site.verdict_tables"])
+    out = md.convert(f"Then {{{{ source {c.id} }}}}, today {{{{ verdict {c.id} }}}}.")
+    assert f"x{c.source_ratio:.2f}" in out and "tl-inline-verdict" in out
+    with caplog.at_level(logging.WARNING, logger="mkdocs.tuninglab"):
+        md.convert("{{ today no-such-claim }}")
+    assert "no claim 'no-such-claim'" in caplog.text

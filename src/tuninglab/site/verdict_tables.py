@@ -110,18 +110,20 @@ def verdicts_fence(source, language, css_class, options, md, **kwargs) -> str:
 
 
 def _claim_rows(c) -> str:
-    rows = []
-    found = claim_verdicts.verdicts(c)
-    for i, v in enumerate(found):
-        host = _host_note(v.doc, len(found) > 1)
-        why = f'<br><span class="tl-why">Today: {e(c.why)}</span>' if c.why else ""
-        claim_cells = (f'<td data-label="Source claim">{e(claim_text(c))}{why}</td>'
-                       f'<td data-label="Then">{e(source_text(c))}</td>') if i == 0 else \
-            '<td data-label="Source claim"></td><td data-label="Then"></td>'
-        rows.append(f'<tr id="claim-{e(c.id)}">' if i == 0 else "<tr>")
-        rows.append(claim_cells + f'<td data-label="Today">{e(today_text(c, v))}</td>'
-                    f'<td data-label="Verdict">{_verdict_cell(v, host)}</td></tr>')
-    return "".join(rows)
+    """One row: the claim, its source ratio, and the verdict on the host the pages show first;
+    the other hosts' verdicts fold under it."""
+    first, *others = claim_verdicts.verdicts(c)
+    why = f'<br><span class="tl-why">Today: {e(c.why)}</span>' if c.why else ""
+    folded = ""
+    if others:
+        items = "".join(f"<li>{e(_host_note(v.doc, True))}: {e(ratio_text(v.ratio))} "
+                        f"{_verdict_cell(v)}</li>" for v in others)
+        folded = (f'<details class="tl-other-hosts"><summary>{len(others)} other '
+                  f'host{"s" if len(others) > 1 else ""}</summary><ul>{items}</ul></details>')
+    return (f'<tr id="claim-{e(c.id)}"><td data-label="Source claim">{e(claim_text(c))}{why}'
+            f'</td><td data-label="Then">{e(source_text(c))}</td><td data-label="Today">'
+            f'{e(today_text(c, first))}{folded}</td><td data-label="Verdict">'
+            f'{_verdict_cell(first, _host_note(first.doc, bool(others)))}</td></tr>')
 
 
 def _host_note(doc: dict | None, several: bool) -> str:

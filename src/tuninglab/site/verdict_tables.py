@@ -132,7 +132,9 @@ def _host_note(doc: dict | None, several: bool) -> str:
     if doc is None:
         return ""
     notes = [f"{describe.host_name(doc)}, {doc['started'][:10]}"] if several else []
-    if describe.uncapped(doc):
+    if any("lab" in run for p in doc["points"] for run in p["runs"]):
+        notes.append("in the lab VM, whose guest has no memory model")
+    elif describe.uncapped(doc):
         notes.append("memory not capped: the OS may have cached the data")
     return "; ".join(notes)
 

@@ -26,6 +26,15 @@ headline = true
 """
 
 
+DOUBLEWRITE = """[[claim]]
+id = "dw"
+table = "doublewrite.csv"
+row = "gain of Serie H (doublewrite off) over Serie A"
+recipe = "doublewrite"
+point = "OFF"
+"""
+
+
 def write_map(tmp_path, text, slug="zaitsev-2004-os-hardware"):
     d = tmp_path / "claims"
     d.mkdir(exist_ok=True)
@@ -59,14 +68,7 @@ def test_a_table_claim_reads_its_ratio_from_the_transcription(tmp_path):
 @pytest.mark.parametrize("reads, expected", [("gain-percent", 1.035), ("times", 3.5),
                                              ("inverse-times", 1 / 3.5)])
 def test_a_prose_claim_reads_as_its_entry_says(tmp_path, reads, expected):
-    text = f"""[[claim]]
-id = "dw"
-table = "doublewrite.csv"
-row = "gain of Serie H (doublewrite off) over Serie A"
-reads = "{reads}"
-recipe = "doublewrite"
-point = "OFF"
-"""
+    text = DOUBLEWRITE + f'reads = "{reads}"\n'
     claims, _ = claims_map.load_map(write_map(tmp_path, text, "zfs-innodb-2009"))
     assert claims[0].source_ratio == pytest.approx(expected)  # printed "3,5": a decimal comma
 
@@ -103,15 +105,8 @@ def test_a_bad_claim_names_its_file_entry_and_key(tmp_path, change, message):
 
 
 def test_a_prose_claim_needs_its_reading(tmp_path):
-    text = """[[claim]]
-id = "dw"
-table = "doublewrite.csv"
-row = "gain of Serie H (doublewrite off) over Serie A"
-recipe = "doublewrite"
-point = "OFF"
-"""
     with pytest.raises(UserError, match="reads must be one of"):
-        claims_map.load_map(write_map(tmp_path, text, "zfs-innodb-2009"))
+        claims_map.load_map(write_map(tmp_path, DOUBLEWRITE, "zfs-innodb-2009"))
 
 
 def test_an_id_is_given_once(tmp_path):

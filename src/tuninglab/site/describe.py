@@ -123,9 +123,14 @@ def ratio_text(ratio: dict | None, digits: int = 2) -> str:
     return text
 
 
+def lab_runs(doc: dict) -> list[dict]:
+    """The lab VM's record of each run that ran in it (empty for a run on the host)."""
+    return [run["lab"] for p in doc["points"] for run in p["runs"] if "lab" in run]
+
+
 def functional_only(doc: dict) -> str | None:
     """Why a result shows a mechanism but not the hardware's speed, or None if it does."""
-    labs = [run["lab"] for p in doc["points"] for run in p["runs"] if "lab" in run]
+    labs = lab_runs(doc)
     if not labs:
         return None
     reasons = []

@@ -17,19 +17,14 @@ from markdown.extensions import Extension
 from markdown.inlinepatterns import InlineProcessor
 
 from tuninglab.errors import UserError
-from tuninglab.files import PROJECT_DIR
+from tuninglab.results import document
 from tuninglab.results.metrics import METRICS
 from tuninglab.site import claim_verdicts, claims_map, describe, historical, hostviews, result_files
 from tuninglab.site.claim_verdicts import Verdict
+from tuninglab.site.fence import TOPICS_DIR, _error
 
 log = logging.getLogger("mkdocs.tuninglab")
-TOPICS_DIR = PROJECT_DIR / "docs" / "topics"
 e = html.escape
-
-
-def _error(message: str, source: str) -> str:
-    log.warning("%s\n--- fence body ---\n%s", message, source.strip())
-    return f'<div class="admonition failure"><p>{e(message)}</p></div>'
 
 
 def topic_pages() -> list[dict]:
@@ -69,11 +64,15 @@ def source_text(c) -> str:
 
 
 def _today_what(c, doc: dict) -> str:
-    base = next(p["value"] for p in doc["points"] if p["id"] == doc["sweep"]["baseline"])
+    base = _baseline_value(doc)
     pair = f"{base} vs {c.point}" if c.invert else f"{c.point} vs {base}"
     variant = f" ({c.variant})" if c.variant else ""
     metric = f", {METRICS[c.metric].label}" if c.metric in METRICS else ""
     return f"{pair}{variant}{metric}"
+
+
+def _baseline_value(doc: dict) -> str:
+    return document.point(doc, doc["sweep"]["baseline"])["value"]
 
 
 def ratio_text(ratio: dict | None) -> str:
@@ -132,7 +131,7 @@ def _host_note(doc: dict | None, several: bool) -> str:
     if doc is None:
         return ""
     notes = [f"{describe.host_name(doc)}, {doc['started'][:10]}"] if several else []
-    if any("lab" in run for p in doc["points"] for run in p["runs"]):
+    if describe.lab_runs(doc):
         notes.append("in the lab VM, whose guest has no memory model")
     elif describe.uncapped(doc):
         notes.append("memory not capped: the OS may have cached the data")
@@ -178,11 +177,16 @@ def _topic_table(topic: str) -> str:
             'computed when the site is built (<a href="../../claims/">every claim</a>).</p>')
 
 
-def _all_claims() -> str:
-    """Every source's claims and untestable results, by source."""
+def _check_complete() -> None:
+    """ValueError listing every source result the claims map leaves out."""
     problems = claims_map.problems()
     if problems:
         raise ValueError("the claims map leaves results out:\n" + "\n".join(problems))
+
+
+def _all_claims() -> str:
+    """Every source's claims and untestable results, by source."""
+    _check_complete()
     claims, untestable = claims_map.load_map()
     parts = []
     for slug in sorted({c.source for c in claims} | {u.source for u in untestable}):
@@ -198,9 +202,7 @@ def _all_claims() -> str:
 def topics_fence(source, language, css_class, options, md, **kwargs) -> str:
     """The home page: per topic, its advice, its headline claim and today's verdict."""
     try:
-        problems = claims_map.problems()
-        if problems:
-            raise ValueError("the claims map leaves results out:\n" + "\n".join(problems))
+        _check_complete()
         rows = [_topic_row(meta) for meta in topic_pages()]
     except (ValueError, KeyError, UserError) as exc:
         return _error(f"topics fence: {exc}", source)
@@ -233,7 +235,7 @@ def _recipe_today(recipe: str) -> str:
     if not docs:
         return "not measured yet"
     doc = hostviews.shown_by_default(docs)
-    base = next(p["value"] for p in doc["points"] if p["id"] == doc["sweep"]["baseline"])
+    base = _baseline_value(doc)
     parts = [f"{e(p['value'])} vs {e(base)}: {e(ratio_text(p['stats']['ratio']))} "
              f"{_verdict_cell(_plain_verdict(p['stats']['ratio']))}"
              for p in doc["points"] if p["stats"].get("ratio")]

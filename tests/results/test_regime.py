@@ -92,6 +92,20 @@ def test_a_growing_history_list_is_a_positive_slope():
     assert not regime.met(regime.run_value({"series": flat}, grows), grows)
 
 
+def test_a_slope_passes_its_bound_only_on_a_trend_its_interval_proves():
+    # Swings of hundreds around a small upward drift: the point slope clears 10/s, but its
+    # interval reaches below zero, so the run does not show the list growing.
+    noisy = [1000 + (400 if i % 2 else -400) + 12 * i for i in range(10)]
+    grows = condition("history_list_length", ("at_least", 10.0), "slope")
+    stays = condition("history_list_length", ("at_most", 10.0), "slope")
+    assert regime.timeseries.slope(noisy)["per_s"] > 10
+    assert not regime.met(regime.run_value({"series": {"history_list_length": noisy}}, grows),
+                          grows)
+    assert not regime.met(regime.run_value({"series": {"history_list_length": noisy}}, stays),
+                          stays)
+    assert "slope (its 95% interval's low end) at least 10" in regime.describe(grows)
+
+
 def test_steady_throughput_is_a_small_drift_over_the_measured_phase():
     steady = condition("tps", ("at_most", 10.0), "drift")
     flat = [1000 + (25 if i % 2 else -25) for i in range(20)]

@@ -74,7 +74,8 @@ def _condition(t: Reader) -> dict:
 
 
 def unit(metric: str, statistic: str | None) -> str:
-    """The unit a condition's bound is in: the metric's as shown, per second for a slope, %
+    """The unit a condition's bound is in: the metric's as shown, per second for a slope (the
+    end of its 95% interval on the bound's side: results/regime.slope_bound), %
     for a drift (the least trend over the run its 95% interval allows, as a share of its
     mean: results/regime.drift_pct)."""
     shown = METRICS[metric].unit

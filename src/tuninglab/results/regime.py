@@ -3,8 +3,8 @@
 each point's recorded series and costs. A point outside its regime, or a baseline outside its
 own, gets the verdict "regime not reached" instead of faster or slower (document.point_stats).
 
-A run's series reduces to one number by the condition's statistic, a cost per transaction is
-one already; a point's value is the median over its runs. A metric no run recorded gives no
+A run's series reduces to one number by the condition's statistic (a slope to its 95% interval's
+end on the bound's side: slope_bound), a cost per transaction is one already; a point's value is the median over its runs. A metric no run recorded gives no
 value, and a condition without a value is not met: the regime is not shown, so not reached.
 """
 
@@ -78,10 +78,21 @@ def run_value(run: dict, c: dict) -> float | None:
     if statistic == "drift":
         return drift_pct(values)
     if statistic == "slope":
-        found = timeseries.slope(values)
-        return None if found is None else found["per_s"] * scale
+        return slope_bound(values, c, scale)
     pick = {"median": statistics.median, "max": max, "min": min}[statistic]
     return pick(known) * scale
+
+
+def slope_bound(values: list, c: dict, scale: float) -> float | None:
+    """A run's slope as far toward the bound as its 95% interval allows: the interval's low
+    end for an at_least bound, its high end for at_most. A history list swings by hundreds
+    from one second to the next, so a short run's point slope can pass a bound on noise alone;
+    the interval's end passes only on a trend the run proves."""
+    found = timeseries.slope(values)
+    if found is None:
+        return None
+    low, high = found["ci95"]
+    return (low if "at_least" in c else high) * scale
 
 
 def drift_pct(values: list) -> float | None:
@@ -103,8 +114,11 @@ def describe(c: dict) -> str:
     """A condition in words: 'the baseline's max checkpoint_fill_pct at least 80 %'."""
     whose = "the baseline's" if c["of"] == "baseline" else "each point's"
     what = METRICS[c["metric"]].label
-    how = "" if c["statistic"] == "value" else f"{c['statistic']} "
+    how = "" if c["statistic"] in ("value", "slope") else f"{c['statistic']} "
     bound = (f"at least {c['at_least']:g}" if "at_least" in c else f"at most {c['at_most']:g}")
+    if c["statistic"] == "slope":
+        end = "low" if "at_least" in c else "high"
+        what += f" slope (its 95% interval's {end} end)"
     return f"{whose} {how}{what} {bound} {c['unit']} ({c['why']})"
 
 

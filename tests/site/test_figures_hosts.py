@@ -328,3 +328,21 @@ def test_a_page_weighs_the_same_with_a_thousand_hosts_as_with_fifty():
                                      "tool": "t"}) for i in range(n)]
         return len(json.dumps(charts.results_bars(docs, "tps")))
     assert weight(1000) < 1.1 * weight(50)
+
+
+def test_a_lab_vm_result_describes_the_guest_it_measured_and_the_host_that_ran_it():
+    doc = {"host": {"cpu_model": "AMD EPYC", "cores": 2, "memory_bytes": 24 * 2**30,
+                    "virtualization": "docker"},
+           "server": {"flavor": "mariadb", "version": "10.11.19"},
+           "software": {"sysbench": "1.0.20", "kernel": "6.18.44"},
+           "points": [{"runs": [{"lab": {"accelerator": "tcg", "kernel": k, "cpus": 2,
+                                         "memory_bytes": 2074611712 + i,
+                                         "cpu_model": "QEMU TCG CPU"}}]}
+                      for i, k in enumerate(["6.1.0-56-amd64", "6.1.0-56-cloud-amd64"])]}
+    assert describe.host_description(doc) == (
+        "lab VM (TCG), QEMU TCG CPU, 2 vCPUs, 1.9 GiB; "
+        "on host AMD EPYC, 2 cores, 24 GiB, virtualised (docker)")
+    assert describe.software_text(doc) == (
+        "mariadb 10.11.19, sysbench 1.0.20, guest kernel 6.1.0-56-amd64, 6.1.0-56-cloud-amd64")
+    del doc["points"][0]["runs"][0]["lab"]["cpu_model"], doc["points"][1]["runs"][0]["lab"]
+    assert "guest CPU model not recorded" in describe.host_description(doc)

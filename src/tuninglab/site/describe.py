@@ -54,10 +54,34 @@ def _hardware(doc: dict) -> list[str]:
 
 
 def host_description(doc: dict) -> str:
-    """The machine a result ran on: CPU, cores, memory and virtualisation."""
+    """The machine a result ran on: CPU, cores, memory and virtualisation; for a lab VM
+    result, the guest first (what the runs measured), then the host that ran it."""
     virtualization = doc["host"].get("virtualization")
-    return ", ".join(_hardware(doc) + ([f"virtualised ({virtualization})"]
+    host = ", ".join(_hardware(doc) + ([f"virtualised ({virtualization})"]
                                        if virtualization and virtualization != "none" else []))
+    guest = lab_text(doc)
+    return f"{guest}; on host {host}" if guest else host
+
+
+def _values(labs: list[dict], key: str) -> list:
+    return sorted({lab.get(key) for lab in labs if lab.get(key) is not None})
+
+
+def lab_text(doc: dict) -> str | None:
+    """The lab VM its runs measured in: accelerator, CPU model, vCPUs and memory (older
+    results did not record the guest's CPU model), or None for a result from the host."""
+    labs = lab_runs(doc)
+    if not labs:
+        return None
+    parts = [f"lab VM ({'/'.join(a.upper() for a in _values(labs, 'accelerator'))})",
+             " / ".join(_values(labs, "cpu_model")) or "guest CPU model not recorded"]
+    if _values(labs, "cpus"):
+        parts.append(f"{'/'.join(map(str, _values(labs, 'cpus')))} vCPUs")
+    if _values(labs, "memory_bytes"):
+        # Kernels reserve different amounts: each size once, as the reader sees it.
+        sizes = dict.fromkeys(f"{m / 2**30:.1f} GiB" for m in _values(labs, "memory_bytes"))
+        parts.append("/".join(sizes))
+    return ", ".join(parts)
 
 
 def server_text(doc: dict) -> str:
@@ -65,9 +89,11 @@ def server_text(doc: dict) -> str:
 
 
 def software_text(doc: dict) -> str:
+    """Server, sysbench and kernel: the lab VM guest's kernels for a result measured there."""
     software = doc.get("software", {})
-    return (f"{server_text(doc)}, sysbench {software.get('sysbench') or '?'}, "
-            f"kernel {software.get('kernel') or '?'}")
+    guest = ", ".join(_values(lab_runs(doc), "kernel"))
+    kernel = f"guest kernel {guest}" if guest else f"kernel {software.get('kernel') or '?'}"
+    return f"{server_text(doc)}, sysbench {software.get('sysbench') or '?'}, {kernel}"
 
 
 def shorten(text: str, limit: int = 60) -> str:

@@ -18,6 +18,7 @@ from pathlib import Path
 from tuninglab import units
 from tuninglab.engine import datadir, measure
 from tuninglab.engine import server as srv
+from tuninglab.engine.hostinfo import parse_cpuinfo
 from tuninglab.engine.lab import raid, zfs
 from tuninglab.engine.lab.commands import run as checked
 from tuninglab.recipes.model import Dataset, Measure, Workload
@@ -186,7 +187,8 @@ def device_io(totals: dict, array: str, members: list[str], transactions: int) -
 def guest_info(binary) -> dict:
     sysbench = subprocess.run(["sysbench", "--version"], capture_output=True, text=True)
     vulnerabilities = Path("/sys/devices/system/cpu/vulnerabilities")
-    return {"kernel": platform.release(), "cpus": os.cpu_count(),
+    cpu_model, _ = parse_cpuinfo(Path("/proc/cpuinfo").read_text())
+    return {"kernel": platform.release(), "cpus": os.cpu_count(), "cpu_model": cpu_model,
             "cmdline": Path("/proc/cmdline").read_text().strip(),
             "vulnerabilities": {p.name: p.read_text().strip()
                                 for p in sorted(vulnerabilities.glob("*"))},

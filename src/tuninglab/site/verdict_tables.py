@@ -157,8 +157,11 @@ def _untestable_rows(items: list) -> str:
     return "".join(rows)
 
 
-def _table(body: str) -> str:
-    return ('<div class="tl-claim-verdicts"><table><thead><tr><th>Source claim</th>'
+def _table(body: str, searched: bool = True) -> str:
+    """A verdict table; searched=False keeps it out of the search index (a page of every
+    claim would otherwise match any term before the topic page that explains it)."""
+    exclude = "" if searched else " data-search-exclude"
+    return (f'<div class="tl-claim-verdicts"{exclude}><table><thead><tr><th>Source claim</th>'
             '<th>Then</th><th>Today</th><th>Verdict</th></tr></thead><tbody>' + body +
             '</tbody></table></div>')
 
@@ -193,7 +196,8 @@ def _all_claims() -> str:
         s = historical.historical_source(slug)["source"]
         body = "".join(_claim_rows(c) for c in claims if c.source == slug) + \
             _untestable_rows([u for u in untestable if u.source == slug])
-        parts.append(f'<h2 id="{e(slug)}">{e(s["title"])} ({e(cite(s))})</h2>' + _table(body))
+        parts.append(f'<h2 id="{e(slug)}">{e(s["title"])} ({e(cite(s))})</h2>'
+                     + _table(body, searched=False))
     return "".join(parts)
 
 
@@ -206,7 +210,9 @@ def topics_fence(source, language, css_class, options, md, **kwargs) -> str:
         rows = [_topic_row(meta) for meta in topic_pages()]
     except (ValueError, KeyError, UserError) as exc:
         return _error(f"topics fence: {exc}", source)
-    return ('<div class="tl-topics"><table><thead><tr><th>Topic</th><th>Advice</th>'
+    # Out of the search index: the topic pages, not this summary of them, answer a search.
+    return ('<div class="tl-topics" data-search-exclude><table><thead><tr><th>Topic</th>'
+            '<th>Advice</th>'
             '<th>The source claimed</th><th>Today</th></tr></thead><tbody>'
             + "".join(rows) + "</tbody></table></div>")
 

@@ -1,0 +1,55 @@
+"""Instant navigation (Material's, clicks load the next page without a reload) works wherever
+the built site is served, not only at the site_url it was built for: the same build served on
+another port, as `python3 -m http.server` or a preview would serve it."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from helpers import TOPICS
+from tuninglab.site import builder
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def elsewhere(built):
+    """The built site served at a second address: a port it was not built for."""
+    with builder.local_site(built) as url:
+        yield url.rstrip("/")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(builder.CHROMIUM).exists():
+        pytest.skip("needs Debian's chromium (apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright (pip)")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=builder.CHROMIUM, args=builder.CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def test_a_click_loads_the_next_page_without_a_reload_on_another_port(browser, built,
+                                                                       base_url_of, elsewhere):
+    assert elsewhere != base_url_of  # the site was built for the other address
+    page = browser.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    first, second = TOPICS[:2]
+    page.goto(f"{elsewhere}/topics/{first}/")
+    page.wait_for_load_state("load")
+    page.evaluate("window.__sameDocument = true")
+    page.click(f"nav a[href$='{second}/']")
+    page.wait_for_url(re.compile(f"/topics/{re.escape(second)}/"))
+    page.wait_for_function(f"document.title.length > 0 && location.pathname.endsWith('{second}/')")
+    assert page.evaluate("window.__sameDocument === true"), "the click reloaded the page"
+    assert page.url.startswith(elsewhere)
+    assert errors == []
+    page.close()
+
+
+@pytest.fixture(scope="module")
+def base_url_of(served_site):
+    return served_site[1]

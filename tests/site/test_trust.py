@@ -101,7 +101,6 @@ def test_a_future_end_or_submission_is_the_future_too(field):
 
 def test_the_build_warns_about_future_dated_files(tmp_path, monkeypatch, capsys):
     write_result(tmp_path, "doublewrite", result(HOST_A, "2099-01-01T00:00:00+00:00"))
-    monkeypatch.setattr(builder, "vendor_plotly", lambda: None)
     monkeypatch.setattr(builder.subprocess, "run",
                         lambda *a, **kw: type("Done", (), {"returncode": 0})())
     builder.build(tmp_path / "site", data_dir=tmp_path)

@@ -1,41 +1,26 @@
-"""Building the guide: vendor plotly.js from the installed package, then a strict MkDocs build."""
+"""Building the guide: a strict MkDocs build (whose hook, mkdocs_hooks.py, vendors plotly.js),
+then the static files of the per-host views."""
 
-import filecmp
 import functools
 import http.server
 import os
-import shutil
 import subprocess
 import sys
 import threading
 from contextlib import contextmanager
 from pathlib import Path
 
-import plotly
-
 from tuninglab import files
 from tuninglab.errors import UserError
 from tuninglab.files import PROJECT_DIR
 from tuninglab.site import hostviews, result_files
 
-VENDOR = PROJECT_DIR / "docs" / "assets" / "vendor" / "plotly.min.js"
 SITE_DIR = PROJECT_DIR / "site"
 # Debian's chromium, headless, kept off the network (the machine has none to offer).
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync"]
-
-
-def vendor_plotly() -> Path:
-    """Copy plotly.min.js from the plotly package: served from the site's own origin."""
-    source = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-    if not source.is_file():
-        raise UserError(f"{source} is missing: reinstall plotly (`./setup.sh`)")
-    if not VENDOR.is_file() or not filecmp.cmp(source, VENDOR, shallow=False):
-        VENDOR.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, VENDOR)
-    return VENDOR
 
 
 def _mkdocs(*args) -> list[str]:
@@ -53,7 +38,6 @@ def _env(site_url=None, data_dir=None) -> dict:
 
 def build(site_dir: Path = SITE_DIR, site_url: str | None = None, data_dir=None) -> Path:
     """A strict build: a broken link, a missing data file or a bad fence fails it."""
-    vendor_plotly()
     out = subprocess.run(_mkdocs("build", "--strict", "--clean", "-d", str(site_dir)),
                          capture_output=True, text=True, env=_env(site_url, data_dir),
                          cwd=PROJECT_DIR)
@@ -74,7 +58,6 @@ def build(site_dir: Path = SITE_DIR, site_url: str | None = None, data_dir=None)
 
 
 def serve(address: str = "127.0.0.1:8000") -> None:
-    vendor_plotly()
     subprocess.run(_mkdocs("serve", "--dev-addr", address), env=_env(), cwd=PROJECT_DIR)
 
 

@@ -140,8 +140,9 @@ def figure(points: list[Point], by: str) -> dict:
     rows = sorted({getattr(p, by) for p in points})
     text = [esc(f"{p.recipe} {p.variant or 'main'}: {p.setting}; {p.where}; {p.repeats} "
                 f"repeats ({p.design}), {METRICS[p.metric].label}") for p in points]
-    trace = {"type": "box", "orientation": "h", "name": "points", "boxpoints": "all",
-             "jitter": 0.6, "pointpos": 0, "showlegend": False,
+    # Dots, not a box plot: the site's plotly.js bundle has no box trace (plotly_bundle).
+    trace = {"type": "scatter", "mode": "markers", "name": "points", "showlegend": False,
+             "marker": {"opacity": 0.6},
              "x": [p.cv for p in points], "y": [esc(getattr(p, by)) for p in points],
              "text": text, "hovertemplate": "%{text}: CV %{x:.1f}%<extra></extra>"}
     return {"data": [trace], "layout": {

@@ -122,6 +122,36 @@ def test_normalise_toggle_swaps_in_the_values_per_device_and_back(page, base_url
     assert page.problems == []
 
 
+# A phone's screen (390 px wide), and the text of a drawn chart that must stay inside it.
+PHONE = {"width": 390, "height": 844}
+CHART_TEXT = ".ytitle, .xtitle, .gtitle, .xtick text, .ytick text, .legendtext"
+
+
+# The pages whose charts had text run off a phone's screen: the TPC-C throughput's y axis
+# title, O_DIRECT_NO_FSYNC and the mount options as tick labels, hosts in the legends.
+@pytest.mark.parametrize("topic", ["direct-io", "mount-options"])
+def test_on_a_phone_no_chart_text_is_clipped_and_no_toolbar_covers_a_chart(browser, base_url,
+                                                                           topic):
+    context = browser.new_context(viewport=PHONE)
+    pg = watched_page(context, base_url)
+    try:
+        pg.goto(f"{base_url}/topics/{topic}/")
+        assert charts_drawn(pg)
+        outside = pg.evaluate("""sel => [...document.querySelectorAll('.tl-chart')].flatMap(c => {
+            const box = c.querySelector('.main-svg').getBoundingClientRect();
+            return [...c.querySelectorAll(sel)].filter(e => {
+                const r = e.getBoundingClientRect();
+                return r.width > 0 && (r.top < box.top - 1 || r.bottom > box.bottom + 1 ||
+                                       r.left < box.left - 1 || r.right > box.right + 1);
+            }).map(e => e.textContent); })""", CHART_TEXT)
+        assert outside == []
+        assert pg.evaluate("document.querySelectorAll('.tl-chart .ytitle').length") > 0
+        assert pg.locator(".tl-chart .modebar-btn").count() == 0
+        assert pg.problems == []
+    finally:
+        context.close()
+
+
 @pytest.fixture(scope="module")
 def hostile_site(tmp_path_factory, committed_data):
     """The site built from a copy of the committed results plus a result file whose every text
@@ -214,7 +244,8 @@ def test_picking_a_host_fetches_its_views_and_they_stay_text(browser, hostile_si
                              ".textContent.includes(t)", arg=SCRIPT + QUOTES)
         charts_drawn(pg)
         legend = views.nth(1).locator(".legendtext").all_text_contents()
-        assert legend[0] == IMG and legend[1].startswith(SCRIPT)
+        # A series' legend names the setting (here hostile too) and its value.
+        assert legend[0] == f"{SCRIPT} = {IMG}" and legend[1].startswith(f"{SCRIPT} = {SCRIPT}")
         assert IMG in views.first.inner_text()
         assert mine()[1:] == [f"{hostile_key}.json"]
         assert pg.evaluate(injected) == before

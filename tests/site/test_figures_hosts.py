@@ -89,8 +89,9 @@ def test_hover_names_the_hardware_software_and_device_baseline():
                          # measured before the memory model: never charted silently
                          "memory not capped: the OS may have cached the data"]
     assert trace["customdata"][0] == "baseline"
-    assert trace["hovertemplate"] == ("%{x}: %{y:.1f} transactions/s<br>%{customdata}"
-                                      "<br>%{meta}<extra></extra>")
+    assert trace["hovertemplate"] == ("innodb_doublewrite = %{x}<br>throughput: %{y:.1f} "
+                                      "transactions/s<br>%{customdata}<br>%{meta}"
+                                      "<extra></extra>")
     capped = result(memory={"limit_bytes": 192 * 2**20, "capped": True,
                             "controller": "cgroup v1"})
     meta = charts.results_bars([capped], "tps")["data"][0]["meta"]
@@ -223,7 +224,7 @@ ALLOWED = {"div": {"class", "id", "data-traces", "data-figure", "data-group", "d
            "button": {"type", "class", "aria-pressed", "title"}, "label": {"class"},
            "select": {"aria-label"}, "option": {"value", "selected"}, "span": {"class"}}
 # Tags the figure builders themselves write into plotly labels.
-PLOTLY_TAGS = re.compile(r"<br>|<extra>|</extra>")
+PLOTLY_TAGS = re.compile(r"<br>|<extra>|</extra>|<sup>|</sup>")
 
 
 def assert_inert(out: str) -> Tags:

@@ -16,13 +16,99 @@
     };
   }
 
-  function merge(layout, theme) {
+  // Narrower than this (a phone), a chart keeps its room for the plot: no toolbar, which a
+  // tap would open over the bars, and legend entries on two lines rather than off the edge.
+  var NARROW = 600;
+
+  function isNarrow(target) { return target.clientWidth < NARROW; }
+
+  function merge(layout, theme, width) {
+    var narrow = width < NARROW;
     var out = Object.assign({}, layout, { paper_bgcolor: theme.paper_bgcolor,
       plot_bgcolor: theme.plot_bgcolor, font: theme.font, colorway: theme.colorway });
-    out.xaxis = Object.assign({}, layout.xaxis || {}, theme.xaxis);
-    out.yaxis = Object.assign({}, layout.yaxis || {}, theme.yaxis);
-    out.margin = out.margin || { t: layout.title ? 60 : 20, r: 10 };
+    // automargin: a long tick label or axis title pushes the margin instead of being clipped
+    // (the historical charts' figures do not ask for it themselves). Labels that must turn
+    // turn down to the left: turned right, the last one (O_DIRECT_NO_FSYNC) would push the
+    // right margin until the plot is half its width.
+    out.xaxis = Object.assign({ automargin: true, autotickangles: [0, -45, -90] },
+      layout.xaxis || {}, theme.xaxis);
+    out.yaxis = Object.assign({ automargin: true }, layout.yaxis || {}, theme.yaxis);
+    out.margin = out.margin || { t: 20, r: 10 };
+    if (layout.title) {  // above the plot, however many lines: the margin grows to hold it
+      out.title = Object.assign({}, layout.title, { automargin: true, yref: "paper",
+        text: wrapTitle(layout.title.text || "", width) });
+    }
+    if (narrow && layout.legend) {
+      out.legend = Object.assign({}, layout.legend, { font: { size: 11 } });
+    }
     return out;
+  }
+
+  // Plotly places a legend below the plot at a fraction of the plot's height, not under the
+  // x axis's labels and title: long labels, turned, run into it. And the title, the axis and
+  // the legend's rows take their height from the plot's: on a phone the plot can end up
+  // shorter than its y axis's title. Once drawn, the legend is moved below the axis and the
+  // chart made taller, a few times, as each change moves the others. (_fullLayout is
+  // plotly's laid-out figure: _size the plot area in px, legend.y where the legend went.)
+  var MIN_PLOT = 220;  // px
+  var GAP = 12;  // px between the axis and the legend
+
+  function fit(target, tries) {
+    var full = target._fullLayout;
+    var update = {};
+    if (!target.clientWidth) return Promise.resolve();  // hidden: nothing to measure
+    var legend = target.querySelector(".legend");
+    var axis = [].slice.call(target.querySelectorAll(".xtitle, .xtick text"));
+    if (legend && axis.length && full.legend && full.legend.y < 0) {
+      var lowest = Math.max.apply(null, axis.map(function (e) {
+        return e.getBoundingClientRect().bottom; }));
+      var off = lowest + GAP - legend.getBoundingClientRect().top;  // > 0: too high
+      if (Math.abs(off) > 3) update["legend.y"] = full.legend.y - off / full._size.h;
+    }
+    var ytitle = target.querySelector(".ytitle");
+    var needed = Math.max(MIN_PLOT, ytitle ? ytitle.getBoundingClientRect().height + 10 : 0);
+    if (full._size.h < needed - 1) update.height = full.height + needed - full._size.h;
+    if (!tries || !Object.keys(update).length) return Promise.resolve();
+    return window.Plotly.relayout(target, update).then(function () {
+      return fit(target, tries - 1);
+    });
+  }
+
+  // Plotly does not wrap a title either: a line of it longer than the chart is wide (a
+  // source's title, on a phone) is broken at spaces, <sup> lines (smaller) at half as many
+  // again. The text is escaped by the build and an entity holds no space: none is cut.
+  var TITLE_PX_PER_CHAR = 9;  // at the titles' 15 px, with room to spare
+
+  function wrapTitle(text, width) {
+    if (!width) return text;  // hidden: nothing to fit
+    var chars = Math.max(20, Math.floor(width / TITLE_PX_PER_CHAR));
+    return text.split("<br>").map(function (line) {
+      var sup = /^<sup>(.*)<\/sup>$/.exec(line);
+      var words = (sup ? sup[1] : line).split(" ");
+      var limit = sup ? Math.floor(chars * 1.5) : chars;
+      var lines = [words.shift()];
+      words.forEach(function (word) {
+        var last = lines.length - 1;
+        if ((lines[last] + " " + word).length > limit) lines.push(word);
+        else lines[last] += " " + word;
+      });
+      return lines.map(function (l) { return sup ? "<sup>" + l + "</sup>" : l; }).join("<br>");
+    }).join("<br>");
+  }
+
+  // A legend entry is one line in plotly: a long one (a host's hardware) runs off a phone's
+  // screen, so it is broken at a space. Names are escaped by the build and an entity holds no
+  // space, so no entity is cut.
+  function wrapNames(data, narrow) {
+    if (!narrow) return data;
+    return data.map(function (trace) {
+      var name = trace.name || "";
+      if (name.length <= 34 || name.indexOf("<br>") >= 0) return trace;
+      var cut = name.lastIndexOf(" ", 34);
+      if (cut <= 0) return trace;
+      return Object.assign({}, trace,
+        { name: name.slice(0, cut) + "<br>" + name.slice(cut + 1) });
+    });
   }
 
   // Error bars default to a dark grey that vanishes on the dark palette.
@@ -38,6 +124,20 @@
   // cloud: the site sends nothing to a third party, so it is off.
   var CONFIG = { responsive: true, displaylogo: false, showSendToCloud: false };
 
+  function config(narrow) {
+    return Object.assign({}, CONFIG, { displayModeBar: narrow ? false : "hover" });
+  }
+
+  function plot(method, container) {
+    var target = container.querySelector(".tl-plot");
+    var figure = container._figure;
+    var theme = palette();
+    var narrow = isNarrow(target);
+    return window.Plotly[method](target, wrapNames(withErrorColour(figure.data, theme), narrow),
+      merge(figure.layout, theme, target.clientWidth), config(narrow))
+      .then(function () { return fit(target, 4); });
+  }
+
   // A results chart's toggle: the figure carries both states ("raw", "normalised": per-trace
   // arrays and the axis title) as Plotly.update arguments, so the page computes nothing.
   function show(container, mode) {
@@ -48,12 +148,12 @@
 
   function draw(container) {
     var figure = JSON.parse(container.getAttribute("data-figure"));
-    var target = container.querySelector(".tl-plot");
-    var theme = palette();
     var button = container.querySelector(".tl-normalise");
     container._figure = figure;
-    window.Plotly.newPlot(target, withErrorColour(figure.data, theme),
-      merge(figure.layout, theme), CONFIG);
+    container.setAttribute("data-rendered", "pending");  // drawn once, whatever comes next
+    plot("newPlot", container).then(function () {
+      container.setAttribute("data-rendered", "true");  // and fitted: what tests wait for
+    });
     if (button && figure.normalise) {
       button.addEventListener("click", function () {
         var on = button.getAttribute("aria-pressed") !== "true";
@@ -61,7 +161,6 @@
         show(container, on ? "normalised" : "raw");
       });
     }
-    container.setAttribute("data-rendered", "true");
   }
 
   // The site root, from this script's own address: pages sit at different depths, and
@@ -100,6 +199,14 @@
     }
     if (content.html !== undefined) {
       body.innerHTML = content.html;
+      return;
+    }
+    if (content.figure.empty) {  // nothing to draw: the build's sentence why, as text
+      var p = document.createElement("p");
+      p.className = "tl-empty";
+      p.textContent = content.figure.empty;
+      body.textContent = "";
+      body.appendChild(p);
       return;
     }
     var chart = document.createElement("div");
@@ -154,11 +261,10 @@
   }
 
   function recolour() {
-    var theme = palette();
     document.querySelectorAll(".tl-chart[data-rendered]").forEach(function (c) {
-      window.Plotly.react(c.querySelector(".tl-plot"), withErrorColour(c._figure.data, theme),
-        merge(c._figure.layout, theme), CONFIG);
-      if (c._mode) show(c, c._mode);  // react redraws the raw values: keep the reader's choice
+      plot("react", c).then(function () {
+        if (c._mode) show(c, c._mode);  // react redraws the raw values: keep the reader's choice
+      });
     });
   }
 

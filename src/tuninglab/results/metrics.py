@@ -1,6 +1,7 @@
 """The metrics a result file holds, in one table: for each key (as stored in a run's summary,
 its per-second series or a point's stats) its label, unit, which way is better, the short label
-of a terminal table and the scale from the stored value to the shown one.
+of a terminal table, the scale from the stored value to the shown one, and a chart's axis
+title (axis_title).
 
 The site's charts (site/charts.py) draw every metric here that has a per-second series, in this
 order; the terminal tables (report.py) and the site's tables (site/result_tables.py) head a
@@ -23,12 +24,26 @@ class Metric:
     direction: str
     short: str | None = None  # a terminal table's column label; None: not in one
     scale: float = 1  # stored * scale = shown (bytes stored, KiB or MiB shown)
+    # A chart's axis title where "label (unit)" is longer than AXIS_CHARS: plotly does not wrap
+    # an axis title, and a longer one runs off a chart on a phone.
+    axis: str | None = None
+
+
+# The longest y axis title that fits beside a chart's plot area (420 px tall, less its title
+# and legend) with room to spare: a 49-character one ran 33 px off the top.
+AXIS_CHARS = 36
+
+
+def axis_title(key: str) -> str:
+    """A metric's axis title with its unit: "throughput (transactions/s)"."""
+    m = METRICS[key]
+    return m.axis or f"{m.label} ({m.unit})"
 
 
 METRICS = {m.key: m for m in (
     Metric("tps", "throughput", "transactions/s", HIGHER, short="tps"),
     Metric("new_order_tpm", "new-order throughput", "new-order transactions/min", HIGHER,
-           short="new-order TPM"),
+           short="new-order TPM", axis="new-order transactions/min"),
     Metric("mib_per_s", "scan rate (InnoDB reads)", "MiB/s", HIGHER, short="MiB/s"),
     Metric("runtime_s", "scan runtime", "s", LOWER),
     Metric("disk_read_bytes", "disk reads", "MiB/s", NONE, scale=1 / 2**20),
@@ -37,14 +52,15 @@ METRICS = {m.key: m for m in (
     Metric("read_bytes_per_trx", "bytes read per transaction", "KiB", LOWER, scale=1 / 1024),
     Metric("latency_p95_ms", "p95 latency", "ms", LOWER),
     Metric("checkpoint_age_bytes", "checkpoint age", "MiB", NONE, scale=1 / 2**20),
-    Metric("history_list_length", "history list length", "undo log records", LOWER),
+    Metric("history_list_length", "history list length", "undo log records", LOWER,
+           axis="history list length (undo records)"),
     Metric("dirty_pages", "dirty pages", "pages", NONE),
     Metric("disk_write_bytes", "disk writes", "MiB/s", NONE, scale=1 / 2**20),
     Metric("resync_pct", "RAID rebuild progress", "%", NONE),
     Metric("pages_flushed", "pages flushed", "pages/s", NONE),
     Metric("checkpoint_fill_pct", "checkpoint age / redo capacity", "%", NONE),
     Metric("tpcc_retries", "transactions retried (deadlock, lock wait timeout)", "per second",
-           LOWER),
+           LOWER, axis="transactions retried per second"),
     # What a transaction cost (a run's summary["cost"]; document.point_stats compares them to
     # the baseline's): the mechanism behind a throughput, which holds on any hardware. The
     # short labels head the rows of report.cost_tables, titled "cost per transaction": no
@@ -54,18 +70,18 @@ METRICS = {m.key: m for m in (
     Metric("server_cpu_us_per_trx", "server CPU per transaction", "ms", LOWER,
            short="server CPU ms", scale=1 / 1000),
     Metric("host_cpu_us_per_trx", "host CPU per transaction (every process)", "ms", LOWER,
-           short="host CPU ms", scale=1 / 1000),
+           short="host CPU ms", scale=1 / 1000, axis="host CPU per transaction (ms)"),
     Metric("server_read_bytes_per_trx", "bytes the server read per transaction", "KiB", LOWER,
-           short="server read KiB", scale=1 / 1024),
+           short="server read KiB", scale=1 / 1024, axis="server reads per transaction (KiB)"),
     Metric("server_write_bytes_per_trx", "bytes the server wrote per transaction", "KiB", LOWER,
-           short="server write KiB", scale=1 / 1024),
+           short="server write KiB", scale=1 / 1024, axis="server writes per transaction (KiB)"),
     # Innodb_data_fsyncs counts every fsync InnoDB makes, the redo log's included.
     Metric("fsyncs_per_trx", "InnoDB fsyncs per transaction (all files)", "fsyncs", LOWER,
-           short="fsyncs"),
+           short="fsyncs", axis="InnoDB fsyncs per transaction"),
     Metric("log_fsyncs_per_trx", "redo log fsyncs per transaction", "fsyncs", LOWER,
-           short="log fsyncs"),
+           short="log fsyncs", axis="redo log fsyncs per transaction"),
     Metric("redo_bytes_per_trx", "redo log written per transaction", "KiB", LOWER,
-           short="redo KiB", scale=1 / 1024),
+           short="redo KiB", scale=1 / 1024, axis="redo log per transaction (KiB)"),
 )}
 
 # The keys of a run's summary["cost"], in the order tables show them: each optional (absent

@@ -1,19 +1,26 @@
 """Plotly figures (as plain dicts) of result files: a recipe's results as bars per host (with
 the values normalised by each host's device), one result's per-second series as lines, and a
-RAID result's IO per transaction. Labels, units and scales come from results.metrics; every text
-from a data file is escaped (describe.esc).
+RAID result's IO per transaction. Labels, units and scales come from results.metrics, the swept
+setting's name from results.labels; every text from a data file is escaped (describe.esc).
+
+Every figure has a title saying what it compares. A figure with nothing to show (no value, or
+one flat line) carries instead "empty": a sentence saying why, which the page shows as text.
 """
 
+import math
 import statistics
+import textwrap
 
 from tuninglab.results import stats, timeseries
-from tuninglab.results.metrics import METRICS
+from tuninglab.results.labels import setting_label, setting_title, setting_value
+from tuninglab.results.metrics import METRICS, axis_title, decimals
 from tuninglab.site.describe import (
     baseline_text,
     device,
     esc,
     host_description,
     host_name,
+    shorten,
     software_text,
     uncapped,
     verdict_text,
@@ -38,9 +45,9 @@ def _stat_for(point: dict, metric: str):
 # Metrics that can be divided by the host's device: (baseline field, per how many, unit). The
 # result's own baseline is used (measured where its runs live), not a sandbox run's, which
 # measures the very configuration under test and would divide its effect away.
+# The unit is also the y axis title, so it stays within metrics.AXIS_CHARS.
 NORMALISE = {"tps": ("fsync_per_s", 1000, "transactions/s per 1000 fsync/s"),
-             "new_order_tpm": ("fsync_per_s", 1000,
-                               "new-order transactions/min per 1000 fsync/s")}
+             "new_order_tpm": ("fsync_per_s", 1000, "new-order trx/min per 1000 fsync/s")}
 
 
 # Hosts a results chart draws one by one; the others are drawn as one aggregate series, so a
@@ -56,6 +63,8 @@ def results_bars(docs: list[dict], metric: str) -> dict:
     by it ("normalise": what the page's toggle swaps in), comparing the settings' effect
     rather than raw speed."""
     label, unit = METRICS[metric].label, METRICS[metric].unit
+    setting = docs[-1]["sweep"]["setting"] if docs else ""
+    hover = _hovertemplate(setting, label, unit, ".1f")
     shown, others = split_hosts(latest_per_host(docs))
     names = [host_name(doc) for doc in shown]
     traces, normalised = [], []
@@ -63,27 +72,114 @@ def results_bars(docs: list[dict], metric: str) -> dict:
         if names.count(name) > 1:  # two machines described alike: tell them apart
             contributed = ", contributed" if doc.get("contribution") else ""
             name = f"{name} ({doc['host']['id'][:8]}{contributed})"
-        trace, divided = _host_trace(doc, esc(name), metric, unit)
+        trace, divided = _host_trace(doc, esc(name), metric, hover)
         traces.append(trace)
         normalised.append(divided)
     if others:
-        trace, divided = _others_trace([_host_trace(d, "", metric, unit) for d in others],
-                                       unit)
+        trace, divided = _others_trace([_host_trace(d, "", metric, hover) for d in others],
+                                       hover)
         traces.append(trace)
         normalised.append(divided)
-    setting = esc(docs[-1]["sweep"]["setting"]) if docs else ""
-    title = f"{label} ({unit})"
+    empty = _no_bars(traces, label, unit)
+    if empty:
+        return _empty(empty)
+    title = axis_title(metric)
     figure = {"data": traces, "layout": {
-        "barmode": "group", "xaxis": {"title": {"text": setting}, "type": "category"},
-        "yaxis": {"title": {"text": title}},
-        "showlegend": True, "legend": {"orientation": "h", "y": -0.25}}}
+        "title": _title(label, setting, _workload_text(docs[-1])),
+        "barmode": "group", "xaxis": _setting_axis(setting, traces),
+        "yaxis": _value_axis(title),
+        "showlegend": True, "legend": LEGEND}}
     if metric in NORMALISE and normalised and None not in normalised:
         per_unit = NORMALISE[metric][2]
         figure["normalise"] = {
             "raw": _mode([[t["y"], t["error_y"]["array"], t["error_y"]["arrayminus"]]
-                          for t in traces], title, _hovertemplate(unit, ".1f")),
-            "normalised": _mode(normalised, per_unit, _hovertemplate(per_unit, ".2f"))}
+                          for t in traces], title, hover),
+            "normalised": _mode(normalised, per_unit,
+                                _hovertemplate(setting, label, per_unit, ".2f"))}
     return figure
+
+
+# Below the plot, across: a phone has no room beside it.
+LEGEND = {"orientation": "h", "y": -0.25}
+# Plotly titles do not wrap: a line longer than this runs off a chart 390 px wide (a phone).
+TITLE_CHARS = 40
+
+
+def _title(what: str, setting: str, *notes: str) -> dict:
+    """A chart's title: what it shows by which setting, on one line if it fits, else the
+    setting on a line of its own; under it in small type a line per note (the workload, what
+    is drawn). Plain text in, escaped line by line: a wrap never cuts an entity."""
+    main = [f"{_capital(what)} by {setting_label(setting)}"]
+    if len(main[0]) > TITLE_CHARS:
+        main = [f"{_capital(what)} by", setting_label(setting)]
+    lines = [esc(line) for part in main for line in
+             textwrap.wrap(part, TITLE_CHARS, max_lines=2, placeholder="\u2026")]
+    # <sup> is about two thirds the size: a line of it holds half as much again.
+    lines += [f"<sup>{esc(line)}</sup>" for note in notes
+              for line in textwrap.wrap(note, TITLE_CHARS * 3 // 2, max_lines=2,
+                                        placeholder="\u2026")]
+    return {"text": "<br>".join(lines), "font": {"size": 15}}
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _workload_text(doc: dict) -> str:
+    """The workload in a few words: "sysbench oltp_read_write, 4 threads"."""
+    workload = doc.get("workload") or {}
+    tool, threads = workload.get("tool"), workload.get("threads")
+    if tool == "scan":
+        return "full table scan"
+    what = "TPC-C-like workload" if tool == "tpcc" else \
+        shorten(f"{tool or 'sysbench'} {workload.get('script') or ''}".strip(), 40)
+    return what + (f", {threads} thread{'s' if threads != 1 else ''}" if threads else "")
+
+
+# A longer category label is broken after its commas (mount options): plotly draws a label
+# on one line, and one that is not turned runs off the side of a phone's chart.
+TICK_CHARS = 16
+
+
+def _setting_axis(setting: str, traces: list) -> dict:
+    """The x axis of bars by setting, its labels the swept values. automargin: a long label
+    (O_DIRECT_NO_FSYNC) pushes the margin rather than being clipped."""
+    axis = {"title": {"text": esc(shorten(setting_title(setting)))}, "type": "category",
+            "automargin": True}
+    values = list(dict.fromkeys(x for trace in traces for x in trace["x"]))
+    # Values are escaped already; an entity holds no comma, so none is cut.
+    broken = [",<br>".join(x.split(",")) if len(x) > TICK_CHARS else x for x in values]
+    if broken != values:
+        axis.update(tickvals=values, ticktext=broken)
+    return axis
+
+
+def _value_axis(title: str, rangemode: str = "nonnegative") -> dict:
+    """A metric's y axis. Every metric is an amount that cannot fall below 0, but an error
+    bar's interval can reach below it, and plotly would stretch the axis to show that:
+    "nonnegative" stops at 0 ("tozero" also starts a line chart's axis there)."""
+    return {"title": {"text": esc(title)}, "rangemode": rangemode, "automargin": True}
+
+
+def _empty(sentence: str) -> dict:
+    """A figure with nothing to draw: the fences and the page show the sentence instead."""
+    return {"data": [], "layout": {}, "empty": sentence}
+
+
+def _no_bars(traces: list, label: str, unit: str) -> str | None:
+    values = {y for trace in traces for y in trace["y"]}
+    if not values:
+        return f"No {label} was recorded in these results: nothing to draw."
+    if values == {0}:
+        return f"{_capital(label)} was {_quantity(0, unit)} at every setting: nothing to draw."
+    return None
+
+
+def _quantity(value: float, unit: str) -> str:
+    """A value with its unit in a sentence, to about 3 significant digits as metrics.decimals
+    gives them, but never a small value rounded to 0.0000: "0 pages/s", "0.0000153 MiB"."""
+    digits = 0 if float(value).is_integer() else max(0, 2 - math.floor(math.log10(abs(value))))
+    return f"{value:,.{digits}f}" + ("%" if unit == "%" else f" {unit}")
 
 
 def split_hosts(hosts: list[dict]) -> tuple[list[dict], list[dict]]:
@@ -99,7 +195,7 @@ def split_hosts(hosts: list[dict]) -> tuple[list[dict], list[dict]]:
     return ([d for d in hosts if id(d) in keep], [d for d in hosts if id(d) not in keep])
 
 
-def _host_trace(doc: dict, name: str, metric: str, unit: str) -> tuple[dict, list | None]:
+def _host_trace(doc: dict, name: str, metric: str, hover: str) -> tuple[dict, list | None]:
     """One host's bars, and its [y, up, down] divided by its device (None: not normalisable)."""
     scale = METRICS[metric].scale
     # A disk-bound result without the memory model says so in every bar's hover, so that it
@@ -108,7 +204,7 @@ def _host_trace(doc: dict, name: str, metric: str, unit: str) -> tuple[dict, lis
         host_description(doc), software_text(doc), baseline_text(doc),
         f"{doc['profile']} result of {doc['started'][:10]}",
         *(["memory not capped: the OS may have cached the data"] if uncapped(doc) else [])))
-    xs, ys, up, down, hover = [], [], [], [], []
+    xs, ys, up, down, verdicts = [], [], [], [], []
     for point in doc["points"]:
         s = _stat_for(point, metric)
         if not s:
@@ -118,11 +214,11 @@ def _host_trace(doc: dict, name: str, metric: str, unit: str) -> tuple[dict, lis
         ys.append(median)
         up.append((s["ci_high"] * scale - median) if s["ci_high"] is not None else 0)
         down.append((median - s["ci_low"] * scale) if s["ci_low"] is not None else 0)
-        hover.append(esc(verdict_text(point)))
+        verdicts.append(esc(verdict_text(point)))
     # The host's text once per trace (meta), not once per bar.
     trace = {"type": "bar", "name": name, "x": xs, "y": ys,
              "error_y": {"type": "data", "array": up, "arrayminus": down, "visible": True},
-             "customdata": hover, "meta": about, "hovertemplate": _hovertemplate(unit, ".1f")}
+             "customdata": verdicts, "meta": about, "hovertemplate": hover}
     divided = None
     if metric in NORMALISE:
         field, per, _ = NORMALISE[metric]
@@ -132,7 +228,7 @@ def _host_trace(doc: dict, name: str, metric: str, unit: str) -> tuple[dict, lis
     return trace, divided
 
 
-def _others_trace(host_traces: list, unit: str) -> tuple[dict, list | None]:
+def _others_trace(host_traces: list, hover: str) -> tuple[dict, list | None]:
     """The hosts not drawn one by one, as one series: per setting, the median of their
     medians, the error bars spanning the middle half of the hosts (quartiles)."""
     xs = list(dict.fromkeys(x for trace, _ in host_traces for x in trace["x"]))
@@ -143,7 +239,7 @@ def _others_trace(host_traces: list, unit: str) -> tuple[dict, list | None]:
              "customdata": counts,
              "meta": "the median of these hosts' latest results; error bars: the middle half "
                      "of the hosts (quartiles)",
-             "hovertemplate": _hovertemplate(unit, ".1f")}
+             "hovertemplate": hover}
     divided = None
     if all(d is not None for _, d in host_traces):
         divided = list(_spread(xs, [(t["x"], d[0]) for t, d in host_traces])[:3])
@@ -174,9 +270,11 @@ def _quartiles(values: list[float]) -> tuple[float, float, float]:
     return q1, median, q3
 
 
-def _hovertemplate(unit: str, number: str) -> str:
-    return ("%{x}: %{y:" + number + "} " + esc(unit) +
-            "<br>%{customdata}<br>%{meta}<extra></extra>")
+def _hovertemplate(setting: str, label: str, unit: str, number: str) -> str:
+    """A bar's hover: the setting and value, the metric with its unit, the verdict (customdata)
+    and the host (meta)."""
+    return (esc(setting_value(setting, "%{x}")) + "<br>" + esc(label) + ": %{y:" + number +
+            "} " + esc(unit) + "<br>%{customdata}<br>%{meta}<extra></extra>")
 
 
 def _mode(values: list, title: str, hovertemplate: str) -> dict:
@@ -192,20 +290,50 @@ def _mode(values: list, title: str, hovertemplate: str) -> dict:
 def series_lines(doc: dict, metric: str) -> dict:
     """A per-second metric over the measured phase: the first repeat of every point."""
     label, unit = METRICS[metric].label, METRICS[metric].unit
-    scale = METRICS[metric].scale
+    scale, setting = METRICS[metric].scale, doc["sweep"]["setting"]
     traces = []
     for point in doc["points"]:
         run = point["runs"][0]
         values = series_values(run["series"], metric)
         if values is None:
             continue
-        traces.append({"type": "scatter", "mode": "lines", "name": esc(point["value"]),
+        traces.append({"type": "scatter", "mode": "lines",
+                       "name": esc(setting_value(setting, point["value"])),
                        "x": run["series"]["t"],
                        "y": [None if v is None else v * scale for v in values]})
+    flat = _flat(doc, metric, traces)
+    if flat:
+        return _empty(flat)
+    drawn = [abs(v) for trace in traces for v in trace["y"] if v is not None]
+    for trace in traces:
+        trace["hovertemplate"] = (f"{trace['name']}<br>%{{x}} s: {esc(label)} "
+                                  f"%{{y:,.{decimals(max(drawn))}f}} {esc(unit)}<extra></extra>")
     return {"data": traces, "layout": {
-        "xaxis": {"title": {"text": "seconds into the measured phase"}},
-        "yaxis": {"title": {"text": f"{label} ({unit})"}},
-        "legend": {"orientation": "h", "y": -0.25}}}
+        "title": _title(f"{label} over time,", setting, _workload_text(doc),
+                        "the first run at each setting"),
+        "xaxis": {"title": {"text": "seconds into the measured phase"}, "automargin": True},
+        "yaxis": _value_axis(axis_title(metric), "tozero"), "legend": LEGEND}}
+
+
+def _flat(doc: dict, metric: str, traces: list) -> str | None:
+    """Why a series chart would show nothing: no value at all, no two seconds of one run (a
+    line needs two), or one value throughout (a flat line on an axis plotly centres on it,
+    -1..1 for 0); None when there is a shape to see."""
+    m = METRICS[metric]
+    counts = [sum(v is not None for v in trace["y"]) for trace in traces]
+    drawn = {v for trace in traces for v in trace["y"] if v is not None}
+    if not drawn:
+        return f"No {m.label} was recorded in this result: nothing to draw."
+    if max(counts) < 2:
+        return f"At most one second of {m.label} was sampled a run here: too few for a line."
+    if len(drawn) > 1:
+        return None
+    everywhere = {v * m.scale for point in doc["points"] for run in point["runs"]
+                  for v in series_values(run.get("series") or {}, metric) or []
+                  if v is not None}
+    runs = "every run" if everywhere == drawn else "the first run at every setting"
+    return f"{_capital(m.label)} stayed at {_quantity(drawn.pop(), m.unit)} in {runs}: " \
+        "nothing to draw."
 
 
 def series_values(series: dict, metric: str) -> list | None:
@@ -225,7 +353,7 @@ IO_TRACES = (
 def io_bars(doc: dict) -> dict:
     """IO requests per transaction at the array and at its members, median over repeats: how
     the level and chunk size turn one page write into member IOs, on any storage."""
-    traces = []
+    traces, setting = [], doc["sweep"]["setting"]
     for name, where, field in IO_TRACES:
         xs, ys = [], []
         for point in doc["points"]:
@@ -235,10 +363,12 @@ def io_bars(doc: dict) -> dict:
                 ys.append(stats.summarize(values).median)
         if xs:
             traces.append({"type": "bar", "name": esc(name), "x": xs, "y": ys,
-                           "hovertemplate": "%{x}: %{y:.1f} IOs per transaction<extra>"
-                                            + esc(name) + "</extra>"})
+                           "hovertemplate": esc(setting_value(setting, "%{x}")) +
+                           "<br>%{y:.1f} IOs per transaction<extra>" + esc(name) + "</extra>"})
+    if not traces:
+        return _empty("No IO requests were counted in this result: nothing to draw.")
     return {"data": traces, "layout": {
-        "barmode": "group",
-        "xaxis": {"title": {"text": esc(doc["sweep"]["setting"])}, "type": "category"},
-        "yaxis": {"title": {"text": "IO requests per transaction"}},
-        "legend": {"orientation": "h", "y": -0.25}}}
+        "title": _title("IO requests per transaction", setting, _workload_text(doc),
+                        "the median of the repeats"),
+        "barmode": "group", "xaxis": _setting_axis(setting, traces),
+        "yaxis": _value_axis("IO requests per transaction"), "legend": LEGEND}}

@@ -138,7 +138,10 @@ def _citation(source: dict, meta: dict) -> str:
 def _embed(figure: dict) -> str:
     """A container the page script fills. The figure travels as JSON in an escaped attribute:
     inert, and untouched by instant navigation (which re-runs every <script> it swaps in).
-    A figure that carries normalised values gets the button that swaps them in."""
+    A figure that carries normalised values gets the button that swaps them in; one with
+    nothing to draw (charts: "empty") is its sentence, as text, instead of a blank chart."""
+    if figure.get("empty"):
+        return f'<p class="tl-empty">{html.escape(figure["empty"])}</p>'
     payload = html.escape(json.dumps(figure, separators=(",", ":")), quote=True)
     toggle = ('<button type="button" class="md-button tl-normalise" aria-pressed="false" '
               'title="Divide each host\'s throughput by its device baseline: compares the '

@@ -1,6 +1,32 @@
 // Draws every chart the plotly fence put on the page. Runs on Material's document$, so charts
 // also render after instant navigation; plotly.js itself is loaded once per visit.
 (function () {
+  // The site root, from this script's own address: pages sit at different depths, and
+  // instant navigation changes the page's address but not this script's.
+  var ROOT = (document.currentScript ? document.currentScript.src : "")
+    .replace(/assets\/js\/charts\.js(\?.*)?$/, "");
+
+  // plotly.js (over a megabyte) loads only on a page that has a chart, and without holding up
+  // the page's text: the first chart asks for it, every later one reuses the same promise.
+  var plotlyLoading = null;
+  function loadPlotly() {
+    if (window.Plotly) return Promise.resolve(window.Plotly);
+    if (!plotlyLoading) {
+      plotlyLoading = new Promise(function (resolve, reject) {
+        var script = document.createElement("script");
+        script.src = ROOT + "assets/vendor/plotly.min.js";
+        script.async = true;
+        script.onload = function () { resolve(window.Plotly); };
+        script.onerror = function () {
+          plotlyLoading = null;  // the next page tries again
+          reject(new Error("plotly.js did not load from " + script.src));
+        };
+        document.head.appendChild(script);
+      });
+    }
+    return plotlyLoading;
+  }
+
   function palette() {
     var dark = document.body.getAttribute("data-md-color-scheme") === "slate";
     var fg = dark ? "#e2e4e9" : "#1f2329";
@@ -163,10 +189,6 @@
     }
   }
 
-  // The site root, from this script's own address: pages sit at different depths, and
-  // instant navigation changes the page's address but not this script's.
-  var ROOT = (document.currentScript ? document.currentScript.src : "")
-    .replace(/assets\/js\/charts\.js(\?.*)?$/, "");
   var fetched = {};
 
   function getJSON(path) {
@@ -256,8 +278,20 @@
   }
 
   function drawAll() {
-    document.querySelectorAll(".tl-chart:not([data-rendered])").forEach(draw);
-    document.querySelectorAll(".tl-hostview:not([data-picker])").forEach(setUpPicker);
+    var charts = document.querySelectorAll(".tl-chart:not([data-rendered])");
+    var views = document.querySelectorAll(".tl-hostview:not([data-picker])");
+    if (!charts.length && !views.length) return;  // a page without charts loads no plotly.js
+    loadPlotly().then(function () {
+      charts.forEach(draw);
+      views.forEach(setUpPicker);
+    }).catch(function (err) {
+      charts.forEach(function (c) {
+        var p = document.createElement("p");
+        p.className = "tl-empty";
+        p.textContent = "The chart could not be drawn: " + err.message + ".";
+        c.appendChild(p);
+      });
+    });
   }
 
   function recolour() {

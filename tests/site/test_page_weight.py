@@ -1,0 +1,54 @@
+"""plotly.js, the site's heaviest file, loads only on a page that has a chart, and never as a
+script tag of the page, which would hold up its text: charts.js asks for it when it finds a
+chart."""
+
+from pathlib import Path
+
+import pytest
+
+from tuninglab.site import builder
+
+pytestmark = pytest.mark.integration
+
+
+def test_no_page_holds_up_its_text_for_plotly(built):
+    pages = list(built.rglob("*.html"))
+    assert pages
+    for page in pages:
+        text = page.read_text(errors="replace")
+        assert "plotly.min.js" not in text, page.relative_to(built)
+        if "assets/js/charts.js" in text:
+            assert 'charts.js" defer' in text, page.relative_to(built)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(builder.CHROMIUM).exists():
+        pytest.skip("needs Debian's chromium (apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright (pip)")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=builder.CHROMIUM, args=builder.CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def _scripts_fetched(browser, url: str, wait_for: str | None = None) -> list[str]:
+    page = browser.new_page()
+    fetched = []
+    page.on("request", lambda r: fetched.append(r.url) if r.url.endswith(".js") else None)
+    page.goto(url)
+    if wait_for:
+        page.wait_for_selector(wait_for, timeout=15000)
+    page.wait_for_load_state("networkidle")
+    page.close()
+    return fetched
+
+
+def test_plotly_is_fetched_only_where_a_chart_is_drawn(browser, served_site):
+    base = served_site[1]
+    plain = _scripts_fetched(browser, f"{base}/contributing/")
+    assert any(u.endswith("charts.js") for u in plain)
+    assert not any(u.endswith("plotly.min.js") for u in plain)
+    charted = _scripts_fetched(browser, f"{base}/topics/doublewrite/",
+                               ".tl-chart[data-rendered='true'] .main-svg")
+    assert sum(u.endswith("plotly.min.js") for u in charted) == 1

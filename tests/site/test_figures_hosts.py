@@ -155,6 +155,7 @@ def test_results_index_lists_every_file_newest_first_with_its_origin(tmp_path):
         ("", "2026-11-22 00:00"), ("", "2026-11-20 00:00"), ("v", "2026-11-21 00:00")]
     assert rows[0] == {
         "recipe": "doublewrite", "variant": "", "profile": "full", "started": "2026-11-22 00:00",
+        "file": "data/doublewrite/2026-11-22T000000-bbbbbbbb.json",
         "host": "AMD EPYC, 2 cores, 24 GiB, virtualised (docker); id bbbbbbbb",
         "software": "mariadb 10.11.19, sysbench 1.0.20, kernel 6.18.44-fc-v657",
         "contributed": True, "submitted": "2026-11-22", "description": "NVMe box",
@@ -220,7 +221,7 @@ class Tags(HTMLParser):
 
 ALLOWED = {"div": {"class", "id", "data-traces", "data-figure", "data-group", "data-view"},
            "table": set(), "thead": set(), "tbody": set(), "tr": set(), "th": set(),
-           "td": set(), "code": set(), "p": {"class"}, "a": {"href"},
+           "td": set(), "code": set(), "p": {"class"}, "a": {"href", "title"},
            "button": {"type", "class", "aria-pressed", "title"}, "label": {"class"},
            "select": {"aria-label"}, "option": {"value", "selected"}, "span": {"class"}}
 # Tags the figure builders themselves write into plotly labels.
@@ -233,7 +234,8 @@ def assert_inert(out: str) -> Tags:
     for tag, attrs in parsed.tags:
         assert tag in ALLOWED and set(attrs) <= ALLOWED[tag], (tag, attrs)
         if tag == "a":
-            assert re.fullmatch(r"\.\./topics/[a-z0-9-]+/", attrs["href"])
+            assert re.fullmatch(r"\.\./topics/[a-z0-9-]+/|\.\./data/[a-z0-9-]+/[\w.-]+\.json",
+                                attrs["href"])
     for tag, attrs in parsed.tags:
         if "data-figure" in attrs:
             for text in strings(json.loads(attrs["data-figure"])):

@@ -172,6 +172,16 @@
     window.Plotly.update(container.querySelector(".tl-plot"), state.traces, state.layout);
   }
 
+  // A bar of a host's result opens that result's file (the figure names it: tl_file, a path
+  // from the site root), the evidence behind the bar.
+  function openFileOnClick(container) {
+    container.querySelector(".tl-plot").on("plotly_click", function (event) {
+      var point = event.points && event.points[0];
+      var trace = point && container._figure.data[point.curveNumber];
+      if (trace && trace.tl_file) window.open(ROOT + trace.tl_file, "_blank", "noopener");
+    });
+  }
+
   function draw(container) {
     var figure = JSON.parse(container.getAttribute("data-figure"));
     var button = container.querySelector(".tl-normalise");
@@ -179,6 +189,7 @@
     container.setAttribute("data-rendered", "pending");  // drawn once, whatever comes next
     plot("newPlot", container).then(function () {
       container.setAttribute("data-rendered", "true");  // and fitted: what tests wait for
+      openFileOnClick(container);
     });
     if (button && figure.normalise) {
       button.addEventListener("click", function () {

@@ -13,7 +13,7 @@ from pathlib import Path
 from tuninglab import files
 from tuninglab.errors import UserError
 from tuninglab.files import PROJECT_DIR
-from tuninglab.site import hostviews, result_files
+from tuninglab.site import result_files
 
 SITE_DIR = PROJECT_DIR / "site"
 # Debian's chromium, headless, kept off the network (the machine has none to offer).
@@ -47,8 +47,6 @@ def build(site_dir: Path = SITE_DIR, site_url: str | None = None, data_dir=None)
         detail = "\n".join(problems[-20:]) or out.stderr.strip()[-2000:]
         raise UserError(f"the site did not build:\n{detail}")
     data_dir = data_dir or os.environ.get("TUNINGLAB_DATA_DIR") or files.DATA_DIR
-    # Static files, not pages: what a reader fetches on picking another host (hostviews).
-    hostviews.write(site_dir, data_dir)
     # Said, not failed on: time only moves on, so such a file passed no data.check (or came
     # from a clock running ahead) and is already left out of every chart.
     for line in result_files.future_dated(data_dir):

@@ -203,7 +203,8 @@ def _host_trace(doc: dict, name: str, metric: str, hover: str) -> tuple[dict, li
     about = "<br>".join(esc(text) for text in (
         host_description(doc), software_text(doc), baseline_text(doc),
         f"{doc['profile']} result of {doc['started'][:10]}",
-        *(["memory not capped: the OS may have cached the data"] if uncapped(doc) else [])))
+        *(["memory not capped: the OS may have cached the data"] if uncapped(doc) else []),
+        *([f"click for its file: {doc['_file']}"] if doc.get("_file") else [])))
     xs, ys, up, down, verdicts = [], [], [], [], []
     for point in doc["points"]:
         s = _stat_for(point, metric)
@@ -219,6 +220,8 @@ def _host_trace(doc: dict, name: str, metric: str, hover: str) -> tuple[dict, li
     trace = {"type": "bar", "name": name, "x": xs, "y": ys,
              "error_y": {"type": "data", "array": up, "arrayminus": down, "visible": True},
              "customdata": verdicts, "meta": about, "hovertemplate": hover}
+    if doc.get("_file"):
+        trace["tl_file"] = esc(doc["_file"])  # charts.js opens it on a click on a bar
     divided = None
     if metric in NORMALISE:
         field, per, _ = NORMALISE[metric]

@@ -6,8 +6,9 @@
 ```topics            the home page's table of topics (verdict_tables)
 ```results-index     the Results page: every result file, where it ran and who ran it
 
-No MkDocs hooks or plugins: a Markdown extension survives a move to MkDocs' successors. A bad
-spec is logged as a warning under "mkdocs", so `mkdocs build --strict` fails on it.
+The fences are Markdown extensions, not MkDocs plugins: one survives a move to MkDocs'
+successors (the one hook, mkdocs_hooks.py, only puts static files in place). A bad spec is
+logged as a warning under "mkdocs", so `mkdocs build --strict` fails on it.
 """
 
 import html
@@ -38,9 +39,14 @@ def plotly_fence(source, language, css_class, options, md, **kwargs) -> str:
 
 
 def reproduce_fence(source, language, css_class, options, md, **kwargs) -> str:
+    """The Reproduce box: `recipe = "..."`, and `flags = "..."` for what every run of it needs
+    on the command line (buffer-pool-instances: a server that has the setting)."""
     try:
-        name = tomllib.loads(source)["recipe"]
-        return _reproduce_box(load(name))
+        spec = tomllib.loads(source)
+        unknown = set(spec) - {"recipe", "flags"}
+        if unknown:
+            raise KeyError(f"unknown key(s) {', '.join(sorted(unknown))} (recipe, flags)")
+        return _reproduce_box(load(spec["recipe"]), str(spec.get("flags", "")))
     except (KeyError, UserError, tomllib.TOMLDecodeError) as exc:
         return _error(f"reproduce fence: {exc}", source)
 
@@ -178,21 +184,31 @@ def _no_data(name: str, variant: str = "") -> str:
             '</p></div>')
 
 
-def _reproduce_box(r) -> str:
+def _reproduce_box(r, flags: str = "") -> str:
+    """The command that reruns the result the page shows first (its profile: --quick only
+    for a quick one), what it needs, how long, and links to the recipe and the setup."""
     estimates = ", ".join(f"{p}: about {human_seconds(s)}" for p, s in
                           planner.profile_estimates(load_all(r.name),
                                                     template_cached=False).items())
     docs = result_files.results_for(r.name, variant=None)
     last = docs[-1]["started"][:10] if docs else "never"
+    main = [d for d in docs if not d.get("variant")]
+    quick = not main or hostviews.shown_by_default(main)["profile"] == "quick"
+    command = " ".join(x for x in (f"invoke recipe {r.name}", "--quick" if quick else "",
+                                   flags) if x)
     needs = ", ".join(r.needs) or "nothing beyond the setup (no root)"
+    e = html.escape
+    recipe_file = f"recipes/{r.name}/recipe.toml"
     return ('<div class="admonition example tl-reproduce"><p class="admonition-title">'
             'Reproduce</p>'
-            f'<pre><code>invoke recipe {html.escape(r.name)} --quick</code></pre>'
-            f'<p><strong>Question:</strong> {html.escape(r.question)}</p>'
-            f'<p><strong>Needs:</strong> {html.escape(needs)}. '
-            f'<strong>Duration:</strong> {html.escape(estimates)}. '
-            f'<strong>Last run:</strong> {html.escape(last)}.</p>'
-            f'<p>Recipe: <code>recipes/{html.escape(r.name)}/recipe.toml</code></p></div>')
+            f'<pre><code>{e(command)}</code></pre>'
+            f'<p><strong>Question:</strong> {e(r.question)}</p>'
+            f'<p><strong>Needs:</strong> {e(needs)}, after '
+            '<a href="../../contributing/#1-run-a-recipe">the setup</a>. '
+            f'<strong>Duration:</strong> {e(estimates)}. '
+            f'<strong>Last run:</strong> {e(last)}.</p>'
+            f'<p>Recipe: <a href="../../{e(recipe_file)}"><code>{e(recipe_file)}</code></a>'
+            '</p></div>')
 
 
 def results_index_fence(source, language, css_class, options, md, **kwargs) -> str:
@@ -207,8 +223,8 @@ def results_index_fence(source, language, css_class, options, md, **kwargs) -> s
     body = "".join(_results_row(r, topics[r["recipe"]]) for r in rows)
     contributed = sum(r["contributed"] for r in rows)
     return ('<div class="tl-results-index"><table><thead><tr><th>recipe</th><th>variant</th>'
-            '<th>profile</th><th>started</th><th>host</th><th>software</th><th>from</th>'
-            f'</tr></thead><tbody>{body}</tbody></table></div><p class="tl-caption">'
+            '<th>profile</th><th>started (its file)</th><th>host</th><th>software</th>'
+            f'<th>from</th></tr></thead><tbody>{body}</tbody></table></div><p class="tl-caption">'
             f'{len(rows)} result files, {contributed} contributed.</p>')
 
 
@@ -233,6 +249,7 @@ def _results_row(row: dict, topic: str | None) -> str:
             origin += f": {row['description']}"
     if row["invalid"]:
         origin += f". Invalid, not charted: {row['invalid']}"
+    started = f'<a href="../{e(row["file"])}" title="the result file">{e(row["started"])}</a>'
     return (f"<tr><td>{recipe}</td><td>{e(row['variant'] or '-')}</td><td>{e(row['profile'])}"
-            f"</td><td>{e(row['started'])}</td><td>{e(row['host'])}</td><td>{e(row['software'])}"
+            f"</td><td>{started}</td><td>{e(row['host'])}</td><td>{e(row['software'])}"
             f"</td><td>{e(origin)}</td></tr>")

@@ -17,6 +17,7 @@ from the project's data/historical/ (historical.py).
 import datetime as dt
 import json
 import os
+import shutil
 from functools import lru_cache
 from pathlib import Path
 
@@ -25,6 +26,9 @@ from tuninglab.results import document
 from tuninglab.site.describe import host_description, plain, shorten, software_text
 
 DATA_DIR = Path(os.environ.get("TUNINGLAB_DATA_DIR") or files.DATA_DIR)
+# Where the site serves each result file as it is in data/ (publish), so that every row and
+# chart can link to the evidence: <site>/data/<recipe>/<file>.json.
+FILES = "data"
 
 
 def now() -> dt.datetime:
@@ -49,6 +53,7 @@ def _load(path: Path) -> dict:
     except (ValueError, KeyError, TypeError, StopIteration, ArithmeticError) as exc:
         doc["invalid"] = [*doc.get("invalid", []),
                           plain(f"its statistics cannot be computed from its runs ({exc})")]
+    doc["_file"] = f"{FILES}/{path.parent.name}/{path.name}"  # where the site serves it
     return doc
 
 
@@ -155,6 +160,19 @@ def result_dirs(data_dir: Path) -> list[Path]:
                   if p.is_dir() and p.name not in ("historical", "claims"))
 
 
+def publish(site_dir: Path, data_dir: Path | None = None) -> int:
+    """Copy every result file into the built site (FILES), byte for byte: the evidence the
+    pages link to. Returns how many."""
+    count = 0
+    for directory in result_dirs(Path(data_dir or DATA_DIR)):
+        out = Path(site_dir) / FILES / directory.name
+        out.mkdir(parents=True, exist_ok=True)
+        for path in sorted(directory.glob("*.json")):
+            shutil.copyfile(path, out / path.name)
+            count += 1
+    return count
+
+
 def results_index(data_dir: Path | None = None) -> list[dict]:
     """One row per result file, by recipe and variant, newest first: where it ran, on what
     software, and whether the project ran it or someone contributed it. Free text is cut at
@@ -166,7 +184,7 @@ def results_index(data_dir: Path | None = None) -> list[dict]:
                                       listing=True), key=_started, reverse=True):
             contribution = doc.get("contribution")
             rows.append({
-                "recipe": directory.name, "variant": doc.get("variant", ""),
+                "recipe": directory.name, "variant": doc.get("variant", ""), "file": doc["_file"],
                 "profile": doc["profile"], "started": doc["started"][:16].replace("T", " "),
                 "host": f"{shorten(host_description(doc), 200)}; id {doc['host']['id'][:8]}",
                 "software": software_text(doc),

@@ -65,7 +65,7 @@ def _chart(spec: dict) -> str:
     if kind == "historical":
         source, meta, _ = historical.historical_table(spec["source"], spec["table"])
         figure = historical.historical_bars(spec["source"], spec["table"], spec.get("columns"))
-        return _embed(figure) + f'<p class="tl-caption">{html.escape(_citation(source, meta))} ' \
+        return _embed(figure) + f'<p class="tl-caption">{historical.citation_html(source, meta)} ' \
             f'Workload: {html.escape(source["source"]["workload"])}. Hardware: ' \
             f'{html.escape(source["source"]["hardware"])}. Software: ' \
             f'{html.escape(source["source"]["software"])}.</p>'
@@ -124,21 +124,8 @@ def _kernels_table() -> str:
 
 
 def _claims(slug: str, table: str) -> str:
-    """Numbers a source states in its text, as a table with the citation."""
-    source, meta, rows = historical.historical_table(slug, table)
-    columns = [c for c in rows[0].keys()] if rows else []
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(r[c] or '')}</td>" for c in columns)
-                   + "</tr>" for r in rows)
-    return (f'<div class="tl-claims"><table><thead><tr>{head}</tr></thead><tbody>{body}'
-            f'</tbody></table></div><p class="tl-caption">{html.escape(_citation(source, meta))}'
-            '</p>')
-
-
-def _citation(source: dict, meta: dict) -> str:
-    s = source["source"]
-    who = ", ".join(x for x in (s.get("author"), s.get("venue")) if x) or "unknown author"
-    return f'As printed in "{s["title"]}" ({who}, {s["year"]}), section "{meta["caption"]}".'
+    """Numbers a source states in its text, as a table with the citation (historical.py)."""
+    return historical.claims_table(slug, table)
 
 
 def _embed(figure: dict) -> str:

@@ -6,6 +6,7 @@ the home page's "what should I change first?" (```topics```), the page of every 
 A bad spec, an unknown topic or claim, a topic page without a headline claim, or a source result
 the claims map leaves out is logged as a warning, so the strict build fails on it."""
 
+import functools
 import html
 import logging
 import re
@@ -55,7 +56,8 @@ def claim_text(c) -> str:
     """What the source claimed, in its own labels: the row against its baseline row, in a
     column, with the table's caption and the citation."""
     source, meta = _source_meta(c)
-    what = c.row if not c.column else f"{c.row} vs {c.source_baseline} ({c.column})"
+    row, base = (historical.shown_label(meta, x) for x in (c.row, c.source_baseline or ""))
+    what = row if not c.column else f"{row} vs {base} ({c.column})"
     return f"{what}. {meta['caption']} ({cite(source)})"
 
 
@@ -147,7 +149,8 @@ def _untestable_rows(items: list) -> str:
     for (slug, table, reason), group in groups.items():
         source, meta, _ = historical.historical_table(slug, table)
         base = meta.get("baseline")
-        what = "; ".join(u.row + (f" vs {base}" if base and u.column else "") +
+        shown = functools.partial(historical.shown_label, meta)
+        what = "; ".join(shown(u.row) + (f" vs {shown(base)}" if base and u.column else "") +
                          (f" ({u.column})" if u.column else "") for u in group)
         v = Verdict(claim_verdicts.NOT_TESTABLE, claim_verdicts.NOT_TESTABLE, None, None, reason)
         rows.append(f'<tr><td data-label="Source claim">{e(what)}. {e(meta["caption"])} '

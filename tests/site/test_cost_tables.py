@@ -29,20 +29,32 @@ def loaded(data, doc: dict) -> dict:
     return shown
 
 
-def cells(table: str) -> list[list[str]]:
-    """The cost table's rows as lists of cell texts (<br> as " | ")."""
+def text(cell: str) -> str:
+    return html.unescape(cell.replace("<br>", " | ").replace("<wbr>", ""))
+
+
+def cost_rows(table: str) -> list[list[str]]:
+    """The cost table's rows, one per cost: lists of cell texts (<br> as " | ")."""
     part = table[table.index('class="tl-verdicts tl-costs"'):]
     body = part[part.index("<tbody>"):part.index("</tbody>")]
-    return [[html.unescape(c.replace("<br>", " | ")) for c in re.findall(r"<td>(.*?)</td>", row)]
+    return [[text(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row)]
             for row in re.findall(r"<tr>(.*?)</tr>", body)]
+
+
+def cells(table: str) -> list[list[str]]:
+    """Each point's column of the cost table (a column per point): its setting, then its
+    cells."""
+    part = table[table.index('class="tl-verdicts tl-costs"'):]
+    settings = [text(h) for h in re.findall(r"<th>(.*?)</th>", part[:part.index("</thead>")])]
+    rows = cost_rows(table)
+    return [[setting] + [row[i] for row in rows] for i, setting in enumerate(settings[1:], 1)]
 
 
 def test_a_result_with_costs_shows_them_below_its_throughput(data):
     doc = loaded(data, with_costs(result(HOST_B), CHEAPER))
     out = result_tables.verdicts(doc)
     assert out.index("median tps") < out.index("tl-costs")  # the throughput table first
-    heads = re.findall(r"<th>(.*?)</th>", out[out.index("tl-costs"):])
-    assert heads == ["setting"] + [METRICS[k].label for k in COST]
+    assert [row[0] for row in cost_rows(out)] == [METRICS[k].label for k in COST]
     on, off = cells(out)
     assert on[0] == "ON" and off[0] == "OFF"
     assert re.fullmatch(r"0\.850 ms \(0\.84\d to 0\.85\d\) \| baseline", on[1])

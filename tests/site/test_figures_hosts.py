@@ -221,7 +221,8 @@ class Tags(HTMLParser):
 
 ALLOWED = {"div": {"class", "id", "data-traces", "data-figure", "data-group", "data-view"},
            "table": set(), "thead": set(), "tbody": set(), "tr": set(), "th": set(),
-           "td": set(), "code": set(), "p": {"class"}, "a": {"href", "title"},
+           "td": {"data-label"}, "wbr": set(), "code": set(), "p": {"class"},
+           "a": {"href", "title"},
            "button": {"type", "class", "aria-pressed", "title"}, "label": {"class"},
            "select": {"aria-label"}, "option": {"value", "selected"}, "span": {"class"}}
 # Tags the figure builders themselves write into plotly labels.

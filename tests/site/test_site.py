@@ -155,7 +155,7 @@ def test_trends_table_reads_the_series_not_the_stored_verdict(monkeypatch):
     doc["points"][0]["trends"] = {"runs": 3, "history_growing_runs": 3}   # a false claim
     monkeypatch.setattr(result_files, "results_for", lambda name, variant="": [doc])
     out = fence.plotly_fence(spec(kind="trends", recipe="redo-size"), "plotly", "", {}, None)
-    rows = re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td>", out)
+    rows = re.findall(r"<tr><td[^>]*>(.*?)</td><td[^>]*>(.*?)</td>", out)
     assert rows[0][0] == "steady" and "growing in 0 of 3 runs" in rows[0][1]
     assert rows[1][0] == "&lt;b&gt;behind&lt;/b&gt;" and "+40.0/s, growing in 3 of 3" in rows[1][1]
     assert "1,060 at the end" in rows[1][1]

@@ -1,25 +1,56 @@
 """HTML tables of one result file, for a topic page or a host's views (hostviews): the
 verdict per point with the costs per transaction beside it, the trends over time, the TPC-C-like
 mix, and the "functional only" label of a lab VM result (the terminal's tables are
-results/report.py). Every text from the file is escaped."""
+results/report.py). Every text from the file is escaped. The tables with many measures (costs,
+the mix) have one row per measure and one column per point, as the regime checks: so they fit
+the page's column. Each cell carries its column's name as data-label: on a phone every row
+becomes a card that shows it before the cell (lab.css), and no verdict needs scrolling
+sideways."""
 
 import html
+import re
 import statistics
 
 from tuninglab.results import document, regime, stats, timeseries
 from tuninglab.results.metrics import COST, METRICS, decimals, ratio_decimals
 from tuninglab.site import describe
 
+# Where the guide explains once what a functional result can and cannot say: the RAID page,
+# whose lab VM the other lab VM recipes share. Relative to a topic page, the only kind of page
+# that shows result tables (a host's views are shown on it too).
+FUNCTIONAL_WHY = "../raid/#functional"
+
 
 def functional(doc: dict) -> str:
-    """The label of a result that shows how something works, not how fast hardware is."""
+    """The label of a result that shows how something works, not how fast hardware is: one
+    line under each of its tables, so it links to the explanation rather than repeating it,
+    and names this result's own reason in its title."""
     why = describe.functional_only(doc)
     if not why:
         return ""
-    return ('<div class="admonition warning tl-functional"><p class="admonition-title">'
-            'Functional: shows the mechanism, not the hardware\'s speed</p>'
-            f'<p>In the latest result {html.escape(why)}. Compare the IO per transaction at the '
-            'devices, which holds on any storage, rather than the throughput.</p></div>')
+    detail = html.escape(f"In the latest result {why}. Compare the IO per transaction at the "
+                         "devices, which holds on any storage, rather than the throughput.")
+    return (f'<p class="tl-functional" title="{detail}">Functional: shows the mechanism, not '
+            f'the hardware\'s speed (<a href="{FUNCTIONAL_WHY}">why</a>)</p>')
+
+
+def _breakable(value: str) -> str:
+    """A text as a cell: escaped, with a place to break after each _ and , (as in a point's
+    O_DIRECT_NO_FSYNC or noatime,logbufs=8), so a narrow column wraps it rather than widens."""
+    return re.sub(r"([_,])", r"\1<wbr>", html.escape(value))
+
+
+def _table(classes: str, heads: list[str], rows: list[list[str]],
+           labels: list[str] | None = None) -> str:
+    """A table of plain-text heads and HTML cells (escaped by the caller); each cell names
+    its column (labels, plain text; the heads unless given) for the phone's card layout."""
+    names = [html.escape(label) for label in labels or heads]
+    body = "".join("<tr>" + "".join(f'<td data-label="{name}">{cell}</td>'
+                                    for name, cell in zip(names, row)) + "</tr>"
+                   for row in rows)
+    return (f'<div class="{classes}"><table><thead><tr>'
+            + "".join(f"<th>{_breakable(head)}</th>" for head in heads)
+            + f"</tr></thead><tbody>{body}</tbody></table></div>")
 
 
 def verdicts(doc: dict) -> str:
@@ -31,13 +62,14 @@ def verdicts(doc: dict) -> str:
         s, ratio = p["stats"][name], p["stats"]["ratio"]
         interval = "" if s["ci_low"] is None else f"{s['ci_low']:,.0f} to {s['ci_high']:,.0f}"
         verdict = "baseline" if ratio is None else describe.verdict_text(p)
-        rows.append(f"<tr><td>{html.escape(p['value'])}</td><td>{s['median']:,.0f}</td>"
-                    f"<td>{interval}</td><td>{html.escape(verdict)}</td></tr>")
+        rows.append([_breakable(p["value"]), f"{s['median']:,.0f}", interval,
+                     html.escape(verdict)])
     host = describe.series_name(doc)
-    return ('<div class="tl-verdicts"><table><thead><tr><th>setting</th>'
-            f'<th>median {METRICS[name].short}</th>'
-            '<th>95% CI</th><th>ratio to baseline, 95% CI: verdict</th></tr></thead><tbody>'
-            + "".join(rows) + f"</tbody></table></div><p class='tl-caption'>Latest result: "
+    median = f"median {METRICS[name].short}"
+    return (_table("tl-verdicts", ["setting", median, "95% CI",
+                                   "ratio to baseline, 95% CI: verdict"], rows,
+                   ["setting", median, "95% CI", "verdict"])
+            + f"<p class='tl-caption'>Latest result: "
             f"{host}. Design: {html.escape(document.design_text(doc))}; method: "
             f"{html.escape(doc['methods']['ratio'])}.</p>" + costs(doc))
 
@@ -52,14 +84,12 @@ def validity(doc: dict) -> str:
         return ""
     parts = [f"<p class='tl-caption tl-memory'>{html.escape(memory)}</p>"] if memory else []
     if found:
-        rows = []
-        for i, c in enumerate(found):
-            cells = "".join(_regime_cell(p, i, c["unit"]) for p in doc["points"])
-            rows.append(f"<tr><td>{html.escape(regime.describe(c))}</td>{cells}</tr>")
-        heads = "".join(f"<th>{html.escape(p['value'])}</th>" for p in doc["points"])
-        parts.append('<div class="tl-verdicts tl-regime"><table><thead><tr><th>regime check'
-                     f'</th>{heads}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
-                     "<p class='tl-caption'>Regime checks of the latest result: each point's "
+        rows = [[html.escape(regime.describe(c))]
+                + [_regime_cell(p, i, c["unit"]) for p in doc["points"]]
+                for i, c in enumerate(found)]
+        heads = ["regime check"] + [p["value"] for p in doc["points"]]
+        parts.append(_table("tl-verdicts tl-regime", heads, rows)
+                     + "<p class='tl-caption'>Regime checks of the latest result: each point's "
                      "value (the median over its runs) and whether it met the bound. A "
                      "comparison whose point or baseline missed one says \"regime not "
                      "reached\": it measured another situation than the question's.</p>")
@@ -69,9 +99,9 @@ def validity(doc: dict) -> str:
 def _regime_cell(p: dict, i: int, unit: str) -> str:
     check = regime.check_of(p, i)
     if check is None:
-        return "<td>-</td>"
+        return "-"
     outcome = "met" if check["ok"] else "<strong>missed</strong>"
-    return f"<td>{html.escape(regime.value_text(check, unit))}: {outcome}</td>"
+    return f"{html.escape(regime.value_text(check, unit))}: {outcome}"
 
 
 def memory_text(doc: dict) -> str:
@@ -97,12 +127,11 @@ def costs(doc: dict) -> str:
     keys = [k for k in COST if any(k in p["stats"].get("cost", {}) for p in doc["points"])]
     if not keys:
         return ""
-    heads = "".join(f"<th>{html.escape(METRICS[k].label)}</th>" for k in keys)  # units: cells
-    rows = "".join(f"<tr><td>{html.escape(p['value'])}</td>"
-                   + "".join(_cost_cell(p["stats"].get("cost", {}).get(k), k) for k in keys)
-                   + "</tr>" for p in doc["points"])
-    return ('<div class="tl-verdicts tl-costs"><table><thead><tr><th>setting</th>' + heads +
-            "</tr></thead><tbody>" + rows + "</tbody></table></div><p class='tl-caption'>Cost "
+    heads = ["cost"] + [p["value"] for p in doc["points"]]
+    rows = [[html.escape(METRICS[k].label)]  # the units are in the cells
+            + [_cost_cell(p["stats"].get("cost", {}).get(k), k) for p in doc["points"]]
+            for k in keys]
+    return (_table("tl-verdicts tl-costs", heads, rows) + "<p class='tl-caption'>Cost "
             "per transaction in the latest result, lower being cheaper: the median over the "
             "runs with its 95% CI, and the ratio to the baseline with its 95% CI and verdict. "
             f"Method: {html.escape(doc['methods'].get('cost', stats.COST_METHOD))}.</p>")
@@ -112,7 +141,7 @@ def _cost_cell(cost: dict | None, key: str) -> str:
     """One cost of one point: '0.812 ms (0.790 to 0.835)' over 'ratio 0.91 [0.88, 0.94]:
     less'."""
     if cost is None:  # not measured in every run of this point or of the baseline
-        return "<td>-</td>"
+        return "-"
     metric = METRICS[key]
     digits = decimals(cost["median"] * metric.scale)
     shown = f"{cost['median'] * metric.scale:,.{digits}f} {metric.unit}"
@@ -121,7 +150,7 @@ def _cost_cell(cost: dict | None, key: str) -> str:
                   f"{cost['ci_high'] * metric.scale:,.{digits}f})")
     ratio = cost["ratio"]
     digits = ratio_decimals(ratio and ratio["ratio"], 2)  # 2 as the throughput's ratio
-    return f"<td>{html.escape(shown)}<br>{html.escape(describe.ratio_text(ratio, digits))}</td>"
+    return f"{html.escape(shown)}<br>{html.escape(describe.ratio_text(ratio, digits))}"
 
 
 def trends(doc: dict) -> str:
@@ -138,13 +167,13 @@ def trends(doc: dict) -> str:
             f"{t['history_end']:,.0f} at the end")
         fill = t["checkpoint_fill_max"]
         dips = "-" if t["dips"] is None else f"{t['dips']:g} (deepest {t['dip_depth_pct']:g}%)"
-        rows.append(f"<tr><td>{html.escape(p['value'])}</td><td>{history}</td><td>{dips}</td>"
-                    f"<td>{'-' if fill is None else f'{100 * fill:.0f}%'}</td></tr>")
-    return ('<div class="tl-verdicts"><table><thead><tr><th>setting</th>'
-            '<th>history list length: slope, runs where it kept growing, last value</th>'
-            '<th>throughput dips below half the median (median per run)</th>'
-            '<th>redo log fullest (checkpoint age / capacity)</th></tr></thead><tbody>'
-            + "".join(rows) + "</tbody></table></div><p class='tl-caption'>Over time, in the "
+        rows.append([_breakable(p["value"]), history, dips,
+                     "-" if fill is None else f"{100 * fill:.0f}%"])
+    heads = ["setting", "history list length: slope, runs where it kept growing, last value",
+             "throughput dips below half the median (median per run)",
+             "redo log fullest (checkpoint age / capacity)"]
+    labels = ["setting", "history list length", "throughput dips", "redo log fullest"]
+    return (_table("tl-verdicts", heads, rows, labels) + "<p class='tl-caption'>Over time, in the "
             f"latest result ({html.escape(describe.series_name(doc))}): medians over the runs "
             "of each point.</p>")
 
@@ -158,34 +187,35 @@ def tpcc(doc: dict) -> str:
     """A TPC-C-like result per point: each transaction type's share of the mix and its p95
     latency, the rollbacks and retries, and whether every run kept the data consistent
     (medians over the runs; computed from the runs on the page)."""
-    rows = []
-    for p in doc["points"]:
-        runs = [r["summary"]["tpcc"] for r in p["runs"] if "tpcc" in r["summary"]]
-        if not runs:
-            continue
-        totals = [max(1, sum(x["count"] for x in t["transactions"].values())) for t in runs]
-        cells = []
-        for name, _ in TPCC_TYPES:
-            share = statistics.median([100 * t["transactions"][name]["count"] / total
-                                       for t, total in zip(runs, totals)])
-            p95 = statistics.median([t["transactions"][name]["latency_p95_ms"] for t in runs])
-            cells.append(f"<td>{share:.1f}% · {p95:g} ms</td>")
-        rollbacks = statistics.median([t["rollbacks"] for t in runs])
-        retries = f"{statistics.median([t['retries'] for t in runs]):g}"
-        deadlocks = [t["deadlocks"] for t in runs if "deadlocks" in t]
-        if deadlocks:  # counted apart since the script's second version of its output
-            retries += f" ({statistics.median(deadlocks):g} deadlocks)"
-        consistent = sum(t["consistency"]["ok"] for t in runs)
-        rows.append(f"<tr><td>{html.escape(p['value'])}</td>{''.join(cells)}"
-                    f"<td>{rollbacks:g}</td><td>{retries}</td>"
-                    f"<td>{consistent} of {len(runs)}</td></tr>")
-    if not rows:
+    points = [(p["value"], runs) for p in doc["points"]
+              if (runs := [r["summary"]["tpcc"] for r in p["runs"] if "tpcc" in r["summary"]])]
+    if not points:
         return ""
-    heads = "".join(f"<th>{label}: share · p95</th>" for _, label in TPCC_TYPES)
-    return ('<div class="tl-verdicts"><table><thead><tr><th>setting</th>' + heads +
-            '<th>rollbacks (intended)</th><th>retries (deadlock, lock wait)</th>'
-            '<th>runs consistent after the run (conditions 1-4)</th></tr></thead><tbody>'
-            + "".join(rows) + "</tbody></table></div><p class='tl-caption'>The TPC-C-like mix "
+    columns = [_tpcc_column(runs) for _, runs in points]
+    names = ([f"{label}: share · p95" for _, label in TPCC_TYPES]
+             + ["rollbacks (intended)", "retries (deadlock, lock wait)",
+                "runs consistent after the run (conditions 1-4)"])
+    rows = [[html.escape(name)] + [column[i] for column in columns]
+            for i, name in enumerate(names)]
+    return (_table("tl-verdicts tl-tpcc", ["measure"] + [value for value, _ in points], rows)
+            + "<p class='tl-caption'>The TPC-C-like mix "
             f"in the latest result ({html.escape(describe.series_name(doc))}): medians over the "
             "runs of each point.</p>")
 
+
+def _tpcc_column(runs: list[dict]) -> list[str]:
+    """One point's cells of the mix table, top to bottom (medians over its runs)."""
+    totals = [max(1, sum(x["count"] for x in t["transactions"].values())) for t in runs]
+    cells = []
+    for name, _ in TPCC_TYPES:
+        share = statistics.median([100 * t["transactions"][name]["count"] / total
+                                   for t, total in zip(runs, totals)])
+        p95 = statistics.median([t["transactions"][name]["latency_p95_ms"] for t in runs])
+        cells.append(f"{share:.1f}% · {p95:g} ms")
+    rollbacks = statistics.median([t["rollbacks"] for t in runs])
+    retries = f"{statistics.median([t['retries'] for t in runs]):g}"
+    deadlocks = [t["deadlocks"] for t in runs if "deadlocks" in t]
+    if deadlocks:  # counted apart since the script's second version of its output
+        retries += f" ({statistics.median(deadlocks):g} deadlocks)"
+    consistent = sum(t["consistency"]["ok"] for t in runs)
+    return cells + [f"{rollbacks:g}", retries, f"{consistent} of {len(runs)}"]

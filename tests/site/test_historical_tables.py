@@ -249,3 +249,16 @@ def test_the_built_page_marks_the_labels_the_source_cut_off(built):
     figures = [json.loads(html.unescape(f)) for f in re.findall(r'data-figure="([^"]*)"', text)]
     xs = {x for f in figures for t in f["data"] for x in t.get("x", [])}
     assert set(CUT_LOGS) <= xs
+
+
+def test_charts_under_one_caption_say_what_sets_each_apart():
+    titles = {t: historical.historical_bars("zaitsev-2004-os-hardware", t)["layout"]["title"]
+              ["text"] for t in ("direct-io-2-4.csv", "direct-io-2-6.csv",
+                                 "async-io-buffered.csv", "async-io-direct.csv")}
+    assert len(set(titles.values())) == 4
+    assert "Kernel 2.6.3 (deadline)" in titles["direct-io-2-6.csv"]
+    assert "Kernel 2.4.21-9.ELhugem" in titles["direct-io-2-4.csv"]
+    picked = {c: historical.historical_bars("scheduler-scan-2008", "io-schedulers.csv", [c])
+              ["layout"]["title"]["text"]
+              for c in ("Average runtime (s)", "Average Throughput (MiB/s)")}
+    assert all(c in title for c, title in picked.items())

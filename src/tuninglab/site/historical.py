@@ -141,6 +141,7 @@ def historical_bars(slug: str, table: str, columns=None, base: Path = HISTORICAL
     source, meta, rows = historical_table(slug, table, base)
     if meta.get("kind") != "table":
         raise ValueError(f"{slug}/{table} holds claims, not a table: use kind = \"claims\"")
+    explicit = bool(columns)
     columns = columns or meta["value_columns"]
     label_col = meta["label_column"]
     missing = set(meta.get("missing_values", [])) | {""}
@@ -164,14 +165,24 @@ def historical_bars(slug: str, table: str, columns=None, base: Path = HISTORICAL
             "hovertemplate": "%{x}: %{y} " + esc(unit) +
                              "<br>%{customdata}<extra>" + esc(column) + "</extra>"})
     cut = any(is_cut(meta, r[label_col]) for r in rows)
-    s = source["source"]
-    who = s["author"] or s["venue"] or s["title"]
     return {"data": traces, "layout": {
         "barmode": "group", "xaxis": _label_axis(traces, cut),
         "yaxis": {"title": {"text": esc(unit)}},
-        "title": {"text": f"{esc(meta['caption'])}<br><sup>{esc(who)}, "
-                          f"{esc(s['year'])}: {esc(meta['metric'])}</sup>", "font": {"size": 15}},
+        "title": {"text": _bars_title(source, meta, columns, explicit), "font": {"size": 15}},
         "legend": {"orientation": "h", "y": -0.25}}}
+
+
+def _bars_title(source: dict, meta: dict, columns: list, explicit: bool) -> str:
+    """The caption, then what sets this table apart from others under the same caption (the
+    heading of its label column, as printed: a kernel, an IO mode) and what is charted (the
+    columns picked, else the table's metric), with the author and year."""
+    s = source["source"]
+    who = s["author"] or s["venue"] or s["title"]
+    what = ", ".join(columns) if explicit else meta["metric"]
+    heading = shown_label(meta, meta["label_column"]) if meta.get("headings_printed", True) \
+        else ""
+    sub = "; ".join(x for x in (heading, f"{who}, {s['year']}: {what}") if x)
+    return f"{esc(meta['caption'])}<br><sup>{esc(sub)}</sup>"
 
 
 # A label longer than TICK_CHARS is shown on two lines when a chart has at most BROKEN_BARS

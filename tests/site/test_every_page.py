@@ -1,0 +1,51 @@
+"""Every page of the built guide in Debian's chromium at a laptop's and a phone's size: it
+draws every chart, logs no error, and is no wider than the screen."""
+
+from pathlib import Path
+
+import pytest
+
+from tuninglab.site import builder
+
+pytestmark = pytest.mark.integration
+
+SIZES = {"laptop": (1366, 900), "phone": (390, 844)}
+
+
+def _pages(built: Path) -> list[str]:
+    """Every page's path from the site root ("" for the home page)."""
+    paths = (p.parent.relative_to(built) for p in built.rglob("index.html"))
+    return sorted("" if rel == Path(".") else rel.as_posix() for rel in paths)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(builder.CHROMIUM).exists():
+        pytest.skip("needs Debian's chromium (apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright (pip)")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=builder.CHROMIUM, args=builder.CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_every_page_draws_its_charts_without_errors_within_the_screen(browser, built,
+                                                                       served_site, size):
+    width, height = SIZES[size]
+    context = browser.new_context(viewport={"width": width, "height": height})
+    problems = []
+    for path in _pages(built):
+        page = context.new_page()
+        page.on("console", lambda m, p=path: problems.append(f"{p}: {m.text}")
+                if m.type == "error" else None)
+        page.on("pageerror", lambda e, p=path: problems.append(f"{p}: {e}"))
+        page.goto(f"{served_site[1]}/{path + '/' if path else ''}")
+        page.wait_for_function("""() => [...document.querySelectorAll('.tl-chart')]
+            .every(c => c.getAttribute('data-rendered') === 'true')""", timeout=30000)
+        wide = page.evaluate("document.documentElement.scrollWidth")
+        if wide > width:
+            problems.append(f"{path or 'home'}: {wide} px wide at {width} px")
+        page.close()
+    context.close()
+    assert problems == []

@@ -60,10 +60,7 @@
       layout.xaxis || {}, theme.xaxis);
     out.yaxis = Object.assign({ automargin: true }, layout.yaxis || {}, theme.yaxis);
     out.margin = out.margin || { t: 20, r: 10 };
-    if (layout.title) {  // above the plot, however many lines: the margin grows to hold it
-      out.title = Object.assign({}, layout.title, { automargin: true, yref: "paper",
-        text: wrapTitle(layout.title.text || "", width) });
-    }
+    delete out.title;  // drawn above the chart as text (showTitle), not by plotly
     if (narrow && layout.legend) {
       out.legend = Object.assign({}, layout.legend, { font: { size: 11 } });
     }
@@ -82,7 +79,9 @@
   function fit(target, tries) {
     var full = target._fullLayout;
     var update = {};
-    if (!target.clientWidth) return Promise.resolve();  // hidden: nothing to measure
+    // Hidden, or folded in a closed <details> (whose content a browser need not lay out):
+    // nothing to measure. details-charts.js fits it when the details opens.
+    if (!target.clientWidth || target.closest("details:not([open])")) return Promise.resolve();
     var legend = target.querySelector(".legend");
     var axis = [].slice.call(target.querySelectorAll(".xtitle, .xtick text"));
     if (legend && axis.length && full.legend && full.legend.y < 0) {
@@ -98,28 +97,6 @@
     return window.Plotly.relayout(target, update).then(function () {
       return fit(target, tries - 1);
     });
-  }
-
-  // Plotly does not wrap a title either: a line of it longer than the chart is wide (a
-  // source's title, on a phone) is broken at spaces, <sup> lines (smaller) at half as many
-  // again. The text is escaped by the build and an entity holds no space: none is cut.
-  var TITLE_PX_PER_CHAR = 9;  // at the titles' 15 px, with room to spare
-
-  function wrapTitle(text, width) {
-    if (!width) return text;  // hidden: nothing to fit
-    var chars = Math.max(20, Math.floor(width / TITLE_PX_PER_CHAR));
-    return text.split("<br>").map(function (line) {
-      var sup = /^<sup>(.*)<\/sup>$/.exec(line);
-      var words = (sup ? sup[1] : line).split(" ");
-      var limit = sup ? Math.floor(chars * 1.5) : chars;
-      var lines = [words.shift()];
-      words.forEach(function (word) {
-        var last = lines.length - 1;
-        if ((lines[last] + " " + word).length > limit) lines.push(word);
-        else lines[last] += " " + word;
-      });
-      return lines.map(function (l) { return sup ? "<sup>" + l + "</sup>" : l; }).join("<br>");
-    }).join("<br>");
   }
 
   // A legend entry is one line in plotly: a long one (a host's hardware) runs off a phone's
@@ -154,9 +131,34 @@
     return Object.assign({}, CONFIG, { displayModeBar: narrow ? false : "hover" });
   }
 
+  // A chart's title, as text above the plot rather than plotly's: the page wraps it at any
+  // width, where plotly's multi-line titles overlap the plot or are cut at the top, and its
+  // title.automargin draws bars for the plot before the margin grew (plotly.js 4.1). The
+  // build escaped the title and wrote only <br> and <sup> into it: each line is decoded as
+  // text (DOMParser runs nothing), never as markup.
+  function showTitle(container, text) {
+    var block = container.querySelector(".tl-chart-title");
+    if (!text) { if (block) block.remove(); return; }
+    if (!block) {
+      block = document.createElement("div");
+      block.className = "tl-chart-title";
+      container.insertBefore(block, container.querySelector(".tl-plot"));
+    }
+    block.textContent = "";
+    text.split("<br>").forEach(function (line) {
+      var sup = /^<sup>(.*)<\/sup>$/.exec(line);
+      var row = document.createElement("div");
+      row.className = sup ? "tl-chart-sub" : "tl-chart-main";
+      row.textContent = new DOMParser().parseFromString(sup ? sup[1] : line, "text/html")
+        .documentElement.textContent;
+      block.appendChild(row);
+    });
+  }
+
   function plot(method, container) {
     var target = container.querySelector(".tl-plot");
     var figure = container._figure;
+    showTitle(container, figure.layout.title && figure.layout.title.text);
     var theme = palette();
     var narrow = isNarrow(target);
     return window.Plotly[method](target, wrapNames(withErrorColour(figure.data, theme), narrow),
@@ -287,6 +289,9 @@
       view.setAttribute("data-hosts", String(index.hosts.length));
     }).catch(function (err) { note(view, "The list of hosts did not load (" + err.message + ")."); });
   }
+
+  // For details-charts.js: a chart drawn folded is fitted once its details opens.
+  window.tlFitChart = function (plot) { return fit(plot, 4); };
 
   function drawAll() {
     var charts = document.querySelectorAll(".tl-chart:not([data-rendered])");

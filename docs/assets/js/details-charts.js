@@ -2,15 +2,19 @@
 // Chromium lays it out at its real width all the same, but a browser that lays nothing out
 // in a closed details hands plotly no width, and plotly then draws at its default 700 px:
 // too wide for a phone, too narrow for a wide column. When the details opens, such a chart
-// is fitted to its container. relayout with autosize rather than Plotly.Plots.resize, which
+// is fitted to its container, and its legend and height are fitted as charts.js fits them. relayout with autosize rather than Plotly.Plots.resize, which
 // keeps a width plotly stored at the first draw.
 (function () {
   function refit(details) {
     if (!details.open || !window.Plotly) return;
     details.querySelectorAll(".tl-plot").forEach(function (plot) {
       var full = plot._fullLayout;  // plotly's laid-out figure, once drawn
-      if (!full || Math.abs(full.width - plot.clientWidth) <= 1) return;
-      window.Plotly.relayout(plot, { autosize: true });
+      if (!full) return;
+      var sized = Math.abs(full.width - plot.clientWidth) <= 1 ? Promise.resolve()
+        : window.Plotly.relayout(plot, { autosize: true });
+      // Then the legend under the axis and the height (charts.js), which folded could not
+      // be measured.
+      sized.then(function () { if (window.tlFitChart) return window.tlFitChart(plot); });
     });
   }
 

@@ -3,7 +3,6 @@
 import json
 import re
 import shutil
-from pathlib import Path
 
 import pytest
 
@@ -16,17 +15,6 @@ pytestmark = pytest.mark.integration
 @pytest.fixture(scope="module")
 def base_url(served_site):
     return served_site[1]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(builder.CHROMIUM).exists():
-        pytest.skip("needs Debian's chromium (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright (pip)")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=builder.CHROMIUM, args=builder.CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def watched_page(context, base_url):

@@ -5,8 +5,6 @@ from pathlib import Path
 
 import pytest
 
-from tuninglab.site import builder
-
 pytestmark = pytest.mark.integration
 
 SIZES = {"laptop": (1366, 900), "phone": (390, 844)}
@@ -27,17 +25,6 @@ def _pages(built: Path) -> list[str]:
     """Every page's path from the site root ("" for the home page)."""
     paths = (p.parent.relative_to(built) for p in built.rglob("index.html"))
     return sorted("" if rel == Path(".") else rel.as_posix() for rel in paths)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(builder.CHROMIUM).exists():
-        pytest.skip("needs Debian's chromium (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright (pip)")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=builder.CHROMIUM, args=builder.CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -3,12 +3,11 @@ result file (served byte for byte), a Reproduce box to its recipe file and to th
 the command that reruns what the page shows."""
 
 import re
-from pathlib import Path
 
 import pytest
 
 from helpers import REPO
-from tuninglab.site import builder, hostviews, result_files
+from tuninglab.site import hostviews, result_files
 
 pytestmark = pytest.mark.integration
 
@@ -47,17 +46,6 @@ def test_the_command_reruns_the_profile_the_page_shows_first(built, committed_da
 def test_a_recipe_that_needs_a_flag_shows_it(built):
     assert "invoke recipe buffer-pool-instances --quick --mysqld /path/to/mysqld" in \
         _reproduce_box(built, "buffer-pool-instances")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(builder.CHROMIUM).exists():
-        pytest.skip("needs Debian's chromium (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright (pip)")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=builder.CHROMIUM, args=builder.CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def test_a_click_on_a_bar_opens_its_result_file(browser, served_site):

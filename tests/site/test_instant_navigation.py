@@ -3,7 +3,6 @@ the built site is served, not only at the site_url it was built for: the same bu
 another port, as `python3 -m http.server` or a preview would serve it."""
 
 import re
-from pathlib import Path
 
 import pytest
 
@@ -18,17 +17,6 @@ def elsewhere(built):
     """The built site served at a second address: a port it was not built for."""
     with builder.local_site(built) as url:
         yield url.rstrip("/")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(builder.CHROMIUM).exists():
-        pytest.skip("needs Debian's chromium (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright (pip)")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=builder.CHROMIUM, args=builder.CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def test_a_click_loads_the_next_page_without_a_reload_on_another_port(browser, built,

@@ -3,12 +3,10 @@ and a phone's (390 px): every page fits the screen and every table its column, a
 verdicts read on a phone without scrolling sideways, the normalise toggle is legible in both
 palettes, and the RAID page says once what a functional result is and folds its IO charts."""
 
-from pathlib import Path
 
 import pytest
 
 from helpers import TOPICS
-from tuninglab.site import builder
 
 pytestmark = pytest.mark.integration
 
@@ -20,17 +18,6 @@ AA = 4.5  # WCAG AA: the least contrast of normal text against its background
 @pytest.fixture(scope="module")
 def base_url(served_site):
     return served_site[1]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(builder.CHROMIUM).exists():
-        pytest.skip("needs Debian's chromium (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright (pip)")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=builder.CHROMIUM, args=builder.CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from html.parser import HTMLParser
 import nbformat
 import pytest
 import yaml
-from test_browser import browser, charts_drawn, watched_page  # noqa: F401 (browser: a fixture)
+from test_browser import charts_drawn, watched_page
 from test_prose_numbers import MEASURED, prose
 
 from helpers import REPO, hostile

@@ -2,11 +2,8 @@
 script tag of the page, which would hold up its text: charts.js asks for it when it finds a
 chart."""
 
-from pathlib import Path
 
 import pytest
-
-from tuninglab.site import builder
 
 pytestmark = pytest.mark.integration
 
@@ -19,17 +16,6 @@ def test_no_page_holds_up_its_text_for_plotly(built):
         assert "plotly.min.js" not in text, page.relative_to(built)
         if "assets/js/charts.js" in text:
             assert 'charts.js" defer' in text, page.relative_to(built)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(builder.CHROMIUM).exists():
-        pytest.skip("needs Debian's chromium (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright (pip)")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=builder.CHROMIUM, args=builder.CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def _scripts_fetched(browser, url: str, wait_for: str | None = None) -> list[str]:

@@ -187,7 +187,9 @@ def test_an_inverted_claim_reads_the_comparison_the_other_way():
 
 def test_throughput_under_tcg_is_not_testable_but_a_cost_is():
     lab = {"accelerator": "tcg", "shared_physical_device": False}
-    assert cv.verdict_for(claim(1.2), result(stats.FASTER, lab=lab)).kind == cv.NOT_TESTABLE
+    v = cv.verdict_for(claim(1.2), result(stats.FASTER, lab=lab))
+    assert (v.kind, v.why) == (cv.NOT_TESTABLE, "lab VM, emulated CPU (TCG): its throughput is "
+                                                "not the hardware's")
     v = cv.verdict_for(claim(0.5, metric="fsyncs_per_trx"), result(stats.FASTER, lab=lab))
     assert v.kind == cv.REPRODUCED
 

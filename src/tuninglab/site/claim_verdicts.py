@@ -79,12 +79,19 @@ def _today(claim: Claim, doc: dict) -> tuple[dict | None, str]:
     return (flipped(ratio) if claim.invert else ratio), ""
 
 
+def _functional_why(doc: dict) -> str:
+    """Why a lab VM result's throughput answers no claim, short: a topic table repeats it on
+    every row (the page's "functional" note says it at length)."""
+    labs = describe.lab_runs(doc)
+    parts = (["emulated CPU (TCG)"] if any(lab["accelerator"] == "tcg" for lab in labs) else []) \
+        + (["disks on one device"] if any(lab["shared_physical_device"] for lab in labs) else [])
+    return f"lab VM, {' and '.join(parts)}: its throughput is not the hardware's"
+
+
 def verdict_for(claim: Claim, doc: dict) -> Verdict:
     """The claim's verdict on one result."""
-    functional = describe.functional_only(doc)
-    if functional and not claim.metric:
-        return Verdict(NOT_TESTABLE, NOT_TESTABLE, None, doc,
-                       f"{functional}: its throughput is not the hardware's")
+    if describe.functional_only(doc) and not claim.metric:
+        return Verdict(NOT_TESTABLE, NOT_TESTABLE, None, doc, _functional_why(doc))
     ratio, why = _today(claim, doc)
     if ratio is None:
         return Verdict(NOT_MEASURED, NOT_MEASURED, None, doc, why)

@@ -2,8 +2,9 @@
 // Chromium lays it out at its real width all the same, but a browser that lays nothing out
 // in a closed details hands plotly no width, and plotly then draws at its default 700 px:
 // too wide for a phone, too narrow for a wide column. When the details opens, such a chart
-// is fitted to its container, and its legend and height are fitted as charts.js fits them. relayout with autosize rather than Plotly.Plots.resize, which
-// keeps a width plotly stored at the first draw.
+// is fitted to its container (relayout with autosize rather than Plotly.Plots.resize, which
+// keeps a width plotly stored at the first draw), then its legend and height as charts.js
+// fits them.
 (function () {
   function refit(details) {
     if (!details.open || !window.Plotly) return;

@@ -3,9 +3,10 @@
 each point's recorded series and costs. A point outside its regime, or a baseline outside its
 own, gets the verdict "regime not reached" instead of faster or slower (document.point_stats).
 
-A run's series reduces to one number by the condition's statistic (a slope to its 95% interval's
-end on the bound's side: slope_bound), a cost per transaction is one already; a point's value is the median over its runs. A metric no run recorded gives no
-value, and a condition without a value is not met: the regime is not shown, so not reached.
+A run's series reduces to one number by the condition's statistic (a slope to its 95%
+interval's end on the bound's side: slope_bound), a cost per transaction is one already; a
+point's value is the median over its runs. A metric no run recorded gives no value, and a
+condition without a value is not met: the regime is not shown, so not reached.
 """
 
 import math

@@ -101,7 +101,8 @@ def results_bars(docs: list[dict], metric: str) -> dict:
 
 # Below the plot, across: a phone has no room beside it.
 LEGEND = {"orientation": "h", "y": -0.25}
-# Plotly titles do not wrap: a line longer than this runs off a chart 390 px wide (a phone).
+# A title's lines: the page shows each as a line of its own above the chart (charts.js
+# showTitle), the setting on a line of its own when the whole would not fit a phone's width.
 TITLE_CHARS = 40
 
 

@@ -82,10 +82,8 @@ def _today(claim: Claim, doc: dict) -> tuple[dict | None, str]:
 def _functional_why(doc: dict) -> str:
     """Why a lab VM result's throughput answers no claim, short: a topic table repeats it on
     every row (the page's "functional" note says it at length)."""
-    labs = describe.lab_runs(doc)
-    parts = (["emulated CPU (TCG)"] if any(lab["accelerator"] == "tcg" for lab in labs) else []) \
-        + (["disks on one device"] if any(lab["shared_physical_device"] for lab in labs) else [])
-    return f"lab VM, {' and '.join(parts)}: its throughput is not the hardware's"
+    reasons = " and ".join(describe.functional_reasons(doc, short=True))
+    return f"lab VM, {reasons}: its throughput is not the hardware's"
 
 
 def verdict_for(claim: Claim, doc: dict) -> Verdict:

@@ -154,14 +154,21 @@ def lab_runs(doc: dict) -> list[dict]:
     return [run["lab"] for p in doc["points"] for run in p["runs"] if "lab" in run]
 
 
+# Why a lab VM result shows a mechanism but not the hardware's speed: (the lab record's test,
+# the reason at length, the reason in a few words).
+FUNCTIONAL = ((lambda lab: lab["accelerator"] == "tcg",
+               "the lab VM ran under TCG, an emulated CPU", "emulated CPU (TCG)"),
+              (lambda lab: lab["shared_physical_device"],
+               "its disks shared one physical device of the host", "disks on one device"))
+
+
+def functional_reasons(doc: dict, short: bool = False) -> list[str]:
+    """Each reason a result is functional only (FUNCTIONAL), at length or in a few words."""
+    labs = lab_runs(doc)
+    return [brief if short else long for test, long, brief in FUNCTIONAL
+            if any(test(lab) for lab in labs)]
+
+
 def functional_only(doc: dict) -> str | None:
     """Why a result shows a mechanism but not the hardware's speed, or None if it does."""
-    labs = lab_runs(doc)
-    if not labs:
-        return None
-    reasons = []
-    if any(lab["accelerator"] == "tcg" for lab in labs):
-        reasons.append("the lab VM ran under TCG, an emulated CPU")
-    if any(lab["shared_physical_device"] for lab in labs):
-        reasons.append("its disks shared one physical device of the host")
-    return "; ".join(reasons) or None
+    return "; ".join(functional_reasons(doc)) or None

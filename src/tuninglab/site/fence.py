@@ -65,7 +65,7 @@ def _chart(spec: dict) -> str:
     if kind == "historical":
         source, meta, _ = historical.historical_table(spec["source"], spec["table"])
         figure = historical.historical_bars(spec["source"], spec["table"], spec.get("columns"))
-        return _embed(figure) + f'<p class="tl-caption">{historical.citation_html(source, meta)} ' \
+        return embed(figure) + f'<p class="tl-caption">{historical.citation_html(source, meta)} ' \
             f'Workload: {html.escape(source["source"]["workload"])}. Hardware: ' \
             f'{html.escape(source["source"]["hardware"])}. Software: ' \
             f'{html.escape(source["source"]["software"])}.</p>'
@@ -79,7 +79,7 @@ def _chart(spec: dict) -> str:
         doc = hostviews.shown_by_default(docs)
         if kind == "results":
             metric = spec.get("metric", document.metric(doc))
-            bars = _embed(charts.results_bars(docs, metric))
+            bars = embed(charts.results_bars(docs, metric))
             if metric != document.metric(doc):
                 return bars
             if describe.functional_only(doc) and "write_bytes_per_trx" in \
@@ -89,13 +89,13 @@ def _chart(spec: dict) -> str:
                                       + result_tables.functional(doc))
             return bars + _host_view(docs, doc, name, variant, view, body)
         if kind == "io":
-            view, body = "io", _embed(charts.io_bars(doc))
+            view, body = "io", embed(charts.io_bars(doc))
         elif kind == "trends":
             view, body = "trends", result_tables.trends(doc)
         elif kind == "tpcc":
             view, body = "tpcc", result_tables.tpcc(doc)
         else:
-            view, body = f"series:{spec['metric']}", _embed(charts.series_lines(doc,
+            view, body = f"series:{spec['metric']}", embed(charts.series_lines(doc,
                                                                                 spec["metric"]))
         return _host_view(docs, doc, name, variant, view, body)
     raise ValueError("kind must be results, series, io, trends, tpcc, historical, claims or "
@@ -106,7 +106,7 @@ def _io_first(docs: list[dict]) -> str:
     """A lab VM result's own answer, before its throughput: under TCG (or on disks sharing
     one physical device) the transactions a second are the emulator's, while the bytes each
     transaction writes are the mechanism's and hold on any hardware."""
-    return (_embed(charts.results_bars(docs, "write_bytes_per_trx")) +
+    return (embed(charts.results_bars(docs, "write_bytes_per_trx")) +
             "<p class='tl-caption'>The result: bytes written per transaction. The latest result "
             "ran where the throughput says little about hardware (the note below says why), so "
             "the throughput that follows is context only.</p>")
@@ -128,7 +128,7 @@ def _claims(slug: str, table: str) -> str:
     return historical.claims_table(slug, table)
 
 
-def _embed(figure: dict) -> str:
+def embed(figure: dict) -> str:
     """A container the page script fills. The figure travels as JSON in an escaped attribute:
     inert, and untouched by instant navigation (which re-runs every <script> it swaps in).
     A figure that carries normalised values gets the button that swaps them in; one with

@@ -17,7 +17,7 @@ from tuninglab.results import document, stats
 from tuninglab.results.metrics import METRICS
 from tuninglab.site import result_files
 from tuninglab.site.describe import esc, lab_text
-from tuninglab.site.fence import _embed
+from tuninglab.site.fence import embed
 
 # Why a result file or a point gives no CV: the notebook says how many, for each.
 INVALID = "result files marked invalid (a consistency check failed after the run, or " \
@@ -158,5 +158,5 @@ def show(fig: dict):
     """The figure as a notebook output: on the site, the markup of a plotly fence, which the
     site's charts.js draws with its own plotly.js; in JupyterLab, Plotly's own mime type."""
     from IPython.display import display
-    display({"text/html": _embed(fig), "application/vnd.plotly.v1+json": fig,
+    display({"text/html": embed(fig), "application/vnd.plotly.v1+json": fig,
              "text/plain": "a Plotly figure (drawn on the site)"}, raw=True)

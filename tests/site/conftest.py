@@ -17,3 +17,12 @@ def browser():
         b = p.chromium.launch(executable_path=builder.CHROMIUM, args=builder.CHROMIUM_ARGS)
         yield b
         b.close()
+
+
+# A laptop's screen and a phone's, for the tests that open pages at both.
+SCREENS = {"1366": {"width": 1366, "height": 900}, "390": {"width": 390, "height": 844}}
+
+
+@pytest.fixture(params=SCREENS)
+def screen(request) -> dict:
+    return SCREENS[request.param]

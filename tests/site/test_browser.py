@@ -78,7 +78,7 @@ def test_charts_offer_no_button_that_uploads_them_elsewhere(page, base_url):
     charts_drawn(page)
     titles = page.evaluate("""() => [...new Set([...document.querySelectorAll('.modebar-btn')]
         .map(b => b.getAttribute('data-title')))]""")
-    assert "Download plot as a PNG" in titles  # the modebar is there, without the upload
+    assert "Download as PNG, with its title" in titles  # the modebar, without the upload
     assert not [t for t in titles if "Share" in t or "Cloud" in t or "Studio" in t]
 
 

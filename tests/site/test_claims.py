@@ -3,6 +3,7 @@ claimed or explained, a claim's source ratio is read from the transcription, bad
 error naming the file, the entry and the key, and each verdict follows from today's interval."""
 
 import logging
+import re
 
 import markdown
 import pytest
@@ -208,3 +209,21 @@ def test_the_inline_forms_quote_a_claim_and_an_unknown_one_fails_the_build(caplo
     with caplog.at_level(logging.WARNING, logger="mkdocs.tuninglab"):
         md.convert("{{ today no-such-claim }}")
     assert "no claim 'no-such-claim'" in caplog.text
+
+
+def test_words_several_rows_share_are_said_once_under_the_table():
+    from tuninglab.site.verdict_tables import _Notes
+    notes = _Notes("t")
+    body = "".join(f"<tr>{notes.ref(words)}</tr>" for words in
+                   [("lab VM", "host A"), ("needs a RAID controller",), ("lab VM",)])
+    rows, listed = notes.finish(body)
+    assert rows.count('href="#t-note-1"') == 2 and "needs a RAID controller</span>" in rows
+    assert "host A</span>" in rows and "\x00" not in rows
+    assert listed == '<ol class="tl-notes"><li id="t-note-1">lab VM</li></ol>'
+    assert _Notes("u").finish("<tr></tr>") == ("<tr></tr>", "")
+
+
+def test_the_raid_page_says_its_lab_vm_reason_once():
+    from tuninglab.site.verdict_tables import _topic_table
+    table = re.sub(r' title="[^"]*"', "", _topic_table("raid"))  # a note's hover text
+    assert table.count("emulated CPU (TCG)") == 1 and table.count("#verdicts-raid-note-1") > 1

@@ -48,8 +48,8 @@ def test_a_recipe_that_needs_a_flag_shows_it(built):
         _reproduce_box(built, "buffer-pool-instances")
 
 
-def test_a_click_on_a_bar_opens_its_result_file(browser, served_site):
-    page = browser.new_page()
+def test_a_click_on_a_bar_opens_its_result_file(browser, served_site, screen):
+    page = browser.new_page(viewport=screen)
     page.goto(f"{served_site[1]}/topics/doublewrite/")
     page.wait_for_selector(".tl-chart[data-rendered='true'] .main-svg", timeout=15000)
     bar = page.locator(".tl-chart[data-rendered='true'] .bars path").first

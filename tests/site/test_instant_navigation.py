@@ -19,16 +19,18 @@ def elsewhere(built):
         yield url.rstrip("/")
 
 
-def test_a_click_loads_the_next_page_without_a_reload_on_another_port(browser, built,
+def test_a_click_loads_the_next_page_without_a_reload_on_another_port(browser, built, screen,
                                                                        base_url_of, elsewhere):
     assert elsewhere != base_url_of  # the site was built for the other address
-    page = browser.new_page()
+    page = browser.new_page(viewport=screen)
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     first, second = TOPICS[:2]
     page.goto(f"{elsewhere}/topics/{first}/")
     page.wait_for_load_state("load")
     page.evaluate("window.__sameDocument = true")
+    if screen["width"] < 1220:  # the theme's breakpoint: the navigation is in a drawer
+        page.click("label.md-header__button[for='__drawer']")
     page.click(f"nav a[href$='{second}/']")
     page.wait_for_url(re.compile(f"/topics/{re.escape(second)}/"))
     page.wait_for_function(f"document.title.length > 0 && location.pathname.endsWith('{second}/')")

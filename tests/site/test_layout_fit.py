@@ -1,7 +1,8 @@
 """The guide as its readers see it (issue 20), in Debian's chromium at a laptop's width (1366 px)
 and a phone's (390 px): every page fits the screen and every table its column, a result's
 verdicts read on a phone without scrolling sideways, the normalise toggle is legible in both
-palettes, and the RAID page says once what a functional result is and folds its IO charts."""
+palettes, and the RAID page says once what a functional result is, shows one experiment at a
+time and folds its IO charts."""
 
 
 import pytest
@@ -53,8 +54,10 @@ CELLS_OFF_SCREEN = """() => {
     }).map(td => `${td.dataset.label}: ${td.textContent.slice(0, 80)}`);
 }"""
 
+# The verdict cells shown (the RAID page shows one experiment's tab at a time).
 VERDICT_CELLS = """() => [...document.querySelectorAll('.tl-verdicts td[data-label="verdict"]')]
-    .map(td => { const r = td.getBoundingClientRect();
+    .filter(td => !td.closest('.tabbed-block') || td.offsetParent).map(td => {
+                 const r = td.getBoundingClientRect();
                  return [r.left, r.right, r.width, td.textContent]; })"""
 
 
@@ -64,6 +67,10 @@ def test_on_a_phone_no_topic_page_is_wider_than_the_screen(open_page, base_url, 
     assert pg.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     assert pg.evaluate(CELLS_OFF_SCREEN) == []
     verdicts = pg.evaluate(VERDICT_CELLS)
+    tabs = pg.locator("article .tabbed-labels > label")
+    for t in range(1, tabs.count()):
+        tabs.nth(t).click()
+        verdicts += pg.evaluate(VERDICT_CELLS)
     html = (built / "topics" / topic / "index.html").read_text()
     assert len(verdicts) == html.count('data-label="verdict"')
     for left, right, width, text in verdicts:  # shown whole, as text on the screen
@@ -179,16 +186,23 @@ def test_the_raid_page_explains_functional_results_once(open_page, base_url, vie
     assert pg.problems == []
 
 
-FOLDED = """() => [...document.querySelectorAll('article details .tl-chart')].map(c => {
+SHOWN = """() => [...document.querySelectorAll('article .tl-chart')]
+    .filter(c => c.querySelector('.tl-plot').offsetParent).map(c => {
     const plot = c.querySelector('.tl-plot');
     const svg = plot.querySelector('.main-svg').getBoundingClientRect();
-    return {open: c.closest('details').open, drawn: c.dataset.rendered, box: plot.clientWidth,
-            svg: [svg.left, svg.right, svg.width]};
+    const axis = plot.querySelector('.bglayer rect').getBoundingClientRect().bottom;
+    const bars = [...plot.querySelectorAll('.bars .point path')]
+        .map(e => e.getBoundingClientRect().bottom);
+    return {folded: !!c.closest('details'), drawn: c.dataset.rendered, box: plot.clientWidth,
+            svg: [svg.left, svg.right, svg.width], off: bars.length ?
+            Math.abs(Math.max(...bars) - axis) : 0};
 })"""
+TABS = "article .tabbed-labels > label"
 
 
 @pytest.mark.parametrize("viewport", [WIDE, PHONE], ids=["1366", "390"])
-def test_the_raid_page_folds_its_io_charts_and_draws_them_when_opened(open_page, viewport):
+def test_the_raid_page_shows_one_experiment_at_a_time_and_folds_its_io_charts(open_page,
+                                                                              viewport):
     pg = open_page(RAID, viewport)
     # The results charts (the ones with the toggle) show; the IO and series charts fold.
     assert pg.evaluate("""() => [...document.querySelectorAll(
@@ -196,22 +210,29 @@ def test_the_raid_page_folds_its_io_charts_and_draws_them_when_opened(open_page,
         .every(v => v.closest('details:not([open])'))""")
     assert pg.evaluate("""() => [...document.querySelectorAll('.tl-chart:has(.tl-normalise)')]
         .every(c => !c.closest('details'))""")
-    summaries = pg.locator("article details:has(.tl-chart) > summary")
-    for i in range(summaries.count()):
-        summaries.nth(i).click()
-    pg.wait_for_timeout(500)
-    folded = pg.evaluate(FOLDED)
-    assert len(folded) == summaries.count() > 0
-    for chart in folded:
-        left, right, width = chart["svg"]
-        assert chart["open"] and chart["drawn"] == "true"
-        assert abs(width - chart["box"]) <= 2 and left >= 0 and right <= viewport["width"]
+    tabs = pg.locator(TABS)
+    assert tabs.count() == 4, "chunk size, level, degraded, disks"
+    opened = 0
+    for t in range(tabs.count()):
+        tabs.nth(t).click()
+        summaries = pg.locator("article details:has(.tl-chart):visible > summary")
+        for i in range(summaries.count()):
+            summaries.nth(i).click()
+        opened += summaries.count()
+        pg.wait_for_timeout(500)
+        shown = pg.evaluate(SHOWN)
+        assert any(c["folded"] for c in shown) and any(not c["folded"] for c in shown)
+        for chart in shown:  # fitted to the column, on the screen, bars on their axis
+            left, right, width = chart["svg"]
+            assert chart["drawn"] == "true" and chart["off"] <= 2, chart
+            assert abs(width - chart["box"]) <= 2 and left >= 0 and right <= viewport["width"]
+    assert opened == pg.locator("article details:has(.tl-chart)").count() > 0
     assert pg.problems == []
 
 
 def test_a_folded_chart_drawn_at_another_width_fits_its_column_when_opened(open_page):
     # What a browser that lays nothing out in a closed <details> does: plotly draws at its
-    # default 700 px. details-charts.js fits the chart when the details opens.
+    # default 700 px. folded-charts.js fits the chart when the details opens.
     pg = open_page(RAID, PHONE)
     details = pg.locator("article details:has(.tl-chart)").first
     details.evaluate("""d => Plotly.relayout(d.querySelector('.tl-plot'), {width: 700})""")
@@ -220,5 +241,22 @@ def test_a_folded_chart_drawn_at_another_width_fits_its_column_when_opened(open_
     pg.wait_for_function("""() => { const plot = document.querySelector(
         'article details .tl-plot'); return Math.abs(plot._fullLayout.width
         - plot.clientWidth) <= 1; }""", timeout=5000)
+    assert pg.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    assert pg.problems == []
+
+
+def test_a_chart_in_a_hidden_tab_is_fitted_to_its_column_when_the_tab_is_shown(open_page):
+    # A hidden tab hands plotly no width: it draws at its default 700 px, which
+    # folded-charts.js fits to the column when the tab shows.
+    pg = open_page(RAID, PHONE)
+    hidden = pg.locator("article .tabbed-block").nth(1)
+    assert not hidden.is_visible()
+    assert hidden.evaluate("b => b.querySelector('.tl-plot')._fullLayout.width") == 700
+    pg.locator(TABS).nth(1).click()
+    hidden.evaluate("""b => new Promise((done, fail) => { const plot =
+        b.querySelector('.tl-plot'); const t0 = Date.now(); (function check() {
+        if (Math.abs(plot._fullLayout.width - plot.clientWidth) <= 1) return done();
+        if (Date.now() - t0 > 5000) return fail(new Error('not fitted'));
+        setTimeout(check, 50); })(); })""")
     assert pg.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     assert pg.problems == []

@@ -18,8 +18,8 @@ def test_no_page_holds_up_its_text_for_plotly(built):
             assert 'charts.js" defer' in text, page.relative_to(built)
 
 
-def _scripts_fetched(browser, url: str, wait_for: str | None = None) -> list[str]:
-    page = browser.new_page()
+def _scripts_fetched(browser, screen: dict, url: str, wait_for: str | None = None) -> list[str]:
+    page = browser.new_page(viewport=screen)
     fetched = []
     page.on("request", lambda r: fetched.append(r.url) if r.url.endswith(".js") else None)
     page.goto(url)
@@ -30,11 +30,11 @@ def _scripts_fetched(browser, url: str, wait_for: str | None = None) -> list[str
     return fetched
 
 
-def test_plotly_is_fetched_only_where_a_chart_is_drawn(browser, served_site):
+def test_plotly_is_fetched_only_where_a_chart_is_drawn(browser, served_site, screen):
     base = served_site[1]
-    plain = _scripts_fetched(browser, f"{base}/contributing/")
+    plain = _scripts_fetched(browser, screen, f"{base}/contributing/")
     assert any(u.endswith("charts.js") for u in plain)
     assert not any(u.endswith("plotly.min.js") for u in plain)
-    charted = _scripts_fetched(browser, f"{base}/topics/doublewrite/",
+    charted = _scripts_fetched(browser, screen, f"{base}/topics/doublewrite/",
                                ".tl-chart[data-rendered='true'] .main-svg")
     assert sum(u.endswith("plotly.min.js") for u in charted) == 1

@@ -80,7 +80,7 @@
     var full = target._fullLayout;
     var update = {};
     // Hidden, or folded in a closed <details> (whose content a browser need not lay out):
-    // nothing to measure. details-charts.js fits it when the details opens.
+    // nothing to measure. folded-charts.js fits it when it is shown.
     if (!target.clientWidth || target.closest("details:not([open])")) return Promise.resolve();
     var legend = target.querySelector(".legend");
     var axis = [].slice.call(target.querySelectorAll(".xtitle, .xtick text"));
@@ -127,8 +127,39 @@
   // cloud: the site sends nothing to a third party, so it is off.
   var CONFIG = { responsive: true, displaylogo: false, showSendToCloud: false };
 
-  function config(narrow) {
-    return Object.assign({}, CONFIG, { displayModeBar: narrow ? false : "hover" });
+  function config(narrow, container) {
+    return Object.assign({}, CONFIG, { displayModeBar: narrow ? false : "hover",
+      modeBarButtonsToRemove: ["toImage"], modeBarButtonsToAdd: [downloadButton(container)] });
+  }
+
+  // The toolbar's image download keeps what the chart compares and on which workload, which
+  // the page draws as text above the plot (showTitle): the PNG is made from a copy of the
+  // figure with plotly's own title put back, room above the plot for its lines, and an opaque
+  // background (the page's is transparent).
+  var TITLE_LINE = 20;  // px per title line in the image
+
+  function downloadButton(container) {
+    return {
+      name: "tlDownload", title: "Download as PNG, with its title",
+      icon: window.Plotly.Icons.camera,
+      click: function (gd) {
+        var title = container._figure.layout.title || {};
+        var lines = title.text ? title.text.split("<br>").length : 0;
+        var full = gd._fullLayout;
+        var margin = Object.assign({}, gd.layout.margin);
+        margin.t = (margin.t || 20) + TITLE_LINE * lines;
+        var dark = document.body.getAttribute("data-md-color-scheme") === "slate";
+        var layout = Object.assign({}, gd.layout, { margin: margin,
+          paper_bgcolor: dark ? "#1e2129" : "#ffffff",
+          title: Object.assign({}, title, { y: 1 + 14 / full._size.h, yref: "paper",
+            yanchor: "bottom",
+            font: { size: 14 } }) });
+        var name = (title.text || "chart").split("<br>")[0].toLowerCase()
+          .replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 60);
+        return window.Plotly.downloadImage({ data: gd.data, layout: layout }, { format: "png",
+          filename: name, width: full.width, height: full.height + TITLE_LINE * lines });
+      }
+    };
   }
 
   // A chart's title, as text above the plot rather than plotly's: the page wraps it at any
@@ -162,7 +193,7 @@
     var theme = palette();
     var narrow = isNarrow(target);
     return window.Plotly[method](target, wrapNames(withErrorColour(figure.data, theme), narrow),
-      merge(figure.layout, theme, target.clientWidth), config(narrow))
+      merge(figure.layout, theme, target.clientWidth), config(narrow, container))
       .then(function () { return fit(target, 4); });
   }
 
@@ -290,7 +321,7 @@
     }).catch(function (err) { note(view, "The list of hosts did not load (" + err.message + ")."); });
   }
 
-  // For details-charts.js: a chart drawn folded is fitted once its details opens.
+  // For folded-charts.js: a chart drawn folded is fitted once it is shown.
   window.tlFitChart = function (plot) { return fit(plot, 4); };
 
   function drawAll() {

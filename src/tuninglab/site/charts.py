@@ -15,6 +15,7 @@ from tuninglab.results import stats, timeseries
 from tuninglab.results.labels import setting_label, setting_title, setting_value
 from tuninglab.results.metrics import METRICS, axis_title, decimals
 from tuninglab.site.describe import (
+    TICK_CHARS,
     baseline_text,
     device,
     esc,
@@ -137,18 +138,14 @@ def _workload_text(doc: dict) -> str:
     return what + (f", {threads} thread{'s' if threads != 1 else ''}" if threads else "")
 
 
-# A longer category label is broken after its commas (mount options): plotly draws a label
-# on one line, and one that is not turned runs off the side of a phone's chart.
-TICK_CHARS = 16
-
-
 def _setting_axis(setting: str, traces: list) -> dict:
     """The x axis of bars by setting, its labels the swept values. automargin: a long label
     (O_DIRECT_NO_FSYNC) pushes the margin rather than being clipped."""
     axis = {"title": {"text": esc(shorten(setting_title(setting)))}, "type": "category",
             "automargin": True}
     values = list(dict.fromkeys(x for trace in traces for x in trace["x"]))
-    # Values are escaped already; an entity holds no comma, so none is cut.
+    # A long value is broken after its commas (mount options). Values are escaped
+    # already; an entity holds no comma, so none is cut.
     broken = [",<br>".join(x.split(",")) if len(x) > TICK_CHARS else x for x in values]
     if broken != values:
         axis.update(tickvals=values, ticktext=broken)

@@ -28,6 +28,11 @@ def plain(text: str) -> str:
     return text.translate(_format_characters())
 
 
+# A category label longer than this is broken in two on a chart's axis: plotly draws a tick
+# label on one line, and one that is not turned runs off the side of a phone's chart.
+TICK_CHARS = 16
+
+
 def esc(text) -> str:
     # Plotly reads &lt; &gt; &amp; and numeric references in labels, but not &quot;: a quote
     # becomes &#34;, which shows as the quote it is.

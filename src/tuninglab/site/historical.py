@@ -11,7 +11,7 @@ import tomllib
 from pathlib import Path
 
 from tuninglab import files
-from tuninglab.site.describe import esc
+from tuninglab.site.describe import TICK_CHARS, esc
 
 HISTORICAL_DIR = files.DATA_DIR / "historical"
 
@@ -186,10 +186,9 @@ def _bars_title(source: dict, meta: dict, columns: list, explicit: bool) -> str:
 
 
 # A label longer than TICK_CHARS is shown on two lines when a chart has at most BROKEN_BARS
-# labels (as charts.py does for a setting's values): plotly draws a tick label on one line and
-# leaves it level while it does not meet its neighbour, so with few bars the last one runs off
-# a phone's chart. With more bars plotly turns long labels, which a break would stop.
-TICK_CHARS = 16
+# labels (as charts.py does for a setting's values): plotly leaves a tick label level while it
+# does not meet its neighbour, so with few bars the last one runs off a phone's chart. With
+# more bars plotly turns long labels, which a break would stop.
 BROKEN_BARS = 3
 
 

@@ -3,7 +3,6 @@ the same working site as `invoke docs.build`: the site's plotly.js is put in pla
 build, and after it the static files the pages fetch or link to (each host's views, every
 result file, every recipe file)."""
 
-import shutil
 from pathlib import Path
 
 from tuninglab.files import RECIPES_DIR
@@ -24,6 +23,4 @@ def on_post_build(config, **kwargs) -> None:
 def publish_recipes(site_dir: Path) -> None:
     """Each recipe file at <site>/recipes/<name>/recipe.toml: what a Reproduce box links to."""
     for recipe in sorted(RECIPES_DIR.glob("*/recipe.toml")):
-        out = site_dir / "recipes" / recipe.parent.name
-        out.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(recipe, out / recipe.name)
+        result_files.copy_into(site_dir / "recipes" / recipe.parent.name, [recipe])

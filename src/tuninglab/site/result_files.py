@@ -163,13 +163,17 @@ def result_dirs(data_dir: Path) -> list[Path]:
 def publish(site_dir: Path, data_dir: Path | None = None) -> int:
     """Copy every result file into the built site (FILES), byte for byte: the evidence the
     pages link to. Returns how many."""
+    return sum(copy_into(Path(site_dir) / FILES / directory.name, directory.glob("*.json"))
+               for directory in result_dirs(Path(data_dir or DATA_DIR)))
+
+
+def copy_into(out: Path, paths) -> int:
+    """Copy files byte for byte into directory out (made if missing); returns how many."""
+    out.mkdir(parents=True, exist_ok=True)
     count = 0
-    for directory in result_dirs(Path(data_dir or DATA_DIR)):
-        out = Path(site_dir) / FILES / directory.name
-        out.mkdir(parents=True, exist_ok=True)
-        for path in sorted(directory.glob("*.json")):
-            shutil.copyfile(path, out / path.name)
-            count += 1
+    for path in sorted(paths):
+        shutil.copyfile(path, out / path.name)
+        count += 1
     return count
 
 

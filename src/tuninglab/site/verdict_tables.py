@@ -12,6 +12,7 @@ import logging
 import re
 import tomllib
 import xml.etree.ElementTree as etree
+from collections import Counter
 
 import yaml
 from markdown.extensions import Extension
@@ -91,11 +92,49 @@ def today_text(c, v: Verdict) -> str:
     return f"{_today_what(c, v.doc)}: {ratio_text(v.ratio)}"
 
 
-def _verdict_cell(v: Verdict, host: str = "") -> str:
+def _verdict_cell(v: Verdict, host: str = "", notes: "_Notes | None" = None) -> str:
+    """The verdict, then why and which host, each on its own line, or (given a table's
+    notes) as a note that the table says once if several rows share it."""
     slug = re.sub(r"[^a-z]+", "-", v.kind)
-    why = f'<br><span class="tl-why">{e(v.why)}</span>' if v.why else ""
-    where = f'<br><span class="tl-why">{e(host)}</span>' if host else ""
-    return f'<strong class="tl-v tl-v-{slug}">{e(v.text)}</strong>{why}{where}'
+    words = tuple(x for x in (v.why, host) if x)
+    said = notes.ref(words) if notes and words else _inline(words)
+    return f'<strong class="tl-v tl-v-{slug}">{e(v.text)}</strong>{said}'
+
+
+def _inline(words: tuple) -> str:
+    return "".join(f'<br><span class="tl-why">{e(w)}</span>' for w in words)
+
+
+class _Notes:
+    """Words that would repeat on many rows of one table (a lab VM result's reason, the host
+    it ran on: the same on every row of the RAID page) are said once under the table; each
+    row that shares them carries the notes' numbers instead."""
+
+    def __init__(self, prefix: str):
+        self.prefix, self.said = prefix, []
+
+    def ref(self, words: tuple) -> str:
+        """A placeholder for a cell's words, resolved by finish() once every row is written."""
+        self.said.append(words)
+        return f"\x00{len(self.said) - 1}\x00"
+
+    def finish(self, body: str) -> tuple[str, str]:
+        """The rows with their placeholders resolved, and the notes to print under them."""
+        counts = Counter(w for words in self.said for w in words)
+        shared = list(dict.fromkeys(w for words in self.said for w in words if counts[w] > 1))
+
+        def put(m: re.Match) -> str:
+            words = self.said[int(m.group(1))]
+            refs = ", ".join(f'<a href="#{self.prefix}-note-{shared.index(w) + 1}" '
+                             f'title="{e(w)}">{shared.index(w) + 1}</a>'
+                             for w in words if w in shared)
+            marks = f'<sup class="tl-note-ref">{refs}</sup>' if refs else ""
+            return marks + _inline(tuple(w for w in words if w not in shared))
+
+        items = "".join(f'<li id="{self.prefix}-note-{n}">{e(w)}</li>'
+                        for n, w in enumerate(shared, 1))
+        listed = f'<ol class="tl-notes">{items}</ol>' if items else ""
+        return re.sub("\x00(\\d+)\x00", put, body), listed
 
 
 # --- the topic page's table -----------------------------------------------------------------
@@ -110,7 +149,7 @@ def verdicts_fence(source, language, css_class, options, md, **kwargs) -> str:
         return _error(f"verdicts fence: {exc}", source)
 
 
-def _claim_rows(c) -> str:
+def _claim_rows(c, notes: _Notes) -> str:
     """One row: the claim, its source ratio, and the verdict on the host the pages show first;
     the other hosts' verdicts fold under it."""
     first, *others = claim_verdicts.verdicts(c)
@@ -118,13 +157,13 @@ def _claim_rows(c) -> str:
     folded = ""
     if others:
         items = "".join(f"<li>{e(_host_note(v.doc, True))}: {e(ratio_text(v.ratio))} "
-                        f"{_verdict_cell(v)}</li>" for v in others)
+                        f"{_verdict_cell(v, notes=notes)}</li>" for v in others)
         folded = (f'<details class="tl-other-hosts"><summary>{len(others)} other '
                   f'host{"s" if len(others) > 1 else ""}</summary><ul>{items}</ul></details>')
     return (f'<tr id="claim-{e(c.id)}"><td data-label="Source claim">{e(claim_text(c))}{why}'
             f'</td><td data-label="Then">{e(source_text(c))}</td><td data-label="Today">'
             f'{e(today_text(c, first))}{folded}</td><td data-label="Verdict">'
-            f'{_verdict_cell(first, _host_note(first.doc, bool(others)))}</td></tr>')
+            f'{_verdict_cell(first, _host_note(first.doc, bool(others)), notes)}</td></tr>')
 
 
 def _host_note(doc: dict | None, several: bool) -> str:
@@ -140,7 +179,7 @@ def _host_note(doc: dict | None, several: bool) -> str:
     return "; ".join(notes)
 
 
-def _untestable_rows(items: list) -> str:
+def _untestable_rows(items: list, notes: _Notes) -> str:
     """One row per table and reason, naming the results it covers."""
     groups = {}
     for u in items:
@@ -156,17 +195,21 @@ def _untestable_rows(items: list) -> str:
         rows.append(f'<tr><td data-label="Source claim">{e(what)}. {e(meta["caption"])} '
                     f'({e(cite(source["source"]))})</td><td data-label="Then">-</td>'
                     f'<td data-label="Today">-</td><td data-label="Verdict">'
-                    f'{_verdict_cell(v)}</td></tr>')
+                    f'{_verdict_cell(v, notes=notes)}</td></tr>')
     return "".join(rows)
 
 
-def _table(body: str, searched: bool = True) -> str:
-    """A verdict table; searched=False keeps it out of the search index (a page of every
-    claim would otherwise match any term before the topic page that explains it)."""
+def _table(claims: list, untestable: list, prefix: str, searched: bool = True) -> str:
+    """A verdict table of claims and untestable results, its shared notes under it;
+    searched=False keeps it out of the search index (a page of every claim would otherwise
+    match any term before the topic page that explains it)."""
+    notes = _Notes(prefix)
+    body = "".join(_claim_rows(c, notes) for c in claims) + _untestable_rows(untestable, notes)
+    body, listed = notes.finish(body)
     exclude = "" if searched else " data-search-exclude"
     return (f'<div class="tl-claim-verdicts"{exclude}><table><thead><tr><th>Source claim</th>'
             '<th>Then</th><th>Today</th><th>Verdict</th></tr></thead><tbody>' + body +
-            '</tbody></table></div>')
+            '</tbody></table>' + listed + '</div>')
 
 
 def _topic_table(topic: str) -> str:
@@ -177,7 +220,7 @@ def _topic_table(topic: str) -> str:
     others = [u for u in untestable if u.topic == topic]
     if not mine and not others:
         raise ValueError(f"the claims map (data/claims/) has no claim of topic {topic!r}")
-    return (_table("".join(_claim_rows(c) for c in mine) + _untestable_rows(others)) +
+    return (_table(mine, others, f"verdicts-{topic}") +
             '<p class="tl-caption">"Then" is the source\'s result as a ratio to its baseline; '
             '"Today" the latest result\'s ratio with its 95% interval. The verdicts are '
             'computed when the site is built (<a href="../../claims/">every claim</a>).</p>')
@@ -197,10 +240,9 @@ def _all_claims() -> str:
     parts = []
     for slug in sorted({c.source for c in claims} | {u.source for u in untestable}):
         s = historical.historical_source(slug)["source"]
-        body = "".join(_claim_rows(c) for c in claims if c.source == slug) + \
-            _untestable_rows([u for u in untestable if u.source == slug])
-        parts.append(f'<h2 id="{e(slug)}">{e(s["title"])} ({e(cite(s))})</h2>'
-                     + _table(body, searched=False))
+        table = _table([c for c in claims if c.source == slug],
+                       [u for u in untestable if u.source == slug], slug, searched=False)
+        parts.append(f'<h2 id="{e(slug)}">{e(s["title"])} ({e(cite(s))})</h2>' + table)
     return "".join(parts)
 
 

@@ -155,7 +155,7 @@ def test_noise_page_carries_its_figures_with_titled_axes(built, committed_data):
 @pytest.mark.integration
 def test_noise_figures_render_and_code_is_not_cut_off(browser, served_site):  # noqa: F811
     _, url = served_site
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context = browser.new_context(viewport={"width": 1366, "height": 900})
     page = watched_page(context, url)
     try:
         # Instant navigation into the notebook and out of it: its figures and the site's
@@ -170,7 +170,7 @@ def test_noise_figures_render_and_code_is_not_cut_off(browser, served_site):  # 
         page.wait_for_selector(".jupyter-wrapper", state="detached")
         assert all(drawn == expected for expected, drawn, _ in charts_drawn(page))
         # On a phone, a code line wider than its cell scrolls inside it: never cut off.
-        page.set_viewport_size({"width": 420, "height": 900})
+        page.set_viewport_size({"width": 390, "height": 844})
         page.goto(f"{url}/notebooks/noise/")
         clipped = page.evaluate("""() => [...document.querySelectorAll(
             '.jupyter-wrapper .jp-InputArea-editor pre, .jupyter-wrapper .jp-OutputArea pre')]

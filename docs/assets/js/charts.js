@@ -175,14 +175,23 @@
       block.className = "tl-chart-title";
       container.insertBefore(block, container.querySelector(".tl-plot"));
     }
+    // The build cut the title into lines short enough for plotly, which draws a title on
+    // one line (the image download still does); here the lines of each kind are joined
+    // again, for the page to wrap at its own width.
     block.textContent = "";
+    var rows = {};
     text.split("<br>").forEach(function (line) {
       var sup = /^<sup>(.*)<\/sup>$/.exec(line);
-      var row = document.createElement("div");
-      row.className = sup ? "tl-chart-sub" : "tl-chart-main";
-      row.textContent = new DOMParser().parseFromString(sup ? sup[1] : line, "text/html")
+      var kind = sup ? "tl-chart-sub" : "tl-chart-main";
+      var words = new DOMParser().parseFromString(sup ? sup[1] : line, "text/html")
         .documentElement.textContent;
-      block.appendChild(row);
+      if (!rows[kind]) {
+        rows[kind] = block.appendChild(document.createElement("div"));
+        rows[kind].className = kind;
+        rows[kind].textContent = words;
+      } else {
+        rows[kind].textContent += " " + words;
+      }
     });
   }
 

@@ -109,17 +109,18 @@ TITLE_CHARS = 40
 
 def _title(what: str, setting: str, *notes: str) -> dict:
     """A chart's title: what it shows by which setting, on one line if it fits, else the
-    setting on a line of its own; under it in small type a line per note (the workload, what
-    is drawn). Plain text in, escaped line by line: a wrap never cuts an entity."""
+    setting on a line of its own; under it in small type the notes (the workload, what is
+    drawn). Lines short enough for plotly, which draws a title as given (the image download);
+    the page joins them again and wraps them at its width. Plain text in, escaped line by
+    line: a wrap never cuts an entity."""
     main = [f"{_capital(what)} by {setting_label(setting)}"]
     if len(main[0]) > TITLE_CHARS:
         main = [f"{_capital(what)} by", setting_label(setting)]
     lines = [esc(line) for part in main for line in
              textwrap.wrap(part, TITLE_CHARS, max_lines=2, placeholder="\u2026")]
     # <sup> is about two thirds the size: a line of it holds half as much again.
-    lines += [f"<sup>{esc(line)}</sup>" for note in notes
-              for line in textwrap.wrap(note, TITLE_CHARS * 3 // 2, max_lines=2,
-                                        placeholder="\u2026")]
+    lines += [f"<sup>{esc(line)}</sup>" for line in textwrap.wrap(
+        "; ".join(notes), TITLE_CHARS * 3 // 2, max_lines=3, placeholder="\u2026")]
     return {"text": "<br>".join(lines), "font": {"size": 15}}
 
 

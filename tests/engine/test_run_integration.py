@@ -195,3 +195,19 @@ def test_storage_sweep_runs_each_point_on_its_own_sandbox(recipes_dir, shared_wo
     assert Ledger(shared_workdir).entries() == []
     assert servers_under(shared_workdir) == []
     assert "root" in load("sched", recipes_dir).needs
+
+
+# The tiny recipe sweeping its client threads instead of the doublewrite buffer.
+THREADS_SWEEP = {'setting = "innodb_doublewrite"\nvalues = ["ON", "OFF"]\n':
+                 'setting = "workload.threads"\nvalues = [1, 3]\n'}
+
+
+def test_a_threads_sweep_runs_each_point_with_its_clients(recipes_dir, shared_workdir,
+                                                         tmp_path):
+    fixture_recipe(recipes_dir, "tiny", "clients", replace=THREADS_SWEEP)
+    _, doc = run_recipe("clients", recipes_dir, shared_workdir, tmp_path / "data", repeats=1)
+    assert [p["id"] for p in doc["points"]] == ["workload.threads=1", "workload.threads=3"]
+    for point in doc["points"]:
+        assert point["runs"][0]["summary"]["clients"] == int(point["value"])
+    assert doc["workload"]["threads"] == 1  # the baseline's
+    assert servers_under(shared_workdir) == []

@@ -27,7 +27,8 @@ def wd(tmp_path):
 
 
 @pytest.mark.parametrize("fs, mount_options", [
-    ("ext4", "noatime,data=writeback"), ("xfs", "noatime"), ("btrfs", "noatime")])
+    ("ext4", "noatime,data=writeback"), ("xfs", "noatime"), ("btrfs", "noatime"),
+    ("ext3", "noatime"), ("ext2", "noatime")])
 def test_each_filesystem_is_built_read_back_and_removed(wd, fs, mount_options):
     spec = sandbox.Spec(filesystem=fs, size="1G", mount_options=mount_options)
     with sandbox.Sandbox(wd, spec) as box:

@@ -292,3 +292,14 @@ def test_steady_false_is_a_fixed_warm_up(tmp_path):
     assert p.run_seconds() == p.run_seconds(at_most=True)
     text = plan.describe(p, "MariaDB 10.11.19")
     assert "each run: 10s warm-up (discarded)" in text and "its bound" not in text
+
+
+def test_a_threads_sweep_runs_each_point_with_its_threads_and_says_so(tmp_path):
+    e = flush_method(tmp_path, "threads", ("1", "4", "64"), "4", 2, replace={
+        'setting = "innodb_flush_method"': 'setting = "workload.threads"'})
+    p = plan.build(e)
+    assert [pt.workload.threads for pt in p.points] == [1, 4, 64]
+    assert p.design == "restart"  # the clients change, not the server
+    text = plan.describe(p, "MariaDB 10.11.19")
+    assert "sysbench oltp_write_only, the sweep's client threads" in text
+    assert "  workload.threads=4 (baseline)" in text

@@ -459,6 +459,15 @@ def test_workload_sweep_gives_each_point_its_option(tmp_path):
     assert "workload.commit" not in e.settings_for("1s") and "commit" not in e.settings_for("1s")
 
 
+def test_a_threads_sweep_gives_each_point_its_client_threads(tmp_path):
+    e = load(tmp_path, recipe_text(sweep='[sweep]\nsetting = "workload.threads"\n'
+                                         'values = [1, 4, 64]\nbaseline = 4\n')).experiment()
+    assert e.sweep.table == "workload" and not e.sweep.server_option
+    assert [e.workload_for(v).threads for v in e.sweep.values] == [1, 4, 64]
+    assert e.workload_for("64").script == e.workload.script
+    assert "threads" not in e.settings_for("64")
+
+
 def test_other_sweeps_keep_the_workload(tmp_path):
     e = load(tmp_path, recipe_text()).experiment()
     assert e.workload_for("OFF") is e.workload
@@ -494,8 +503,14 @@ def test_unknown_script_lists_the_project_scripts_too(tmp_path):
      "sweep.values: 'sometimes': expected statement, a whole number"),
     (BATCH, '[sweep]\nsetting = "workload.key"\nvalues = ["unique", "fulltext"]\n',
      "sweep.values: 'fulltext': expected one of unique, primary"),
-    (BATCH, '[sweep]\nsetting = "workload.threads"\nvalues = ["1", "2"]\n',
-     "sweep.setting: expected workload.{active_warehouses, commit, key}"),
+    (BATCH, '[sweep]\nsetting = "workload.rows"\nvalues = ["1", "2"]\n',
+     "sweep.setting: expected workload.{active_warehouses, commit, key, threads}"),
+    (None, '[sweep]\nsetting = "workload.threads"\nvalues = [1, 0]\n',
+     "sweep.values: '0': expected a whole number of client threads from 1 to 1024"),
+    (None, '[sweep]\nsetting = "workload.threads"\nvalues = [1, "many"]\n',
+     "sweep.values: 'many': expected a whole number of client threads"),
+    (None, '[sweep]\nsetting = "workload.threads"\nvalues = [1, 2000]\n',
+     "sweep.values: '2000': expected a whole number of client threads from 1 to 1024"),
     (None, BATCH_SWEEP, "sweep.setting: workload.commit: the workload's script oltp_write_only "
                         "has no option 'commit'"),
 ])
@@ -510,3 +525,14 @@ def test_profile_threads_keep_the_options(tmp_path):
         workload=BATCH + '[workload.options]\nkey = "primary"\n',
         profiles="[profiles.quick]\nthreads = 2\n")).experiment("quick")
     assert e.workload.threads == 2 and dict(e.workload.options)["key"] == "primary"
+
+
+def test_a_threads_sweep_needs_connections_for_its_most_threads(tmp_path):
+    from tuninglab.engine import preflight
+    r = load(tmp_path, recipe_text(sweep='[sweep]\nsetting = "workload.threads"\n'
+                                         'values = [1, 4, 64]\nbaseline = 4\n'))
+    e = r.experiment()
+    preflight.check_connections(r, e, {"max_connections": "66"}, "MariaDB 10.11")
+    with pytest.raises(UserError, match=r"64 threads need 66 connections .* max_connections "
+                                        r"= 60"):
+        preflight.check_connections(r, e, {"max_connections": "60"}, "MariaDB 10.11")

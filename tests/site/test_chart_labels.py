@@ -225,3 +225,10 @@ def test_io_bars_are_titled_and_an_empty_one_is_a_sentence():
         for run in point["runs"]:
             run["summary"].pop("io", None)
     assert charts.io_bars(doc)["empty"].startswith("No IO requests were counted")
+
+
+def test_a_threads_sweeps_workload_leaves_the_threads_to_the_axis():
+    doc = result()
+    doc["sweep"]["setting"] = "workload.threads"
+    assert charts._workload_text(doc) == "sysbench oltp_write_only"
+    assert labels.setting_title("workload.threads") == "client threads"

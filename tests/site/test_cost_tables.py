@@ -121,3 +121,10 @@ def test_a_result_without_costs_looks_as_before():
     out = result_tables.verdicts(REAL)
     assert out.count("<table>") == 1 and "tl-costs" not in out and out.endswith("</p>")
     assert "tl-costs" not in hostviews.views(REAL)["verdicts"]["html"]
+
+
+def test_a_cost_table_of_many_points_is_set_smaller_to_fit(data):
+    doc = loaded(data, with_costs(result(HOST_B), CHEAPER))
+    assert "tl-many" not in result_tables.costs(doc)
+    doc["points"] = doc["points"] * 3  # six columns
+    assert 'class="tl-verdicts tl-costs tl-many"' in result_tables.costs(doc)

@@ -48,6 +48,8 @@ def oltp(server, disks, workload, measure, dataset, clock, aside=(), extra=None)
     summary = {k: measured.summary[k] for k in ("transactions", "tps", "latency_p95_ms")}
     summary["latency_avg_ms"] = measured.summary.get("latency_avg_ms")
     summary["errors"] = measured.summary.get("ignored_errors", 0)
+    if measured.intervals:  # the clients sysbench ran, as it reported them each second
+        summary["clients"] = max(i.threads for i in measured.intervals)
     summary["io"] = io_per_transaction({d: sampler.totals[d] for d in disks},
                                        summary["transactions"])
     # The device-wide io above stays as a cross-check: it also counts other processes' IO.

@@ -96,7 +96,8 @@ def check_options(recipe, experiment, binary, points=()) -> None:
 def check_connections(recipe, experiment, values: dict, label: str) -> None:
     """The workload's threads and the engine's own connections fit in max_connections (as
     the settings and the server's default make it), before any template is built."""
-    threads, allowed = experiment.workload.threads, values.get("max_connections", "")
+    threads = max(experiment.workload_for(v).threads for v in experiment.sweep.values)
+    allowed = values.get("max_connections", "")
     if allowed.isdigit() and threads + OWN_CONNECTIONS > int(allowed):
         key = _profile_key(recipe, experiment, "threads", "workload.threads")
         raise UserError(f"{_where(recipe, key)}: {threads} threads need "

@@ -33,10 +33,8 @@ SHAPES = {
 SERVER_MEMORY = "96M"
 NEEDS = {"root", "md", "zfs", "kvm"}
 TOOLS = ("sysbench", "scan", "tpcc")
-SYSBENCH_SCRIPTS = {
-    "oltp_read_only", "oltp_read_write", "oltp_write_only", "oltp_update_index",
-    "oltp_update_non_index", "oltp_insert", "oltp_delete", "oltp_point_select",
-}
+SYSBENCH_SCRIPTS = {"oltp_read_only", "oltp_read_write", "oltp_write_only", "oltp_update_index",
+                    "oltp_update_non_index", "oltp_insert", "oltp_delete", "oltp_point_select"}
 
 
 def _one_of(*allowed):
@@ -75,12 +73,12 @@ RESERVED_OPTIONS = {
 }
 # The storage under test (needs root): a loop-device sandbox built for every run.
 STORAGE_KEYS = {"filesystem", "size", "mount_options", "mkfs_options", "scheduler", "logs",
-                "logs_size",
-                "read_ahead_kb", "drop_caches"}
+                "logs_size", "read_ahead_kb", "drop_caches"}
 STORAGE_SWEEPABLE = {"filesystem", "mount_options", "scheduler", "read_ahead_kb", "logs"}
 # Where the redo log lives: in the datadir, or on a second sandbox of its own (logs_size).
 LOGS = ("same", "separate")
-FILESYSTEMS = ("ext4", "xfs", "btrfs")
+# ext2 and ext3: the 2004 filesystems, which today's ext4 driver still mounts.
+FILESYSTEMS = ("ext4", "xfs", "btrfs", "ext3", "ext2")
 # An md RAID array under the filesystem: built natively or in the lab VM (lab/raid.py).
 RAID_KEYS = {"level", "chunk", "disks", "member_size", "state"}
 RAID_SWEEPABLE = {"level", "chunk", "disks", "state"}
@@ -94,11 +92,11 @@ LAB_FILESYSTEMS = ("ext4", "xfs")   # the mkfs tools in the lab VM's image
 # ARC's size limit and the disk's size.
 ZFS_KEYS = {"recordsize", "compression", "atime", "logbias", "primarycache", "arc_max", "size"}
 ZFS_SWEEPABLE = {"recordsize", "compression", "logbias", "primarycache"}
-# The lab's tables a sweep may name as "<table>.<key>", with the keys each lets it sweep.
-# A workload.* sweep sets an option of the recipe's project script.
+# The lab's tables a sweep may name as "<table>.<key>", with the keys each lets it sweep. A
+# workload.* sweep sets the client threads or an option of the recipe's project script.
 SWEPT_TABLES = {"storage": STORAGE_SWEEPABLE, "raid": RAID_SWEEPABLE, "lab": LAB_KEYS,
-                "zfs": ZFS_SWEEPABLE,
-                "workload": {key for options in PROJECT_SCRIPTS.values() for key in options}}
+                "zfs": ZFS_SWEEPABLE, "workload": {"threads"} | {
+                    key for options in PROJECT_SCRIPTS.values() for key in options}}
 VARIANT_KEYS = ("title", "question", "dataset", "server", "workload", "sweep", "measure",
                 "profiles", "storage", "raid", "lab", "zfs", "regime")
 # Bounds a typo must not pass: 99999999 repeats would build a plan that fills the memory;
@@ -317,11 +315,14 @@ class Experiment:
         return settings
 
     def workload_for(self, value: str) -> Workload:
-        """The workload of one point: a workload.* sweep sets one of its script's options."""
+        """The workload of one point: a workload.* sweep sets its client threads or one of its
+        script's options."""
         if self.sweep.table != "workload":
             return self.workload
-        return dataclasses.replace(self.workload,
-                                   options={**dict(self.workload.options), self.sweep.key: value})
+        if self.sweep.key == "threads":
+            return dataclasses.replace(self.workload, threads=int(value))
+        options = {**dict(self.workload.options), self.sweep.key: value}
+        return dataclasses.replace(self.workload, options=options)
 
     def _swept(self, table: tuple, prefix: str, value: str) -> dict:
         """A [storage], [raid], [lab] or [zfs] table with this point's value swept in."""

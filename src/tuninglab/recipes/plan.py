@@ -247,9 +247,10 @@ def describe(plan: Plan, server_label: str, pending=None, template_cached=False,
     if w.timed:
         fixed = [f" --{k}={v}" for k, v in w.options  # a swept option is in the points
                  if not (e.sweep.table == "workload" and k == e.sweep.key)]
-        workload = (f"the TPC-C-like workload ({_active_text(w, d)}), {w.threads} threads"
-                    if w.tool == "tpcc" else
-                    f"sysbench {w.script}{''.join(fixed)}, {w.threads} threads")
+        threads = ("the sweep's client threads" if e.sweep.setting == "workload.threads"
+                   else f"{w.threads} threads")
+        workload = (f"the TPC-C-like workload ({_active_text(w, d)}), {threads}"
+                    if w.tool == "tpcc" else f"sysbench {w.script}{''.join(fixed)}, {threads}")
         warm = (f"at least {human_seconds(m.warmup)}, longer while its throughput still "
                 f"trends (at most {human_seconds(m.warmup_bound)})" if m.steady_window
                 else human_seconds(m.warmup))

@@ -122,6 +122,8 @@ def _script_options(script: str, t: Reader) -> dict:
 
 
 def check_workload_values(sweep: Sweep, workload: Workload, sweep_table: Reader) -> None:
+    if sweep.key == "threads":
+        return check_thread_counts(sweep, workload, sweep_table)
     allowed = PROJECT_SCRIPTS.get(workload.script, {})
     if sweep.key not in allowed:
         sweep_table.fail("setting", f"{sweep.setting}: the workload's script {workload.script} "
@@ -130,6 +132,17 @@ def check_workload_values(sweep: Sweep, workload: Workload, sweep_table: Reader)
         problem = allowed[sweep.key][0](value)
         if problem:
             sweep_table.fail("values", f"{value!r}: {problem}")
+
+
+def check_thread_counts(sweep: Sweep, workload: Workload, sweep_table: Reader) -> None:
+    """workload.threads: whole numbers of client threads, for a workload timed in seconds."""
+    if not workload.timed:
+        sweep_table.fail("setting", "workload.threads: a scan runs its statements one at a "
+                                    "time; expected a timed workload (sysbench or tpcc)")
+    for value in sweep.values:
+        if not value.isdigit() or not 1 <= int(value) <= MAX_THREADS:
+            sweep_table.fail("values", f"{value!r}: expected a whole number of client threads "
+                                       f"from 1 to {MAX_THREADS}")
 
 
 def parse_storage(t: Reader) -> tuple:

@@ -38,6 +38,7 @@ SETTINGS = {
     "workload.commit": Setting("COMMIT every"),  # statement, N rows, or a time (1s)
     "workload.key": Setting("table key"),
     "workload.active_warehouses": Setting("active warehouses"),
+    "workload.threads": Setting("client threads"),
 }
 
 

@@ -129,9 +129,12 @@ def _capital(text: str) -> str:
 
 
 def _workload_text(doc: dict) -> str:
-    """The workload in a few words: "sysbench oltp_read_write, 4 threads"."""
+    """The workload in a few words: "sysbench oltp_read_write, 4 threads" (without the
+    threads where they are what the chart sweeps)."""
     workload = doc.get("workload") or {}
     tool, threads = workload.get("tool"), workload.get("threads")
+    if (doc.get("sweep") or {}).get("setting") == "workload.threads":
+        threads = None
     if tool == "scan":
         return "full table scan"
     what = "TPC-C-like workload" if tool == "tpcc" else \

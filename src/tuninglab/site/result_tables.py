@@ -120,6 +120,9 @@ def memory_text(doc: dict) -> str:
     return ""
 
 
+MANY = 5
+
+
 def costs(doc: dict) -> str:
     """What a transaction cost at each point: per cost the runs measured, its median and 95%
     interval and, beside the baseline, the ratio, its interval and the verdict (less, more,
@@ -131,7 +134,9 @@ def costs(doc: dict) -> str:
     rows = [[html.escape(METRICS[k].label)]  # the units are in the cells
             + [_cost_cell(p["stats"].get("cost", {}).get(k), k) for p in doc["points"]]
             for k in keys]
-    return (_table("tl-verdicts tl-costs", heads, rows) + "<p class='tl-caption'>Cost "
+    # Past MANY points a column is too narrow for the theme's type: smaller, tighter cells.
+    many = " tl-many" if len(doc["points"]) > MANY else ""
+    return (_table("tl-verdicts tl-costs" + many, heads, rows) + "<p class='tl-caption'>Cost "
             "per transaction in the latest result, lower being cheaper: the median over the "
             "runs with its 95% CI, and the ratio to the baseline with its 95% CI and verdict. "
             f"Method: {html.escape(doc['methods'].get('cost', stats.COST_METHOD))}.</p>")

@@ -28,7 +28,9 @@ from tuninglab.errors import UserError
 
 MKFS = {"ext4": (["mkfs.ext4", "-q", "-F"], "e2fsprogs"),
         "xfs": (["mkfs.xfs", "-q", "-f"], "xfsprogs"),
-        "btrfs": (["mkfs.btrfs", "-q", "-f"], "btrfs-progs")}
+        "btrfs": (["mkfs.btrfs", "-q", "-f"], "btrfs-progs"),
+        "ext3": (["mkfs.ext3", "-q", "-F"], "e2fsprogs"),
+        "ext2": (["mkfs.ext2", "-q", "-F"], "e2fsprogs")}
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,8 @@ every value of every point put to the server binary (which serves nothing to ans
 
 import os
 
+from tuninglab.engine import allocators, stop_rule
 from tuninglab.engine import server as srv
-from tuninglab.engine import stop_rule
 from tuninglab.engine.measure import OWN_CONNECTIONS
 from tuninglab.engine.server_options import (
     check_known,
@@ -31,7 +31,17 @@ def prepare(name: str, opts):
     binary = srv.find(opts.mysqld)
     sysbench.executable()
     check_options(recipe, experiment, binary, plan.points)
+    check_allocators(recipe, plan.points)
     return plan, binary
+
+
+def check_allocators(recipe, points) -> None:
+    """Every allocator a point preloads is installed, before any run."""
+    for name in dict.fromkeys(p.allocator for p in points):
+        try:
+            allocators.library(name)
+        except UserError as exc:
+            raise UserError(f"{recipe.path}: {exc}") from None
 
 
 def check_needs(recipe) -> None:

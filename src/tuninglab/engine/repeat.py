@@ -100,8 +100,10 @@ def _measure_server(run_, binary, place, settings, experiment, clock, cap=None) 
     e = experiment
     with memory.starting(cap, e.dataset), \
             srv.Server(binary, place.rundir, place.datadir, settings,
-                       cgroup=cap.procs if cap else None) as server:
+                       cgroup=cap.procs if cap else None,
+                       allocator=run_.point.allocator) as server:
         effective = server.variables(server.settings)
+        allocator = server.allocator_record() if _allocates(e) else None
         if e.workload.timed:
             summary, series, _ = measure.oltp(server, place.disks, run_.point.workload,
                                               e.measure, e.dataset, clock)
@@ -111,4 +113,10 @@ def _measure_server(run_, binary, place, settings, experiment, clock, cap=None) 
         notes = server.log_notes()
     return {"repeat": run_.repeat, "order": run_.index, "started": started,
             "finished": document.now(), "effective": effective, "server_log": notes,
-            "summary": summary, "series": series, **({"memory": cap.usage()} if cap else {})}
+            "summary": summary, "series": series, **({"memory": cap.usage()} if cap else {}),
+            **({"allocator": allocator} if allocator else {})}
+
+
+def _allocates(e) -> bool:
+    """Whether the experiment's server allocator is part of its question (swept or set)."""
+    return e.sweep.setting == "server.allocator" or e.recipe.allocator != "glibc"

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pymysql
 
+from tuninglab.engine import allocators
 from tuninglab.engine.server_options import (
     Problem,
     engine_settings,
@@ -198,9 +199,10 @@ class Server:
     """One throwaway instance. Use as a context manager: it is stopped however the block ends."""
 
     def __init__(self, binary: ServerBinary, rundir: Path, datadir: Path, settings: dict,
-                 cgroup: Path | None = None):
+                 cgroup: Path | None = None, allocator: str = "glibc"):
         self.binary, self.rundir, self.datadir = binary, Path(rundir), Path(datadir)
         self.cgroup = cgroup  # a memory cgroup's cgroup.procs the server joins (memory.py)
+        self.allocator = allocator  # its malloc: glibc's, or one preloaded (allocators.py)
         self.settings = binary.map(settings)
         self.cnf = self.rundir / "my.cnf"
         self.errlog = self.rundir / "error.log"
@@ -225,6 +227,7 @@ class Server:
         self.process = subprocess.Popen(
             [self.binary.path, f"--defaults-file={self.cnf}"], stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+            env=allocators.environment(self.allocator),
             preexec_fn=functools.partial(_child_setup, self.cgroup))
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -268,6 +271,13 @@ class Server:
             return {}
         rows = self.query(f"SHOW GLOBAL VARIABLES WHERE Variable_name IN ({wanted})")
         return {name.lower(): value for name, value in rows}
+
+    def allocator_record(self) -> dict:
+        """The allocator asked for and the one the server reports running (MariaDB's
+        version_malloc_library; MySQL reports none); UserError if they differ."""
+        reported = self.variables(["version_malloc_library"]).get("version_malloc_library")
+        allocators.check(self.allocator, reported)
+        return {"name": self.allocator, "reported": (reported or "not reported")[:100]}
 
     def stop(self, timeout: float = 600, slow: bool = False, discard: bool = False) -> int | None:
         """Clean shutdown (SIGTERM); slow=True also finishes purge and merges, for templates;

@@ -120,9 +120,11 @@ class Session:
                 memory.uncache(data)
             self.server = srv.Server(self.binary, self.rundir, data,
                                      dict(self.plan.baseline.settings),
-                                     cgroup=cap.procs if cap else None)
+                                     cgroup=cap.procs if cap else None,
+                                     allocator=self.plan.baseline.allocator)
             self._drop_caches()
             self.server.start()
+            self.server.allocator_record()  # the recipe's allocator is the one running
             self._check_dynamic()
         except BaseException:
             self.__exit__()

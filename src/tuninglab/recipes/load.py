@@ -24,10 +24,12 @@ from tuninglab.recipes.model import (
 )
 from tuninglab.recipes.reader import Reader
 from tuninglab.recipes.tables import (
+    check_allocator_values,
     check_arrays,
     check_lab_values,
     check_workload_values,
     check_zfs_values,
+    parse_allocator,
     parse_dataset,
     parse_lab,
     parse_measure,
@@ -147,6 +149,13 @@ def _build(data, path, raw, variant="") -> Recipe:
         check_lab_values(parsed_sweep, sweep)
     if swept == "zfs":
         check_zfs_values(parsed_sweep, sweep)
+    allocator = parse_allocator(top.table("server", False))
+    if swept == "server":
+        check_allocator_values(parsed_sweep, sweep)
+    if (raid or lab or zfs) and (allocator != "glibc" or swept == "server"):
+        top.fail("server.allocator", "the lab VM runs its server with glibc's allocator: "
+                                     "allocators are measured on this host (no [raid], [lab] "
+                                     "or [zfs])")
     if parsed_sweep.setting == "storage.logs":
         for value in parsed_sweep.values:
             if value not in LOGS:
@@ -171,4 +180,4 @@ def _build(data, path, raw, variant="") -> Recipe:
         workload=workload, sweep=parsed_sweep,
         measure=parse_measure(top.table("measure"), workload.timed),
         profiles=parse_profiles(top.table("profiles", False)), storage=storage, raid=raid, lab=lab,
-        zfs=zfs, variant=variant, regime=regime.parse(top))
+        zfs=zfs, variant=variant, regime=regime.parse(top), allocator=allocator)

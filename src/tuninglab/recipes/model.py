@@ -15,6 +15,7 @@ from pathlib import Path
 from tuninglab import units
 from tuninglab.errors import UserError
 from tuninglab.recipes.reader import Reader
+from tuninglab.recipes.scripts import PROJECT_SCRIPTS
 from tuninglab.results.metrics import PRIMARY
 
 # Data shapes: the IO settings only show their effect when the data does not fit in memory.
@@ -36,35 +37,6 @@ TOOLS = ("sysbench", "scan", "tpcc")
 SYSBENCH_SCRIPTS = {"oltp_read_only", "oltp_read_write", "oltp_write_only", "oltp_update_index",
                     "oltp_update_non_index", "oltp_insert", "oltp_delete", "oltp_point_select"}
 
-
-def _one_of(*allowed):
-    def check(value):
-        return None if value in allowed else f"expected one of {', '.join(allowed)}, got {value!r}"
-    return check
-
-
-def _whole_number(value):
-    if re.fullmatch(r"[0-9]+", value):
-        return None
-    return f"expected a whole number >= 0, got {value!r}"
-
-
-def _commit_every(value):
-    """statement (autocommit), N (one COMMIT per N statements) or 1s (one a second)."""
-    if value in ("statement", "1s") or re.fullmatch(r"[0-9]+", value) and int(value) >= 1:
-        return None
-    return f"expected statement, a whole number of statements >= 1 or 1s, got {value!r}"
-
-
-# The project's own sysbench scripts (workloads/lua/<name>.lua): for each option of
-# [workload.options], what says a value is wrong (None if fine), and its default.
-PROJECT_SCRIPTS = {
-    "insert_batch": {"commit": (_commit_every, "statement"),
-                     "key": (_one_of("unique", "primary"), "unique")},
-    # The TPC-C-like workload (tool = "tpcc"): active_warehouses N > 0 keeps the transactions'
-    # home warehouses to 1..N, the small, CPU-bound shape; 0 uses all the dataset's.
-    "tpcc": {"active_warehouses": (_whole_number, "0")},
-}
 
 # Options the engine sets itself: a recipe changing them would break the sandbox.
 RESERVED_OPTIONS = {
@@ -95,8 +67,10 @@ ZFS_SWEEPABLE = {"recordsize", "compression", "logbias", "primarycache"}
 # The lab's tables a sweep may name as "<table>.<key>", with the keys each lets it sweep. A
 # workload.* sweep sets the client threads or an option of the recipe's project script.
 SWEPT_TABLES = {"storage": STORAGE_SWEEPABLE, "raid": RAID_SWEEPABLE, "lab": LAB_KEYS,
-                "zfs": ZFS_SWEEPABLE, "workload": {"threads"} | {
+                "zfs": ZFS_SWEEPABLE, "server": {"allocator"}, "workload": {"threads"} | {
                     key for options in PROJECT_SCRIPTS.values() for key in options}}
+# The server's memory allocator: glibc's malloc, or one preloaded (engine/allocators.py).
+ALLOCATORS = ("glibc", "jemalloc", "tcmalloc")
 VARIANT_KEYS = ("title", "question", "dataset", "server", "workload", "sweep", "measure",
                 "profiles", "storage", "raid", "lab", "zfs", "regime")
 # Bounds a typo must not pass: 99999999 repeats would build a plan that fills the memory;
@@ -248,6 +222,7 @@ class Recipe:
     zfs: tuple = ()       # (key, value) pairs of [zfs]; empty: no pool
     variant: str = ""     # "" for the recipe's main experiment, else the [variants.<name>] name
     regime: tuple = ()    # [[regime]] conditions (recipes/regime.py), checked on the runs
+    allocator: str = "glibc"  # [server] allocator: the server's malloc
 
     @property
     def in_lab_vm(self) -> bool:
@@ -313,6 +288,10 @@ class Experiment:
         if self.sweep.server_option:
             settings[self.sweep.setting] = value
         return settings
+
+    def allocator_for(self, value: str) -> str:
+        """The server's allocator at one point: the swept one, else the recipe's."""
+        return value if self.sweep.setting == "server.allocator" else self.recipe.allocator
 
     def workload_for(self, value: str) -> Workload:
         """The workload of one point: a workload.* sweep sets its client threads or one of its

@@ -55,6 +55,7 @@ class Point:
     lab: dict | None = None       # the lab VM's kernel and mitigations, for runs in the VM
     zfs: dict | None = None       # the ZFS pool of this point, if the recipe has [zfs]
     workload: object = None       # the model.Workload of this point (a workload.* sweep)
+    allocator: str = "glibc"      # the server's malloc (a server.allocator sweep)
 
 
 @dataclass(frozen=True)
@@ -133,7 +134,7 @@ def build(experiment, seed: int = 1, design: str | None = None) -> Plan:
     points = tuple(Point(point_id(sweep.setting, v), v, experiment.settings_for(v),
                          experiment.storage_for(v), experiment.raid_for(v),
                          experiment.lab_for(v), experiment.zfs_for(v),
-                         experiment.workload_for(v))
+                         experiment.workload_for(v), experiment.allocator_for(v))
                    for v in sweep.values)
     design = design or design_for(experiment)
     check_size(Plan(experiment, points, (), seed, design), experiment.measure.repeats)

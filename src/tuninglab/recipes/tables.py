@@ -5,6 +5,7 @@ part of the Recipe, and the checks across tables: a sweep's values against the t
 
 from tuninglab import units
 from tuninglab.recipes.model import (
+    ALLOCATORS,
     DESIGNS,
     FILESYSTEMS,
     KERNEL_FLAVOURS,
@@ -60,8 +61,22 @@ def parse_memory_limit(t: Reader, key: str, default):
     return t.size(key, default) if key in t.data or default else None
 
 
+def parse_allocator(t: Reader) -> str:
+    """[server] allocator: the server's malloc (glibc's own, or one preloaded)."""
+    value = t.get("allocator", str, "glibc")
+    if value not in ALLOCATORS:
+        t.fail("allocator", f"expected one of {', '.join(ALLOCATORS)}, got {value!r}")
+    return value
+
+
+def check_allocator_values(sweep: Sweep, sweep_table: Reader) -> None:
+    for value in sweep.values:
+        if value not in ALLOCATORS:
+            sweep_table.fail("values", f"{value!r}: expected one of {', '.join(ALLOCATORS)}")
+
+
 def parse_settings(t: Reader):
-    t.only("settings")
+    t.only("settings", "allocator")
     settings = t.table("settings", required=False)
     out = {}
     for key, value in settings.data.items():

@@ -39,6 +39,7 @@ SETTINGS = {
     "workload.key": Setting("table key"),
     "workload.active_warehouses": Setting("active warehouses"),
     "workload.threads": Setting("client threads"),
+    "server.allocator": Setting("memory allocator"),
 }
 
 

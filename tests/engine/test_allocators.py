@@ -56,7 +56,7 @@ def test_a_recipe_may_set_its_allocator(tmp_path):
     ({"sweep": '[sweep]\nsetting = "server.allocator"\nvalues = ["glibc", "hoard"]\n'},
      "sweep.values: 'hoard': expected one of glibc, jemalloc, tcmalloc"),
     ({"sweep": SWEEP, "lab": '[lab]\nkernel = "cloud-amd64"\n'},
-     "server.allocator: the lab VM runs its server with glibc's allocator"),
+     "server.allocator: the lab VM's server keeps glibc's allocator"),
 ])
 def test_bad_allocators(tmp_path, tables, expected):
     assert expected in load_error(tmp_path, recipe_text(**tables))

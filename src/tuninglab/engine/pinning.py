@@ -26,6 +26,12 @@ def available() -> list[int]:
     return sorted(os.sched_getaffinity(0))
 
 
+def first(count: int) -> list[int] | None:
+    """The first count of this runner's CPUs, for a server held to them ([server] cpus);
+    None for 0 (all of them)."""
+    return available()[:count] if count else None
+
+
 def cpus_for(measure) -> dict | None:
     """The split of this host's CPUs if the recipe pins ([measure] pin), else None."""
     return split(available()) if measure.pin else None

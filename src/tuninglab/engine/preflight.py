@@ -4,7 +4,7 @@ every value of every point put to the server binary (which serves nothing to ans
 
 import os
 
-from tuninglab.engine import allocators, stop_rule
+from tuninglab.engine import allocators, pinning, stop_rule
 from tuninglab.engine import server as srv
 from tuninglab.engine.measure import OWN_CONNECTIONS
 from tuninglab.engine.server_options import (
@@ -32,7 +32,23 @@ def prepare(name: str, opts):
     sysbench.executable()
     check_options(recipe, experiment, binary, plan.points)
     check_allocators(recipe, plan.points)
+    check_cpus(recipe, experiment, plan.points)
     return plan, binary
+
+
+def check_cpus(recipe, experiment, points) -> None:
+    """A server held to N CPUs needs N of them here, and the recipe's CPU pinning would
+    place its threads elsewhere."""
+    wanted = max((p.cpus for p in points), default=0)
+    if not wanted:
+        return
+    have = len(pinning.available())
+    if wanted > have:
+        raise UserError(f"{recipe.path}: the server is to run on {wanted} CPUs, but this host "
+                        f"gives the runner {have}; expected server.cpus from 1 to {have}")
+    if experiment.measure.pin:
+        raise UserError(f"{recipe.path}: measure.pin and server.cpus both place the server's "
+                        "threads: expected one of them")
 
 
 def check_allocators(recipe, points) -> None:

@@ -8,7 +8,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from tuninglab.engine import datadir, device_baseline, measure, memory
+from tuninglab.engine import datadir, device_baseline, measure, memory, pinning
 from tuninglab.engine import server as srv
 from tuninglab.engine.storage.sandbox import Sandbox, Spec
 from tuninglab.engine.workdir import blame_full_disk
@@ -100,10 +100,11 @@ def _measure_server(run_, binary, place, settings, experiment, clock, cap=None) 
     e = experiment
     with memory.starting(cap, e.dataset), \
             srv.Server(binary, place.rundir, place.datadir, settings,
-                       cgroup=cap.procs if cap else None,
-                       allocator=run_.point.allocator) as server:
+                       cgroup=cap.procs if cap else None, allocator=run_.point.allocator,
+                       cpus=pinning.first(run_.point.cpus)) as server:
         effective = server.variables(server.settings)
         allocator = server.allocator_record() if _allocates(e) else None
+        cpus = server.cpus_in_force() if _holds_cpus(e) else None
         if e.workload.timed:
             summary, series, _ = measure.oltp(server, place.disks, run_.point.workload,
                                               e.measure, e.dataset, clock)
@@ -114,7 +115,13 @@ def _measure_server(run_, binary, place, settings, experiment, clock, cap=None) 
     return {"repeat": run_.repeat, "order": run_.index, "started": started,
             "finished": document.now(), "effective": effective, "server_log": notes,
             "summary": summary, "series": series, **({"memory": cap.usage()} if cap else {}),
-            **({"allocator": allocator} if allocator else {})}
+            **({"allocator": allocator} if allocator else {}),
+            **({"server_cpus": cpus} if cpus else {})}
+
+
+def _holds_cpus(e) -> bool:
+    """Whether the experiment holds its server to some CPUs (swept or set)."""
+    return e.sweep.setting == "server.cpus" or bool(e.recipe.cpus)
 
 
 def _allocates(e) -> bool:

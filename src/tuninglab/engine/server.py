@@ -199,10 +199,11 @@ class Server:
     """One throwaway instance. Use as a context manager: it is stopped however the block ends."""
 
     def __init__(self, binary: ServerBinary, rundir: Path, datadir: Path, settings: dict,
-                 cgroup: Path | None = None, allocator: str = "glibc"):
+                 cgroup: Path | None = None, allocator: str = "glibc", cpus=None):
         self.binary, self.rundir, self.datadir = binary, Path(rundir), Path(datadir)
         self.cgroup = cgroup  # a memory cgroup's cgroup.procs the server joins (memory.py)
         self.allocator = allocator  # its malloc: glibc's, or one preloaded (allocators.py)
+        self.cpus = cpus  # the CPUs it is held to from its exec (None: the runner's)
         self.settings = binary.map(settings)
         self.cnf = self.rundir / "my.cnf"
         self.errlog = self.rundir / "error.log"
@@ -228,7 +229,7 @@ class Server:
             [self.binary.path, f"--defaults-file={self.cnf}"], stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
             env=allocators.environment(self.allocator),
-            preexec_fn=functools.partial(_child_setup, self.cgroup))
+            preexec_fn=functools.partial(_child_setup, self.cgroup, self.cpus))
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -271,6 +272,10 @@ class Server:
             return {}
         rows = self.query(f"SHOW GLOBAL VARIABLES WHERE Variable_name IN ({wanted})")
         return {name.lower(): value for name, value in rows}
+
+    def cpus_in_force(self) -> list[int]:
+        """The CPUs the running server's main thread may run on, read back from the kernel."""
+        return sorted(os.sched_getaffinity(self.process.pid))
 
     def allocator_record(self) -> dict:
         """The allocator asked for and the one the server reports running (MariaDB's
@@ -373,10 +378,12 @@ def _socket_path(rundir: Path) -> Path:
     return Path(tempfile.mkdtemp(prefix="tuninglab-")) / "mysqld.sock"
 
 
-def _child_setup(cgroup: Path | None) -> None:
+def _child_setup(cgroup: Path | None, cpus=None) -> None:
     die_with_parent()
     if cgroup is not None:  # before exec: everything the server allocates is charged there
         cgroup.write_text(f"{os.getpid()}\n")
+    if cpus:  # before exec: every thread the server starts inherits them
+        os.sched_setaffinity(0, cpus)
 
 
 def die_with_parent() -> None:

@@ -121,7 +121,8 @@ class Session:
             self.server = srv.Server(self.binary, self.rundir, data,
                                      dict(self.plan.baseline.settings),
                                      cgroup=cap.procs if cap else None,
-                                     allocator=self.plan.baseline.allocator)
+                                     allocator=self.plan.baseline.allocator,
+                                     cpus=pinning.first(self.plan.baseline.cpus))
             self._drop_caches()
             self.server.start()
             self.server.allocator_record()  # the recipe's allocator is the one running

@@ -24,9 +24,9 @@ from tuninglab.recipes.model import (
 )
 from tuninglab.recipes.reader import Reader
 from tuninglab.recipes.tables import (
-    check_allocator_values,
     check_arrays,
     check_lab_values,
+    check_server_values,
     check_workload_values,
     check_zfs_values,
     parse_allocator,
@@ -35,6 +35,7 @@ from tuninglab.recipes.tables import (
     parse_measure,
     parse_profiles,
     parse_raid,
+    parse_server_cpus,
     parse_settings,
     parse_storage,
     parse_sweep,
@@ -150,12 +151,13 @@ def _build(data, path, raw, variant="") -> Recipe:
     if swept == "zfs":
         check_zfs_values(parsed_sweep, sweep)
     allocator = parse_allocator(top.table("server", False))
+    cpus = parse_server_cpus(top.table("server", False))
     if swept == "server":
-        check_allocator_values(parsed_sweep, sweep)
-    if (raid or lab or zfs) and (allocator != "glibc" or swept == "server"):
-        top.fail("server.allocator", "the lab VM runs its server with glibc's allocator: "
-                                     "allocators are measured on this host (no [raid], [lab] "
-                                     "or [zfs])")
+        check_server_values(parsed_sweep, sweep)
+    if (raid or lab or zfs) and (allocator != "glibc" or cpus or swept == "server"):
+        top.fail(parsed_sweep.setting if swept == "server" else "server",
+                 "the lab VM's server keeps glibc's allocator and the VM's CPUs: allocators "
+                 "and CPU counts are measured on this host (no [raid], [lab] or [zfs])")
     if parsed_sweep.setting == "storage.logs":
         for value in parsed_sweep.values:
             if value not in LOGS:
@@ -180,4 +182,5 @@ def _build(data, path, raw, variant="") -> Recipe:
         workload=workload, sweep=parsed_sweep,
         measure=parse_measure(top.table("measure"), workload.timed),
         profiles=parse_profiles(top.table("profiles", False)), storage=storage, raid=raid, lab=lab,
-        zfs=zfs, variant=variant, regime=regime.parse(top), allocator=allocator)
+        zfs=zfs, variant=variant, regime=regime.parse(top), allocator=allocator,
+        cpus=cpus)

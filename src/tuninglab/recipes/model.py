@@ -67,10 +67,11 @@ ZFS_SWEEPABLE = {"recordsize", "compression", "logbias", "primarycache"}
 # The lab's tables a sweep may name as "<table>.<key>", with the keys each lets it sweep. A
 # workload.* sweep sets the client threads or an option of the recipe's project script.
 SWEPT_TABLES = {"storage": STORAGE_SWEEPABLE, "raid": RAID_SWEEPABLE, "lab": LAB_KEYS,
-                "zfs": ZFS_SWEEPABLE, "server": {"allocator"}, "workload": {"threads"} | {
+                "zfs": ZFS_SWEEPABLE, "server": {"allocator", "cpus"}, "workload": {"threads"} | {
                     key for options in PROJECT_SCRIPTS.values() for key in options}}
 # The server's memory allocator: glibc's malloc, or one preloaded (engine/allocators.py).
 ALLOCATORS = ("glibc", "jemalloc", "tcmalloc")
+MAX_CPUS = 256  # [server] cpus: the CPUs the server is held to (0: every one the runner has)
 VARIANT_KEYS = ("title", "question", "dataset", "server", "workload", "sweep", "measure",
                 "profiles", "storage", "raid", "lab", "zfs", "regime")
 # Bounds a typo must not pass: 99999999 repeats would build a plan that fills the memory;
@@ -223,6 +224,7 @@ class Recipe:
     variant: str = ""     # "" for the recipe's main experiment, else the [variants.<name>] name
     regime: tuple = ()    # [[regime]] conditions (recipes/regime.py), checked on the runs
     allocator: str = "glibc"  # [server] allocator: the server's malloc
+    cpus: int = 0             # [server] cpus: how many CPUs the server may run on (0: all)
 
     @property
     def in_lab_vm(self) -> bool:
@@ -292,6 +294,10 @@ class Experiment:
     def allocator_for(self, value: str) -> str:
         """The server's allocator at one point: the swept one, else the recipe's."""
         return value if self.sweep.setting == "server.allocator" else self.recipe.allocator
+
+    def cpus_for(self, value: str) -> int:
+        """How many CPUs the server runs on at one point (0: all): swept, else the recipe's."""
+        return int(value) if self.sweep.setting == "server.cpus" else self.recipe.cpus
 
     def workload_for(self, value: str) -> Workload:
         """The workload of one point: a workload.* sweep sets its client threads or one of its

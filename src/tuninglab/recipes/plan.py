@@ -56,6 +56,7 @@ class Point:
     zfs: dict | None = None       # the ZFS pool of this point, if the recipe has [zfs]
     workload: object = None       # the model.Workload of this point (a workload.* sweep)
     allocator: str = "glibc"      # the server's malloc (a server.allocator sweep)
+    cpus: int = 0                 # the CPUs the server is held to, 0: all (server.cpus)
 
 
 @dataclass(frozen=True)
@@ -134,7 +135,8 @@ def build(experiment, seed: int = 1, design: str | None = None) -> Plan:
     points = tuple(Point(point_id(sweep.setting, v), v, experiment.settings_for(v),
                          experiment.storage_for(v), experiment.raid_for(v),
                          experiment.lab_for(v), experiment.zfs_for(v),
-                         experiment.workload_for(v), experiment.allocator_for(v))
+                         experiment.workload_for(v), experiment.allocator_for(v),
+                         experiment.cpus_for(v))
                    for v in sweep.values)
     design = design or design_for(experiment)
     check_size(Plan(experiment, points, (), seed, design), experiment.measure.repeats)

@@ -12,6 +12,7 @@ from tuninglab.recipes.model import (
     LAB_DEFAULTS,
     LAB_KEYS,
     LOGS,
+    MAX_CPUS,
     MAX_REPEATS,
     MAX_THREADS,
     MITIGATIONS,
@@ -69,14 +70,23 @@ def parse_allocator(t: Reader) -> str:
     return value
 
 
-def check_allocator_values(sweep: Sweep, sweep_table: Reader) -> None:
+def parse_server_cpus(t: Reader) -> int:
+    """[server] cpus: the server held to that many CPUs (0, the default: all of them)."""
+    return t.positive_int("cpus", 0, MAX_CPUS) if "cpus" in t.data else 0
+
+
+def check_server_values(sweep: Sweep, sweep_table: Reader) -> None:
+    """server.allocator: a known allocator; server.cpus: a number of CPUs."""
     for value in sweep.values:
-        if value not in ALLOCATORS:
+        if sweep.key == "allocator" and value not in ALLOCATORS:
             sweep_table.fail("values", f"{value!r}: expected one of {', '.join(ALLOCATORS)}")
+        if sweep.key == "cpus" and not (value.isdigit() and 1 <= int(value) <= MAX_CPUS):
+            sweep_table.fail("values", f"{value!r}: expected a whole number of CPUs from 1 "
+                                       f"to {MAX_CPUS}")
 
 
 def parse_settings(t: Reader):
-    t.only("settings", "allocator")
+    t.only("settings", "allocator", "cpus")
     settings = t.table("settings", required=False)
     out = {}
     for key, value in settings.data.items():

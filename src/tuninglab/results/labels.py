@@ -40,6 +40,7 @@ SETTINGS = {
     "workload.active_warehouses": Setting("active warehouses"),
     "workload.threads": Setting("client threads"),
     "server.allocator": Setting("memory allocator"),
+    "server.cpus": Setting("server CPUs"),
 }
 
 

@@ -150,8 +150,8 @@ def _build(data, path, raw, variant="") -> Recipe:
         check_lab_values(parsed_sweep, sweep)
     if swept == "zfs":
         check_zfs_values(parsed_sweep, sweep)
-    allocator = parse_allocator(top.table("server", False))
-    cpus = parse_server_cpus(top.table("server", False))
+    server = top.table("server", False)
+    allocator, cpus = parse_allocator(server), parse_server_cpus(server)
     if swept == "server":
         check_server_values(parsed_sweep, sweep)
     if (raid or lab or zfs) and (allocator != "glibc" or cpus or swept == "server"):
@@ -178,7 +178,7 @@ def _build(data, path, raw, variant="") -> Recipe:
         name=path.parent.name, path=path, sha256=hashlib.sha256(raw).hexdigest(),
         text=raw.decode("utf-8"), title=top.get("title", str), question=top.get("question", str),
         topic=top.get("topic", str, path.parent.name), needs=tuple(needs),
-        dataset=dataset, server_settings=parse_settings(top.table("server", False)),
+        dataset=dataset, server_settings=parse_settings(server),
         workload=workload, sweep=parsed_sweep,
         measure=parse_measure(top.table("measure"), workload.timed),
         profiles=parse_profiles(top.table("profiles", False)), storage=storage, raid=raid, lab=lab,

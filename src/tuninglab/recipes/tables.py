@@ -80,9 +80,16 @@ def check_server_values(sweep: Sweep, sweep_table: Reader) -> None:
     for value in sweep.values:
         if sweep.key == "allocator" and value not in ALLOCATORS:
             sweep_table.fail("values", f"{value!r}: expected one of {', '.join(ALLOCATORS)}")
-        if sweep.key == "cpus" and not (value.isdigit() and 1 <= int(value) <= MAX_CPUS):
-            sweep_table.fail("values", f"{value!r}: expected a whole number of CPUs from 1 "
-                                       f"to {MAX_CPUS}")
+    if sweep.key == "cpus":
+        _check_counts(sweep, sweep_table, "CPUs", MAX_CPUS)
+
+
+def _check_counts(sweep: Sweep, sweep_table: Reader, what: str, maximum: int) -> None:
+    """A sweep of counts (client threads, CPUs): whole numbers from 1 to maximum."""
+    for value in sweep.values:
+        if not value.isdigit() or not 1 <= int(value) <= maximum:
+            sweep_table.fail("values", f"{value!r}: expected a whole number of {what} from 1 "
+                                       f"to {maximum}")
 
 
 def parse_settings(t: Reader):
@@ -164,10 +171,7 @@ def check_thread_counts(sweep: Sweep, workload: Workload, sweep_table: Reader) -
     if not workload.timed:
         sweep_table.fail("setting", "workload.threads: a scan runs its statements one at a "
                                     "time; expected a timed workload (sysbench or tpcc)")
-    for value in sweep.values:
-        if not value.isdigit() or not 1 <= int(value) <= MAX_THREADS:
-            sweep_table.fail("values", f"{value!r}: expected a whole number of client threads "
-                                       f"from 1 to {MAX_THREADS}")
+    _check_counts(sweep, sweep_table, "client threads", MAX_THREADS)
 
 
 def parse_storage(t: Reader) -> tuple:

@@ -102,8 +102,9 @@ def results_bars(docs: list[dict], metric: str) -> dict:
 
 # Below the plot, across: a phone has no room beside it.
 LEGEND = {"orientation": "h", "y": -0.25}
-# A title's lines: the page shows each as a line of its own above the chart (charts.js
-# showTitle), the setting on a line of its own when the whole would not fit a phone's width.
+# A title's lines, for plotly, which draws a title on the lines it is given (the image
+# download): no longer than a phone's chart is wide. The page joins them again (charts.js
+# showTitle) and wraps them at its own width.
 TITLE_CHARS = 40
 
 

@@ -137,7 +137,7 @@ def test_a_raid_sweep_gives_each_point_its_array(tmp_path):
     p = plan.build(r.experiment())
     assert [pt.raid["chunk_kib"] for pt in p.points] == [16, 1024]
     assert p.points[0].raid == {"level": "10", "chunk_kib": 16, "disks": 4, "member_size": "1G",
-                                "state": "normal"}
+                                "state": "normal", "layout": "n2"}
     assert "raid.chunk" not in p.points[0].settings      # not a server option
     assert dict(r.storage)["filesystem"] == "ext4" and "root" in r.needs
 
@@ -155,14 +155,26 @@ def test_a_raid_sweep_gives_each_point_its_array(tmp_path):
     ({"raid": RAID + 'stripes = 2\n'}, "raid.stripes: unknown key"),
     ({"raid": RAID.replace('"64K"', '"1500"')}, "not a whole number of KiB"),
     ({"sweep": '[sweep]\nsetting = "raid.chunk"\nvalues = ["64K"]\n'}, "needs a [raid] table"),
-    ({"raid": RAID, "sweep": '[sweep]\nsetting = "raid.layout"\nvalues = ["n2"]\n'},
-     "expected raid.{chunk, disks, level, state}"),
+    ({"raid": RAID, "sweep": '[sweep]\nsetting = "raid.stripes"\nvalues = ["2"]\n'},
+     "expected raid.{chunk, disks, layout, level, state}"),
+    ({"raid": RAID, "sweep": '[sweep]\nsetting = "raid.layout"\nvalues = ["n2", "x3"]\n'},
+     "sweep.values: 'x3': expected one of n2, f2, o2"),
+    ({"raid": RAID.replace('"10"', '"5"') + 'layout = "f2"\n'},
+     "raid.layout: only RAID10 has layouts (got 'f2' for RAID5)"),
+    ({"raid": RAID.replace('"10"', '"1+0"').replace("disks = 4", "disks = 5")},
+     "raid.disks: RAID1+0 pairs its members: expected an even number, got 5"),
+    ({"raid": RAID.replace('"10"', '"0+1"') + 'state = "degraded"\n'},
+     "raid.state: a nested array runs whole here"),
     ({"raid": RAID, "sweep": '[sweep]\nsetting = "raid.state"\nvalues = ["normal", "failed"]\n'},
      "sweep.values: 'failed': expected one of normal, degraded, rebuilding"),
     ({"raid": RAID.replace('"10"', '"0"') + 'state = "degraded"\n'},
      "raid.state: RAID0 has no redundancy"),
     ({"raid": RAID, "storage": '[storage]\nfilesystem = "btrfs"\n'},
-     "storage.filesystem: the lab VM's image makes ext4 or xfs"),
+     "storage.filesystem: 'btrfs': the lab VM's image makes ext4, xfs, ext3, ext2, jfs"),
+    ({"raid": RAID, "storage": '[storage]\nfilesystem = "jfs"\n'},
+     "storage.filesystem: 'jfs': only the generic kernel flavour has the jfs module"),
+    ({"storage": '[storage]\nfilesystem = "reiserfs"\n'},
+     "storage.filesystem: 'reiserfs': this host's kernel cannot be relied on"),
 ])
 def test_bad_raid_recipes_name_the_key(tmp_path, tables, words):
     with pytest.raises(UserError) as err:
@@ -297,7 +309,7 @@ def test_a_kernel_sweep_gives_each_point_its_kernel(tmp_path):
     r = load(tmp_path, lab='[lab]\nmitigations = "off"\n',
              sweep='[sweep]\nsetting = "lab.kernel"\nvalues = ["cloud-amd64", "rt-amd64"]\n')
     points = plan.build(r.experiment()).points
-    assert [p.lab for p in points] == [
+    assert [{k: p.lab[k] for k in ("kernel", "mitigations", "image")} for p in points] == [
         {"kernel": "cloud-amd64", "mitigations": "off", "image": "cloud-amd64"},
         {"kernel": "rt-amd64", "mitigations": "off", "image": "rt-amd64"}]
     assert points[0].raid is None and r.in_lab_vm and "lab.kernel" not in points[0].settings
@@ -306,7 +318,9 @@ def test_a_kernel_sweep_gives_each_point_its_kernel(tmp_path):
 def test_raid_points_boot_the_default_kernel(tmp_path):
     r = load(tmp_path, raid=RAID)
     assert plan.build(r.experiment()).points[0].lab == {
-        "kernel": "cloud-amd64", "mitigations": "auto", "image": "cloud-amd64"}
+        "kernel": "cloud-amd64", "kernel_from": "bookworm", "mitigations": "auto",
+        "disk_cache": "none", "topology": "cores",
+        "memory": "2G", "swap": "0", "swappiness": "60", "image": "cloud-amd64"}
 
 
 @pytest.mark.parametrize("tables, words", [
@@ -316,8 +330,15 @@ def test_raid_points_boot_the_default_kernel(tmp_path):
     ({"lab": '[lab]\n', "sweep": '[sweep]\nsetting = "lab.kernel"\nvalues = ["5.10"]\n'},
      "sweep.values: '5.10': expected one of cloud-amd64"),
     ({"sweep": '[sweep]\nsetting = "lab.kernel"\nvalues = ["amd64"]\n'}, "needs a [lab] table"),
-    ({"lab": '[lab]\n', "sweep": '[sweep]\nsetting = "lab.memory"\nvalues = ["1G"]\n'},
-     "expected lab.{kernel, mitigations}"),
+    ({"lab": '[lab]\n', "sweep": '[sweep]\nsetting = "lab.memory"\nvalues = ["64M"]\n'},
+     "sweep.values: '64M': expected the VM's memory from 512M to 16G"),
+    ({"lab": '[lab]\n', "sweep": '[sweep]\nsetting = "lab.cpus"\nvalues = ["1"]\n'},
+     "expected lab.{disk_cache, kernel, kernel_from, memory"),
+    ({"lab": '[lab]\ndisk_cache = "off"\n'}, "lab.disk_cache: expected one of none, writeback"),
+    ({"lab": '[lab]\ntopology = "smt"\n'}, "lab.topology: expected one of cores, threads"),
+    ({"lab": '[lab]\nswap = "1M"\n'}, "lab.swap: expected 0 (no swap) or a swap disk of at"),
+    ({"lab": '[lab]\nswap = "lots"\n'}, "lab.swap: expected a size like"),
+    ({"lab": '[lab]\nswappiness = 300\n'}, "lab.swappiness: expected vm.swappiness from 0"),
 ])
 def test_bad_lab_tables_name_the_key(tmp_path, tables, words):
     with pytest.raises(UserError) as err:

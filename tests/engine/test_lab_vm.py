@@ -22,6 +22,7 @@ import pytest
 from helpers import REPO, attached_loop, fixture_recipe, needs_real_server
 from tuninglab import files
 from tuninglab.engine import runner
+from tuninglab.engine.lab import image, qemu
 from tuninglab.engine.storage import guard
 from tuninglab.errors import UserError
 from tuninglab.results import document
@@ -130,6 +131,58 @@ def test_a_lab_recipe_without_raid_boots_the_kernel_arguments_of_each_point(lab_
         assert run["summary"]["io"]["reads_per_trx"] is not None
 
 
+def test_the_lab_machine_has_the_points_disk_cache_topology_memory_and_swap(lab_wd, tmp_path):
+    fixture_recipe(tmp_path / "recipes", "tiny-machine")
+    by_cache = runs(run_recipe("tiny-machine", lab_wd, tmp_path,
+                               recipes_dir=tmp_path / "recipes"))
+    assert by_cache["none"]["lab"]["write_cache"] == "write back"
+    assert by_cache["directsync"]["lab"]["write_cache"] == "write through"
+    for cache, run in by_cache.items():
+        lab = run["lab"]
+        assert lab["disk_cache"] == cache and lab["fio"]["fsync_per_s"] > 0
+        assert lab["topology"] == "threads" and lab["threads_per_core"] == 2 and lab["cpus"] == 2
+        assert 600 << 20 < lab["memory_bytes"] <= 768 << 20
+        assert 250 << 20 < lab["swap_bytes"] <= 256 << 20 and lab["swappiness"] == 10
+        assert all(v is None or v >= 0 for v in run["series"]["swap_out_per_s"])
+
+
+def test_the_generic_kernel_makes_the_2004_filesystems(lab_wd, tmp_path):
+    fixture_recipe(tmp_path / "recipes", "tiny-oldfs")
+    by_fs = runs(run_recipe("tiny-oldfs", lab_wd, tmp_path, recipes_dir=tmp_path / "recipes"))
+    for fs, run in by_fs.items():
+        assert run["storage"]["filesystem"] == fs and run["summary"]["tps"] > 0
+        assert run["lab"]["kernel"].endswith("-amd64")
+        assert not run["lab"]["kernel"].endswith("cloud-amd64")
+
+
+def test_nested_raid10_builds_its_inner_arrays(lab_wd, tmp_path):
+    fixture_recipe(tmp_path / "recipes", "tiny-raid10")
+    by_level = runs(run_recipe("tiny-raid10", lab_wd, tmp_path,
+                               recipes_dir=tmp_path / "recipes"))
+    outer = {"1+0": ("raid0", "raid1"), "0+1": ("raid1", "raid0")}
+    for level, run in by_level.items():
+        top, inside = outer[level]
+        assert run["raid"]["level"] == top and run["raid"]["raid_disks"] == 2
+        assert [a["level"] for a in run["raid"]["inner"]] == [inside, inside]
+        assert sorted(run["summary"]["member_io"]) == ["vdc", "vdd", "vde", "vdf"]
+        copies = (run["summary"]["io"]["write_bytes_per_trx"]
+                  / run["summary"]["array_io"]["write_bytes_per_trx"])
+        assert 1.8 < copies < 2.3   # every byte on two members, in either order
+
+
+def test_the_backports_kernel_image_boots_a_newer_kernel(lab_wd):
+    """Its own image, with bookworm-backports' cloud kernel, boots to its init (a run under TCG
+    crashes that kernel: recipes/kernels/recipe.toml)."""
+    built = image.ensure(lab_wd, "cloud-amd64-bpo", say=lambda _line: None)
+    assert built.manifest["backports"] and not built.manifest["zfs"]
+    boot = qemu.probe(built, qemu.accelerator(built, lab_wd, say=lambda _line: None),
+                      lab_wd / "vm", timeout=120)
+    assert boot and boot.finished
+    [up] = [line for line in boot.lines if line.startswith("lab-init: up")]
+    release = tuple(int(n) for n in re.search(r"kernel (\d+)\.(\d+)", up).groups())
+    assert release > (6, 1) and up.endswith("-cloud-amd64")
+
+
 def test_zfs_pools_get_their_record_size_and_read_whole_records(lab_wd, tmp_path):
     fixture_recipe(tmp_path / "recipes", "tiny-zfs")
     by_size = runs(run_recipe("tiny-zfs", lab_wd, tmp_path, recipes_dir=tmp_path / "recipes"))
@@ -174,6 +227,7 @@ DRIVER = """
 import sys
 from pathlib import Path
 from tuninglab.engine import runner
+from tuninglab.engine.lab import image, qemu
 runner.run("raid-chunk", runner.Options(profile="quick", repeats=1, workdir=Path(sys.argv[1]),
                                         data_dir=Path(sys.argv[2]), baseline_seconds=1))
 """

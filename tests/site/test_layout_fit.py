@@ -211,7 +211,7 @@ def test_the_raid_page_shows_one_experiment_at_a_time_and_folds_its_io_charts(op
     assert pg.evaluate("""() => [...document.querySelectorAll('.tl-chart:has(.tl-normalise)')]
         .every(c => !c.closest('details'))""")
     tabs = pg.locator(TABS)
-    assert tabs.count() == 4, "chunk size, level, degraded, disks"
+    assert tabs.count() == 5, "chunk size, level, degraded, disks, RAID10 orders"
     opened = 0
     for t in range(tabs.count()):
         tabs.nth(t).click()

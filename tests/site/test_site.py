@@ -109,7 +109,7 @@ def test_bad_fence_is_a_warning_that_fails_a_strict_build(caplog):
     with caplog.at_level(logging.WARNING, logger="mkdocs.tuninglab"):
         out = fence.plotly_fence(spec(kind="pie", recipe="doublewrite"), "plotly", "", {}, None)
     assert "admonition failure" in out
-    assert "kind must be results, series, io, trends, tpcc, historical, claims or kernels" in \
+    assert "kind must be results, series, io, trends, tpcc, lab, historical, claims or kernels" in \
         caplog.text
 
 

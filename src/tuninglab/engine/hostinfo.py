@@ -70,6 +70,27 @@ def parse_cpuinfo(text: str) -> tuple:
     return model or None, "hypervisor" in flags
 
 
+def parse_cpu_list(text: str) -> list[int]:
+    """The kernel's CPU list format ("0-3,8,10-11") as CPU numbers."""
+    cpus = []
+    for part in text.strip().split(","):
+        if part:
+            low, _, high = part.partition("-")
+            cpus.extend(range(int(low), int(high or low) + 1))
+    return cpus
+
+
+def smt_cores(cpu_dir: str = "/sys/devices/system/cpu") -> list[list[int]]:
+    """The cores that have more than one hardware thread, each as its threads' CPU numbers
+    (empty: no SMT here, or it is switched off)."""
+    cores = set()
+    for path in sorted(os.listdir(cpu_dir)):
+        siblings = os.path.join(cpu_dir, path, "topology", "thread_siblings_list")
+        if re.fullmatch(r"cpu\d+", path) and os.path.isfile(siblings):
+            cores.add(tuple(parse_cpu_list(_read(siblings))))
+    return sorted(list(core) for core in cores if len(core) > 1)
+
+
 def parse_meminfo(text: str):
     match = re.search(r"^MemTotal:\s+(\d+) kB", text, re.MULTILINE)
     return int(match.group(1)) * 1024 if match else None

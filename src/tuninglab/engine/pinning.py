@@ -11,6 +11,9 @@ import os
 from contextlib import contextmanager
 from pathlib import Path
 
+from tuninglab.engine import hostinfo
+from tuninglab.errors import UserError
+
 
 def split(cpus) -> dict | None:
     """{"server": [...], "client": [...]}: a quarter of the CPUs (at least one) for the load
@@ -26,10 +29,27 @@ def available() -> list[int]:
     return sorted(os.sched_getaffinity(0))
 
 
-def first(count: int) -> list[int] | None:
-    """The first count of this runner's CPUs, for a server held to them ([server] cpus);
-    None for 0 (all of them)."""
+def first(count) -> list[int] | None:
+    """The CPUs a server is held to ([server] cpus): the first count of this runner's, None
+    for 0 (all of them); or two placed by SMT (placed)."""
+    if isinstance(count, str):
+        return placed(count)
     return available()[:count] if count else None
+
+
+def placed(placement: str, cores=None) -> list[int]:
+    """Two CPUs: "siblings", the two hardware threads of one core; "cores", one thread on each
+    of two cores. cores: the host's SMT cores (hostinfo.smt_cores), each its threads' CPUs."""
+    cores = [[c for c in core if c in available()] for core in
+             (hostinfo.smt_cores() if cores is None else cores)]
+    cores = [core for core in cores if len(core) > 1]
+    if not cores or (placement == "cores" and len(cores) < 2):
+        raise UserError(f"server.cpus = {placement}: expected a host with SMT ({SMT_NEEDS})")
+    return cores[0][:2] if placement == "siblings" else [cores[0][0], cores[1][0]]
+
+
+SMT_NEEDS = "two cores of two hardware threads each, as /sys/devices/system/cpu/cpu*/topology/" \
+    "thread_siblings_list lists them"
 
 
 def cpus_for(measure) -> dict | None:

@@ -3,8 +3,11 @@ abilities, --device, the server binary, sysbench and every server option the rec
 every value of every point put to the server binary (which serves nothing to answer)."""
 
 import os
+import re
+from pathlib import Path
 
-from tuninglab.engine import allocators, pinning, stop_rule
+from tuninglab import units
+from tuninglab.engine import allocators, hostinfo, pinning, stop_rule
 from tuninglab.engine import server as srv
 from tuninglab.engine.measure import OWN_CONNECTIONS
 from tuninglab.engine.server_options import (
@@ -33,13 +36,40 @@ def prepare(name: str, opts):
     check_options(recipe, experiment, binary, plan.points)
     check_allocators(recipe, plan.points)
     check_cpus(recipe, experiment, plan.points)
+    check_lab_memory(recipe, plan.points)
     return plan, binary
+
+
+def check_lab_memory(recipe, points, meminfo: str | None = None) -> None:
+    """The lab VM's memory (the largest point's) must fit in what this host has free, with
+    room for qemu itself: a guest larger than that would push the host into swap."""
+    wanted = max((units.size_bytes(p.lab["memory"]) for p in points if p.lab), default=0)
+    if not wanted:
+        return
+    if meminfo is None:
+        meminfo = Path("/proc/meminfo").read_text()
+    match = re.search(r"^MemAvailable:\s+(\d+) kB", meminfo, re.MULTILINE)
+    free = int(match.group(1)) * 1024 if match else None
+    if free is not None and wanted + LAB_VM_OVERHEAD > free:
+        raise UserError(f"{recipe.path}: the lab VM is to have {wanted >> 20} MiB of memory, "
+                        f"but this host has {free >> 20} MiB available (and qemu needs about "
+                        f"{LAB_VM_OVERHEAD >> 20} MiB more): expected a smaller lab.memory")
+
+
+LAB_VM_OVERHEAD = 512 << 20
 
 
 def check_cpus(recipe, experiment, points) -> None:
     """A server held to N CPUs needs N of them here, and the recipe's CPU pinning would
     place its threads elsewhere."""
-    wanted = max((p.cpus for p in points), default=0)
+    placements = [p.cpus for p in points if isinstance(p.cpus, str)]
+    if placements and not hostinfo.smt_cores():
+        raise UserError(f"{recipe.path}: server.cpus = {placements[-1]} needs SMT, and this "
+                        "host has none (every core runs one hardware thread); the lab VM "
+                        "boots its vCPUs as one core's two threads: `invoke recipe smt-lab`")
+    if placements:
+        pinning.placed(placements[0])   # the host has two SMT cores for "cores"
+    wanted = max((2 if isinstance(p.cpus, str) else p.cpus for p in points), default=0)
     if not wanted:
         return
     have = len(pinning.available())

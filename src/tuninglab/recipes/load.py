@@ -13,8 +13,8 @@ from pathlib import Path
 from tuninglab import files
 from tuninglab.errors import UserError
 from tuninglab.recipes import regime
+from tuninglab.recipes.lab import LAB_DEFAULTS, check_filesystems, check_lab_values, parse_lab
 from tuninglab.recipes.model import (
-    LAB_FILESYSTEMS,
     LOGS,
     NEEDS,
     PLAIN_NAME,
@@ -25,13 +25,11 @@ from tuninglab.recipes.model import (
 from tuninglab.recipes.reader import Reader
 from tuninglab.recipes.tables import (
     check_arrays,
-    check_lab_values,
     check_server_values,
     check_workload_values,
     check_zfs_values,
     parse_allocator,
     parse_dataset,
-    parse_lab,
     parse_measure,
     parse_profiles,
     parse_raid,
@@ -148,6 +146,10 @@ def _build(data, path, raw, variant="") -> Recipe:
         check_arrays(raid, parsed_sweep, raid_table, sweep)
     if swept == "lab":
         check_lab_values(parsed_sweep, sweep)
+    if zfs and ("bookworm-backports" in (dict(lab).get("kernel_from"),)
+                or parsed_sweep.setting == "lab.kernel_from"):
+        top.fail("lab.kernel_from", "the ZFS image builds OpenZFS for bookworm's own kernel: "
+                                    "expected bookworm with [zfs]")
     if swept == "zfs":
         check_zfs_values(parsed_sweep, sweep)
     server = top.table("server", False)
@@ -167,8 +169,9 @@ def _build(data, path, raw, variant="") -> Recipe:
     if (raid or lab or zfs) and (dict(storage).get("logs") == "separate"
                                  or parsed_sweep.setting == "storage.logs"):
         top.fail("storage.logs", "the lab VM keeps the redo log in the datadir")
-    if (raid or lab) and not zfs and dict(storage)["filesystem"] not in LAB_FILESYSTEMS:
-        top.fail("storage.filesystem", f"the lab VM's image makes {' or '.join(LAB_FILESYSTEMS)}")
+    if storage and not zfs:
+        check_filesystems(storage, lab or (raid and tuple(LAB_DEFAULTS.items())), parsed_sweep,
+                          top)
     dataset = parse_dataset(top.table("dataset"))
     check_warehouses(top, dataset, workload, parsed_sweep)
     if not workload.timed and not storage:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from tuninglab import units
 from tuninglab.errors import UserError
+from tuninglab.recipes.lab import LAB_DEFAULTS, LAB_KEYS
 from tuninglab.recipes.reader import Reader
 from tuninglab.recipes.scripts import PROJECT_SCRIPTS
 from tuninglab.results.metrics import PRIMARY
@@ -52,14 +53,8 @@ LOGS = ("same", "separate")
 # ext2 and ext3: the 2004 filesystems, which today's ext4 driver still mounts.
 FILESYSTEMS = ("ext4", "xfs", "btrfs", "ext3", "ext2")
 # An md RAID array under the filesystem: built natively or in the lab VM (lab/raid.py).
-RAID_KEYS = {"level", "chunk", "disks", "member_size", "state"}
-RAID_SWEEPABLE = {"level", "chunk", "disks", "state"}
-# The lab VM's kernel: a Debian flavour, and CPU vulnerability mitigations as booted.
-LAB_KEYS = {"kernel", "mitigations"}
-LAB_DEFAULTS = {"kernel": "cloud-amd64", "mitigations": "auto"}
-KERNEL_FLAVOURS = ("cloud-amd64", "amd64", "rt-amd64")
-MITIGATIONS = ("auto", "off")
-LAB_FILESYSTEMS = ("ext4", "xfs")   # the mkfs tools in the lab VM's image
+RAID_KEYS = {"level", "chunk", "disks", "member_size", "state", "layout"}
+RAID_SWEEPABLE = {"level", "chunk", "disks", "state", "layout"}
 # A ZFS pool on one disk in the lab VM (its image gains OpenZFS): the dataset's properties, the
 # ARC's size limit and the disk's size.
 ZFS_KEYS = {"recordsize", "compression", "atime", "logbias", "primarycache", "arc_max", "size"}
@@ -72,6 +67,8 @@ SWEPT_TABLES = {"storage": STORAGE_SWEEPABLE, "raid": RAID_SWEEPABLE, "lab": LAB
 # The server's memory allocator: glibc's malloc, or one preloaded (engine/allocators.py).
 ALLOCATORS = ("glibc", "jemalloc", "tcmalloc")
 MAX_CPUS = 256  # [server] cpus: the CPUs the server is held to (0: every one the runner has)
+# ... or two CPUs placed by SMT: one core's two hardware threads, or threads of two cores.
+CPU_PLACEMENTS = ("siblings", "cores")
 VARIANT_KEYS = ("title", "question", "dataset", "server", "workload", "sweep", "measure",
                 "profiles", "storage", "raid", "lab", "zfs", "regime")
 # Bounds a typo must not pass: 99999999 repeats would build a plan that fills the memory;
@@ -224,7 +221,8 @@ class Recipe:
     variant: str = ""     # "" for the recipe's main experiment, else the [variants.<name>] name
     regime: tuple = ()    # [[regime]] conditions (recipes/regime.py), checked on the runs
     allocator: str = "glibc"  # [server] allocator: the server's malloc
-    cpus: int = 0             # [server] cpus: how many CPUs the server may run on (0: all)
+    cpus: int | str = 0       # [server] cpus: how many CPUs the server may run on (0: all),
+    #                           or CPU_PLACEMENTS
 
     @property
     def in_lab_vm(self) -> bool:
@@ -297,7 +295,9 @@ class Experiment:
 
     def cpus_for(self, value: str) -> int:
         """How many CPUs the server runs on at one point (0: all): swept, else the recipe's."""
-        return int(value) if self.sweep.setting == "server.cpus" else self.recipe.cpus
+        if self.sweep.setting != "server.cpus":
+            return self.recipe.cpus
+        return value if value in CPU_PLACEMENTS else int(value)
 
     def workload_for(self, value: str) -> Workload:
         """The workload of one point: a workload.* sweep sets its client threads or one of its
@@ -330,7 +330,9 @@ class Experiment:
         if not self.recipe.in_lab_vm:
             return None
         lab = self._swept(tuple(LAB_DEFAULTS.items()) + self.recipe.lab, "lab", value)
-        lab["image"] = lab["kernel"] + ("-zfs" if self.recipe.zfs else "")
+        # The image's name (lab/image.image_name): flavour, then -bpo, then -zfs.
+        lab["image"] = (lab["kernel"] + ("-bpo" if lab["kernel_from"] != "bookworm" else "")
+                        + ("-zfs" if self.recipe.zfs else ""))
         return lab
 
     def zfs_for(self, value: str) -> dict | None:
@@ -350,7 +352,7 @@ def array_spec(raid: dict) -> dict:
         raise ValueError(f"chunk {raid['chunk']!r} is not a whole number of KiB")
     return {"level": str(raid["level"]), "chunk_kib": chunk // 1024,
             "disks": int(raid["disks"]), "member_size": str(raid["member_size"]),
-            "state": str(raid["state"])}
+            "state": str(raid["state"]), "layout": str(raid.get("layout", "n2"))}
 
 
 def _command_line_value(key, value):

@@ -3,8 +3,14 @@ lab VM's guest imports it."""
 
 from dataclasses import dataclass
 
-# Members each md level needs at least (RAID10 "near 2" works from 2 members).
-MIN_MEMBERS = {"0": 2, "1": 2, "10": 2, "5": 3, "6": 4}
+# Members each md level needs at least (RAID10 "near 2" works from 2 members). "1+0" and "0+1"
+# are nested arrays, the 2004 talk's two software RAID10s: RAID0 striped over RAID1 pairs, and
+# RAID1 mirroring two RAID0 halves.
+MIN_MEMBERS = {"0": 2, "1": 2, "10": 2, "5": 3, "6": 4, "1+0": 4, "0+1": 4}
+NESTED = ("1+0", "0+1")
+# md RAID10's layouts of its two copies: near (side by side), far (the second copy in the far
+# half of every member), offset (the next chunk row, shifted by a member).
+LAYOUTS = ("n2", "f2", "o2")
 # The array during the measurement: whole, one member failed, or rebuilding onto a spare.
 STATES = ("normal", "degraded", "rebuilding")
 PAGE_BYTES = 4096   # md's smallest chunk is the kernel page
@@ -18,6 +24,18 @@ class ArraySpec:
     disks: int
     member_size: str  # each member device, e.g. "1G"
     state: str = "normal"
+    layout: str = "n2"   # RAID10 only
+
+
+def nested_arrays(spec: ArraySpec) -> list[tuple[str, list[int]]]:
+    """A nested array as md builds it, innermost first: (level, the indexes of its parts:
+    members for the inner arrays, inner arrays for the outer one)."""
+    half = spec.disks // 2
+    if spec.level == "1+0":   # mirrored pairs (0,1), (2,3)..., striped
+        inner = [("1", [2 * i, 2 * i + 1]) for i in range(half)]
+        return inner + [("0", list(range(half)))]
+    inner = [("0", list(range(half))), ("0", list(range(half, spec.disks)))]   # two halves
+    return inner + [("1", [0, 1])]
 
 
 def problems(spec: ArraySpec) -> list[tuple[str, str]]:
@@ -34,8 +52,18 @@ def problems(spec: ArraySpec) -> list[tuple[str, str]]:
     if 1 < spec.disks < need or spec.disks < 1:
         # 1 is allowed: one disk without md, the baseline of a member sweep.
         out.append(("disks", f"RAID{spec.level} needs at least {need} members, got {spec.disks}"))
+    if spec.level in NESTED and spec.disks % 2:
+        out.append(("disks", f"RAID{spec.level} pairs its members: expected an even number, "
+                             f"got {spec.disks}"))
+    if spec.layout not in LAYOUTS:
+        out.append(("layout", f"expected one of {', '.join(LAYOUTS)}, got {spec.layout!r}"))
+    elif spec.layout != "n2" and spec.level != "10":
+        out.append(("layout", f"only RAID10 has layouts (got {spec.layout!r} for "
+                              f"RAID{spec.level})"))
     if spec.state not in STATES:
         out.append(("state", f"expected one of {', '.join(STATES)}, got {spec.state!r}"))
+    elif spec.state != "normal" and spec.level in NESTED:
+        out.append(("state", "a nested array runs whole here (state = normal)"))
     elif spec.state != "normal" and (spec.level == "0" or spec.disks == 1):
         what = "one disk" if spec.disks == 1 else "RAID0"
         out.append(("state", f"{what} has no redundancy: it cannot run with a member failed"))

@@ -1,21 +1,19 @@
 """One parser per TOML table of a recipe ([dataset], [server], [workload], [storage], [raid],
-[lab], [zfs], [sweep], [measure], [profiles]), each taking the table's Reader and returning its
+[zfs], [sweep], [measure], [profiles]; [lab] in lab.py), each taking the table's Reader and returning its
 part of the Recipe, and the checks across tables: a sweep's values against the table it sweeps.
 """
 
 from tuninglab import units
+from tuninglab.recipes.lab import OLD_LAB_FILESYSTEMS
 from tuninglab.recipes.model import (
     ALLOCATORS,
+    CPU_PLACEMENTS,
     DESIGNS,
     FILESYSTEMS,
-    KERNEL_FLAVOURS,
-    LAB_DEFAULTS,
-    LAB_KEYS,
     LOGS,
     MAX_CPUS,
     MAX_REPEATS,
     MAX_THREADS,
-    MITIGATIONS,
     PLAIN_NAME,
     PROFILE_KEYS,
     PROFILE_MAXIMUM,
@@ -70,8 +68,11 @@ def parse_allocator(t: Reader) -> str:
     return value
 
 
-def parse_server_cpus(t: Reader) -> int:
-    """[server] cpus: the server held to that many CPUs (0, the default: all of them)."""
+def parse_server_cpus(t: Reader) -> int | str:
+    """[server] cpus: the server held to that many CPUs (0, the default: all of them), or to
+    two placed by SMT ("siblings" or "cores")."""
+    if t.data.get("cpus") in CPU_PLACEMENTS:
+        return t.data["cpus"]
     return t.positive_int("cpus", 0, MAX_CPUS) if "cpus" in t.data else 0
 
 
@@ -80,7 +81,11 @@ def check_server_values(sweep: Sweep, sweep_table: Reader) -> None:
     for value in sweep.values:
         if sweep.key == "allocator" and value not in ALLOCATORS:
             sweep_table.fail("values", f"{value!r}: expected one of {', '.join(ALLOCATORS)}")
-    if sweep.key == "cpus":
+    placements = [v for v in sweep.values if v in CPU_PLACEMENTS]
+    if sweep.key == "cpus" and placements and len(placements) < len(sweep.values):
+        sweep_table.fail("values", f"expected numbers of CPUs or SMT placements "
+                                   f"({', '.join(CPU_PLACEMENTS)}), not both")
+    if sweep.key == "cpus" and not placements:
         _check_counts(sweep, sweep_table, "CPUs", MAX_CPUS)
 
 
@@ -187,8 +192,9 @@ def parse_storage(t: Reader) -> tuple:
            "logs": t.get("logs", str, "same"), "logs_size": t.size("logs_size", "1G")}
     if out["logs"] not in LOGS:
         t.fail("logs", f"expected one of {', '.join(LOGS)}, got {out['logs']!r}")
-    if out["filesystem"] not in FILESYSTEMS:
-        t.fail("filesystem", f"expected one of {', '.join(FILESYSTEMS)}, got {out['filesystem']!r}")
+    known = FILESYSTEMS + OLD_LAB_FILESYSTEMS
+    if out["filesystem"] not in known:
+        t.fail("filesystem", f"expected one of {', '.join(known)}, got {out['filesystem']!r}")
     if not all(isinstance(o, str) for o in out["mkfs_options"]):
         t.fail("mkfs_options", "expected an array of strings")
     return tuple(out.items())
@@ -201,16 +207,7 @@ def parse_raid(t: Reader) -> tuple:
     level = t.get("level", (str, int))
     return (("level", str(level)), ("chunk", t.size("chunk", "64K")),
             ("disks", t.positive_int("disks", 4)), ("member_size", t.size("member_size", "1G")),
-            ("state", t.get("state", str, "normal")))
-
-
-def parse_lab(t: Reader) -> tuple:
-    t.only(*sorted(LAB_KEYS))
-    out = tuple((key, t.get(key, str, default)) for key, default in LAB_DEFAULTS.items())
-    for (key, value), allowed in zip(out, (KERNEL_FLAVOURS, MITIGATIONS)):
-        if value not in allowed:
-            t.fail(key, f"expected one of {', '.join(allowed)}, got {value!r}")
-    return out
+            ("state", t.get("state", str, "normal")), ("layout", t.get("layout", str, "n2")))
 
 
 def parse_zfs(t: Reader) -> tuple:
@@ -243,13 +240,6 @@ def check_zfs_values(sweep: Sweep, sweep_table: Reader) -> None:
             problem = str(exc)
         if problem:
             sweep_table.fail("values", f"{value!r}: {problem}")
-
-
-def check_lab_values(sweep: Sweep, sweep_table: Reader) -> None:
-    allowed = {"kernel": KERNEL_FLAVOURS, "mitigations": MITIGATIONS}[sweep.key]
-    for value in sweep.values:
-        if value not in allowed:
-            sweep_table.fail("values", f"{value!r}: expected one of {', '.join(allowed)}")
 
 
 def check_arrays(raid: tuple, sweep: Sweep, raid_table: Reader, sweep_table: Reader) -> None:

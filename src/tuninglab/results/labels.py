@@ -29,8 +29,15 @@ SETTINGS = {
     "raid.chunk": Setting("RAID chunk size"),
     "raid.disks": Setting("RAID member disks"),
     "raid.state": Setting("RAID array state"),
+    "raid.layout": Setting("RAID10 layout"),   # n2, f2, o2: where md puts the second copy
     "lab.kernel": Setting("kernel flavour"),
+    "lab.kernel_from": Setting("kernel from"),   # bookworm (6.1) or bookworm-backports
     "lab.mitigations": Setting("CPU mitigations"),
+    "lab.disk_cache": Setting("disk write cache (qemu cache mode)"),
+    "lab.topology": Setting("vCPU topology"),   # two cores, or one core's two threads
+    "lab.memory": Setting("VM memory"),
+    "lab.swap": Setting("swap disk"),
+    "lab.swappiness": Setting("swappiness"),  # vm.swappiness in the guest
     "zfs.recordsize": Setting("ZFS recordsize"),
     "zfs.compression": Setting("ZFS compression"),
     "zfs.logbias": Setting("ZFS logbias"),

@@ -57,6 +57,8 @@ METRICS = {m.key: m for m in (
     Metric("dirty_pages", "dirty pages", "pages", NONE),
     Metric("disk_write_bytes", "disk writes", "MiB/s", NONE, scale=1 / 2**20),
     Metric("resync_pct", "RAID rebuild progress", "%", NONE),
+    Metric("swap_out_per_s", "pages swapped out", "pages/s", NONE),
+    Metric("swap_in_per_s", "pages swapped in", "pages/s", NONE),
     Metric("pages_flushed", "pages flushed", "pages/s", NONE),
     Metric("checkpoint_fill_pct", "checkpoint age / redo capacity", "%", NONE),
     Metric("tpcc_retries", "transactions retried (deadlock, lock wait timeout)", "per second",
@@ -94,7 +96,7 @@ COST = ("server_cpu_us_per_trx", "host_cpu_us_per_trx", "server_read_bytes_per_t
 # records (and the redo log's fill, computed from two of them), and the costs per transaction.
 REGIME_SERIES = ("tps", "new_order_tpm", "latency_p95_ms", "history_list_length",
                  "checkpoint_age_bytes", "checkpoint_fill_pct", "dirty_pages", "pages_flushed",
-                 "disk_read_bytes", "disk_write_bytes")
+                 "disk_read_bytes", "disk_write_bytes", "swap_out_per_s", "swap_in_per_s")
 REGIME_METRICS = REGIME_SERIES + COST
 
 # The primary metric of each workload tool: what a recipe's points are compared by.

@@ -1,6 +1,6 @@
 """pymdownx.superfences custom fences that put data on the page at build time.
 
-```plotly            a chart: kind = "results" | "series" | "io" | "trends" | "tpcc"
+```plotly            a chart: kind = "results" | "series" | "io" | "trends" | "tpcc" | "lab"
                      | "historical" | "claims" | "kernels" (TOML spec)
 ```reproduce         the "Reproduce" box of a recipe
 ```topics            the home page's table of topics (verdict_tables)
@@ -70,7 +70,7 @@ def _chart(spec: dict) -> str:
             f'{html.escape(source["source"]["hardware"])}. Software: ' \
             f'{html.escape(source["source"]["software"])}.</p>'
 
-    if kind in ("results", "series", "io", "trends", "tpcc"):
+    if kind in ("results", "series", "io", "trends", "tpcc", "lab"):
         name, variant = spec["recipe"], spec.get("variant", "")
         load(name, variant=variant)  # unknown: an error, not "no data yet"
         docs = result_files.results_for(name, variant)
@@ -94,11 +94,13 @@ def _chart(spec: dict) -> str:
             view, body = "trends", result_tables.trends(doc)
         elif kind == "tpcc":
             view, body = "tpcc", result_tables.tpcc(doc)
+        elif kind == "lab":
+            view, body = "lab", result_tables.lab_machine(doc)
         else:
             view, body = f"series:{spec['metric']}", embed(charts.series_lines(doc,
                                                                                 spec["metric"]))
         return _host_view(docs, doc, name, variant, view, body)
-    raise ValueError("kind must be results, series, io, trends, tpcc, historical, claims or "
+    raise ValueError("kind must be results, series, io, trends, tpcc, lab, historical, claims or "
                      f"kernels, got {kind!r}")
 
 

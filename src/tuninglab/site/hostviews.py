@@ -61,6 +61,8 @@ def views(doc: dict) -> dict:
     if io["data"]:
         out["io"] = {"figure": io}
     out["trends"] = {"html": result_tables.trends(doc)}
+    if describe.lab_runs(doc):
+        out["lab"] = {"html": result_tables.lab_machine(doc)}
     if doc["workload"].get("tool") == "tpcc":
         out["tpcc"] = {"html": result_tables.tpcc(doc)}
     out["verdicts"] = {"html": result_tables.verdicts(doc) + result_tables.validity(doc)

@@ -183,6 +183,48 @@ def trends(doc: dict) -> str:
             "of each point.</p>")
 
 
+# The lab VM's machine as each run's guest saw and measured it: (column, how to read it from
+# a run's lab record, or None where the run lacks it).
+LAB_COLUMNS = (
+    ("kernel", lambda lab: lab.get("kernel")),
+    ("write cache the guest saw", lambda lab: lab.get("write_cache")),
+    ("fio fsyncs/s", lambda lab: lab.get("fio", {}).get("fsync_per_s")),
+    ("threads per core", lambda lab: lab.get("threads_per_core")),
+    ("memory (MiB)", lambda lab: lab.get("memory_bytes") and lab["memory_bytes"] >> 20),
+    ("swap (MiB)", lambda lab: lab.get("swap_bytes") and lab["swap_bytes"] >> 20),
+)
+
+
+def lab_machine(doc: dict) -> str:
+    """What the lab VM was at each point, read back from its guest (the kernel release, the
+    write cache the data disk showed, fio's fsyncs a second, the threads per core, memory and
+    swap): a point's number is the median of its runs, a text its runs' values. Columns no run
+    recorded are left out; "" for a result not run in the lab VM."""
+    columns = [(head, read) for head, read in LAB_COLUMNS
+               if any(read(run["lab"]) is not None for p in doc["points"]
+                      for run in p["runs"] if "lab" in run)]
+    if not columns:
+        return ""
+    rows = []
+    for p in doc["points"]:
+        labs = [run["lab"] for run in p["runs"] if "lab" in run]
+        rows.append([_breakable(p["value"])] + [_lab_cell([read(lab) for lab in labs])
+                                                 for _, read in columns])
+    heads = ["setting"] + [head for head, _ in columns]
+    return (_table("tl-verdicts", heads, rows) + "<p class='tl-caption'>The lab VM as each "
+            f"point's guest saw it, in the latest result ({html.escape(describe.series_name(doc))})"
+            ": numbers are medians over the runs.</p>")
+
+
+def _lab_cell(values: list) -> str:
+    values = [v for v in values if v is not None]
+    if not values:
+        return "-"
+    if all(isinstance(v, (int, float)) for v in values):
+        return f"{statistics.median(values):,.0f}"
+    return _breakable(", ".join(dict.fromkeys(str(v) for v in values)))
+
+
 TPCC_TYPES = (("new_order", "new-order"), ("payment", "payment"),
               ("order_status", "order-status"), ("delivery", "delivery"),
               ("stock_level", "stock-level"))

@@ -18,14 +18,18 @@ from pathlib import Path
 from tuninglab import units
 from tuninglab.engine import datadir, measure
 from tuninglab.engine import server as srv
-from tuninglab.engine.hostinfo import parse_cpuinfo
+from tuninglab.engine.device_baseline import device_baseline
+from tuninglab.engine.hostinfo import parse_cpu_list, parse_cpuinfo
 from tuninglab.engine.lab import raid, zfs
 from tuninglab.engine.lab.commands import run as checked
 from tuninglab.recipes.model import Dataset, Measure, Workload
 
 ARRAY = "/dev/md0"
+SWAP_SERIAL = "lab-swap"   # lab/vm.py gives the swap disk this serial
 MOUNT = Path("/mnt/lab")
-MKFS = {"ext4": ["mkfs.ext4", "-q", "-F"], "xfs": ["mkfs.xfs", "-q", "-f"]}
+MKFS = {"ext4": ["mkfs.ext4", "-q", "-F"], "xfs": ["mkfs.xfs", "-q", "-f"],
+        "ext3": ["mkfs.ext3", "-q", "-F"], "ext2": ["mkfs.ext2", "-q", "-F"],
+        "jfs": ["mkfs.jfs", "-q"], "reiserfs": ["mkfs.reiserfs", "-q", "-f", "-f"]}
 
 
 def say(text: str) -> None:
@@ -52,9 +56,11 @@ def main(job_dir: Path) -> int:
 
 
 def run(job: dict, job_dir: Path) -> dict:
-    for module in ("md_mod", "raid0", "raid1", "raid10", "raid456", "xfs"):
+    # jfs and reiserfs: only the generic kernel flavour has them (recipes/lab.py).
+    for module in ("md_mod", "raid0", "raid1", "raid10", "raid456", "xfs", "jfs", "reiserfs"):
         subprocess.run(["modprobe", module], check=False)
     members = devices_by_serial(job["members"])
+    memory = set_up_memory(job)
     spec = raid.ArraySpec(**job["raid"]) if job.get("raid") else None
     device = ARRAY if spec and spec.disks > 1 else f"/dev/{members[0]}"
     state = None
@@ -64,6 +70,7 @@ def run(job: dict, job_dir: Path) -> dict:
         storage = zfs.make_pool(job["zfs"], device, MOUNT)
     else:
         storage = make_filesystem(job["storage"], device)
+    disk = disk_info(members[0], job.get("fio"))
     say(f"{storage['filesystem']} made; copying the datadir")
     data = MOUNT / "data"
     datadir.clone(job_dir / "template", data)
@@ -80,11 +87,12 @@ def run(job: dict, job_dir: Path) -> dict:
         say(f"{binary.label} started; measuring")
         summary, series, totals = measure.oltp(server, members, w, m, d, Clock(),
                                                aside=[Path(ARRAY).name] if device == ARRAY
-                                               else [], extra=extra)
+                                               else [],
+                                               extra=gauges(extra, job.get("swap") and SwapRates()))
         server.stop(discard=True)
         notes = server.log_notes()
     record = {"effective": effective, "server_log": notes, "summary": summary, "series": series,
-              "storage": storage, "guest": guest_info(binary)}
+              "storage": storage, "guest": {**guest_info(binary), **memory, **disk}}
     if device == ARRAY:
         after = raid.read_back(ARRAY)
         problems = raid.health(spec, after)
@@ -98,6 +106,54 @@ def run(job: dict, job_dir: Path) -> dict:
     return record
 
 
+def set_up_memory(job: dict) -> dict:
+    """The swap disk (if the host gave one) in use, and vm.swappiness as the job asks."""
+    if job.get("swap"):
+        [swap] = devices_by_serial([SWAP_SERIAL])
+        checked(["mkswap", "-q", f"/dev/{swap}"])
+        checked(["swapon", f"/dev/{swap}"])
+        say(f"swap on /dev/{swap}")
+    Path("/proc/sys/vm/swappiness").write_text(f"{job.get('swappiness', 60)}\n")
+    info = dict(line.split(":", 1) for line in Path("/proc/meminfo").read_text().splitlines())
+    kib = {k: int(info[k].split()[0]) for k in ("MemTotal", "SwapTotal")}
+    return {"swap_bytes": kib["SwapTotal"] * 1024, "swappiness": job.get("swappiness", 60)}
+
+
+def disk_info(name: str, fio: bool) -> dict:
+    """The write cache the guest's kernel sees on the first data disk ("write back": it sends
+    flushes; "write through": none), and if asked fio's fsyncs per second on the new
+    filesystem: what the disk's cache mode does to a synchronous write."""
+    info = {"write_cache": Path(f"/sys/block/{name}/queue/write_cache").read_text().strip()}
+    if fio:
+        say("fio: fsyncs per second and 16K random writes on the new filesystem")
+        info["fio"] = device_baseline(MOUNT)
+    return info
+
+
+class SwapRates:
+    """Pages swapped in and out per second since the last call (from /proc/vmstat): the
+    sampler's gauges, which show whether the server's memory went to swap."""
+
+    def __init__(self):
+        self.last = None
+
+    def __call__(self) -> dict:
+        counts = dict(line.split() for line in Path("/proc/vmstat").read_text().splitlines())
+        now = (time.monotonic(), int(counts["pswpin"]), int(counts["pswpout"]))
+        last, self.last = self.last, now
+        if last is None:
+            return {"swap_in_per_s": None, "swap_out_per_s": None}
+        seconds = max(now[0] - last[0], 1e-6)
+        return {"swap_in_per_s": round((now[1] - last[1]) / seconds),
+                "swap_out_per_s": round((now[2] - last[2]) / seconds)}
+
+
+def gauges(*sources):
+    """One callable for the sampler from several (None ones left out), or None."""
+    sources = [s for s in sources if s]
+    return (lambda: {k: v for source in sources for k, v in source().items()}) if sources else None
+
+
 def wipe(serials: list[str]) -> None:
     """Named devices are left without the array's, pool's or filesystem's signatures: a
     device still marked as a RAID or ZFS member is refused by the next run's safety check."""
@@ -106,7 +162,8 @@ def wipe(serials: list[str]) -> None:
     subprocess.run(["umount", str(MOUNT)], capture_output=True)
     if shutil.which("zpool"):
         subprocess.run(["zpool", "destroy", "-f", zfs.POOL], capture_output=True)
-    subprocess.run(["mdadm", "--stop", ARRAY], capture_output=True)
+    for array in [ARRAY] + [f"/dev/md{i}" for i in range(1, 9)]:   # outer first, then nested
+        subprocess.run(["mdadm", "--stop", array], capture_output=True)
     for name in devices_by_serial(serials):
         for part in sorted(Path(f"/sys/block/{name}").glob(f"{name}*")) + [Path(name)]:
             checked(["wipefs", "--all", "--quiet", f"/dev/{part.name}"])
@@ -114,7 +171,8 @@ def wipe(serials: list[str]) -> None:
 
 
 def build_array(spec, members: list[str]) -> dict:
-    say(f"RAID{spec.level} over {len(members)} members, chunk {spec.chunk_kib}K")
+    layout = f", layout {spec.layout}" if spec.level == "10" else ""
+    say(f"RAID{spec.level} over {len(members)} members, chunk {spec.chunk_kib}K{layout}")
     state = raid.create(spec, ARRAY, [f"/dev/{m}" for m in members])
     diffs = raid.matches(spec, state)
     if diffs:
@@ -164,7 +222,7 @@ def devices_by_serial(serials: list[str], sys_block: Path = Path("/sys/block")) 
 def make_filesystem(storage: dict, device: str) -> dict:
     fs = storage["filesystem"]
     if fs not in MKFS:
-        raise RuntimeError(f"the lab VM makes ext4 or xfs, not {fs}")
+        raise RuntimeError(f"the lab VM makes {', '.join(MKFS)}, not {fs}")
     subprocess.run(MKFS[fs] + list(storage.get("mkfs_options") or []) + [device], check=True,
                    capture_output=True)
     MOUNT.mkdir(parents=True, exist_ok=True)
@@ -193,7 +251,13 @@ def guest_info(binary) -> dict:
             "vulnerabilities": {p.name: p.read_text().strip()
                                 for p in sorted(vulnerabilities.glob("*"))},
             "memory_bytes": os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"),
+            "threads_per_core": threads_per_core(),
             "server": binary.describe(), "sysbench": sysbench.stdout.strip()}
+
+
+def threads_per_core(cpu: Path = Path("/sys/devices/system/cpu/cpu0/topology")) -> int:
+    """The hardware threads the guest kernel sees in cpu0's core: the topology as booted."""
+    return len(parse_cpu_list((cpu / "thread_siblings_list").read_text()))
 
 
 class Clock:

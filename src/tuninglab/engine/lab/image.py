@@ -24,7 +24,8 @@ FLAVOURS = ("cloud-amd64", "amd64", "rt-amd64")
 # OpenZFS from contrib, built by DKMS for the image's kernel: only images named "<flavour>-zfs".
 ZFS_PACKAGES = ("zfs-dkms", "zfsutils-linux")
 BASE_PACKAGES = ("mariadb-server-core", "sysbench", "fio", "mdadm", "python3", "python3-pymysql",
-                 "e2fsprogs", "xfsprogs", "kmod", "procps", "busybox-static")
+                 "e2fsprogs", "xfsprogs", "jfsutils", "reiserfsprogs", "kmod", "procps",
+                 "busybox-static")
 # What the initramfs needs to mount the root image; those a flavour builds in are skipped (the
 # cloud kernel has ext4 built in, the generic one as a module; ext4 wants crc32c first).
 BOOT_MODULES = ("virtio_pci", "virtio_blk", "crc32c_generic", "ext4")
@@ -62,13 +63,22 @@ def key(name: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def split_name(name: str) -> tuple[str, bool]:
-    """"cloud-amd64-zfs" -> ("cloud-amd64", True): the kernel flavour, and whether the image
-    has OpenZFS."""
+def image_name(flavour: str, backports: bool = False, zfs: bool = False) -> str:
+    """The name of the image with that kernel: "cloud-amd64", "amd64-bpo", "cloud-amd64-zfs"."""
+    return flavour + ("-bpo" if backports else "") + ("-zfs" if zfs else "")
+
+
+def split_name(name: str) -> tuple[str, bool, bool]:
+    """"cloud-amd64-bpo" -> ("cloud-amd64", True, False): the kernel flavour, whether the
+    kernel comes from bookworm-backports (a newer release), and whether the image has OpenZFS."""
     flavour, zfs = (name[:-4], True) if name.endswith("-zfs") else (name, False)
+    flavour, backports = (flavour[:-4], True) if flavour.endswith("-bpo") else (flavour, False)
     if flavour not in FLAVOURS:
         raise UserError(f"no kernel flavour {flavour!r} (expected one of {', '.join(FLAVOURS)})")
-    return flavour, zfs
+    if zfs and backports:
+        raise UserError("the ZFS image builds OpenZFS for bookworm's own kernel, not the "
+                        "backports one")
+    return flavour, backports, zfs
 
 
 def path_for(workdir: Path, flavour: str = "cloud-amd64") -> Path:
@@ -118,7 +128,7 @@ def check_build_tools() -> None:
 
 
 def _build(build: Path, name: str, say) -> None:
-    flavour, zfs = split_name(name)
+    flavour, backports, zfs = split_name(name)
     root = build / "root"
     say(f"lab VM image: debootstrap {SUITE} with {', '.join(BASE_PACKAGES)} (about a minute)")
     _run(["debootstrap", "--variant=minbase", f"--include={','.join(BASE_PACKAGES)}", SUITE,
@@ -126,18 +136,23 @@ def _build(build: Path, name: str, say) -> None:
     sections = "main contrib" if zfs else "main"
     (root / "etc/apt/sources.list").write_text(
         f"deb {MIRROR} {SUITE} {sections}\ndeb {MIRROR} {SUITE}-updates {sections}\n"
-        f"deb {SECURITY} {SUITE}-security {sections}\n")
-    say(f"lab VM image: security updates and the {flavour} kernel")
+        f"deb {SECURITY} {SUITE}-security {sections}\n"
+        + (f"deb {MIRROR} {SUITE}-backports main\n" if backports else ""))
+    source = f"-t {SUITE}-backports " if backports else ""
+    say(f"lab VM image: security updates and the {flavour} kernel"
+        + (f" from {SUITE}-backports" if backports else ""))
     env = "env INITRD=No DEBIAN_FRONTEND=noninteractive"  # no initramfs-tools run: ours is tiny
     _chroot(root, f"apt-get update -q && {env} apt-get -y -q upgrade && {env} apt-get install "
-                  f"-y -q --no-install-recommends linux-image-{flavour}", build / "apt.log")
+                  f"-y -q --no-install-recommends {source}linux-image-{flavour}",
+            build / "apt.log")
     kernel = _only(root / "boot", "vmlinuz-*")
     release = kernel.name.removeprefix("vmlinuz-")
     if zfs:
         _add_zfs(root, flavour, release, build, say)
     shutil.copy(kernel, build / "vmlinuz")
     _make_initrd(root, release, build)
-    manifest = {"suite": SUITE, "flavour": flavour, "zfs": zfs, "kernel": release,
+    manifest = {"suite": SUITE, "flavour": flavour, "backports": backports, "zfs": zfs,
+                "kernel": release,
                 "key": key(name), "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "packages": _versions(root)}
     _trim(root)
@@ -217,7 +232,7 @@ def _make_initrd(root: Path, release: str, build: Path) -> None:
 
 def _versions(root: Path) -> dict:
     names = ["mariadb-server-core", "sysbench", "fio", "mdadm", "python3", "xfsprogs",
-             "e2fsprogs", "zfsutils-linux"]
+             "e2fsprogs", "jfsutils", "reiserfsprogs", "zfsutils-linux"]
     out = subprocess.run(["chroot", str(root), "dpkg-query", "-W", "-f", "${Package} ${Version}\n"]
                          + names, capture_output=True, text=True)
     return dict(line.split(" ", 1) for line in out.stdout.splitlines() if " " in line)

@@ -32,6 +32,10 @@ class Disk:
     serial: str
     snapshot: bool = False   # writes go to a throwaway overlay (the root image)
     size: int | None = None  # show the guest only this many bytes from the start
+    # qemu's cache mode. none: the guest sees a write cache whose flushes reach the host's disk
+    # (O_DIRECT, so member IO skips the host's page cache); directsync: no write cache;
+    # unsafe: a write cache that ignores flushes.
+    cache: str = "none"
 
 
 @dataclass
@@ -65,18 +69,29 @@ def executable() -> str:
     return found
 
 
+def cpu_model(accelerator: str, smt: bool = False) -> str:
+    """The guest's CPU: the host's under KVM, else qemu's "max". smt: an experiment that shows
+    the guest hardware threads. TCG's "max" CPU says it is AMD's, whose thread topology Linux
+    reads from a CPUID leaf TCG lacks: the guest then sees one thread per core whatever -smp
+    says, so those experiments get Intel's vendor string (whose leaves TCG has) at every point."""
+    if accelerator == "kvm":
+        return "host"
+    return "max,vendor=GenuineIntel" if smt else "max"
+
+
 def command(image, disks, accelerator: str, memory_mib: int = 2048, cpus: int = 2,
-            kernel_args: str = "") -> list:
-    cpu = "host" if accelerator == "kvm" else "max"
-    cmd = [executable(), "-accel", accelerator, "-cpu", cpu, "-smp", str(cpus),
+            kernel_args: str = "", topology: str = "cores", smt: bool = False) -> list:
+    """topology: the vCPUs as cores of one socket, or as hardware threads of one core."""
+    cpu = cpu_model(accelerator, smt)
+    shape = f"cores={cpus},threads=1" if topology == "cores" else f"cores=1,threads={cpus}"
+    cmd = [executable(), "-accel", accelerator, "-cpu", cpu, "-smp", f"{cpus},sockets=1,{shape}",
            "-m", str(memory_mib), "-nodefaults", "-display", "none", "-no-reboot",
            "-serial", "stdio", "-nic", "none", "-kernel", str(image.kernel),
            "-initrd", str(image.initrd),
            "-append", f"console=ttyS0 quiet panic=-1 root=/dev/vda {kernel_args}".strip()]
     for n, disk in enumerate([Disk(image.root, "lab-root", snapshot=True)] + list(disks)):
-        # cache=none: member IO reaches the host's disk, not the host's page cache.
         opts = [f"file={disk.path}", "if=none", f"id=d{n}", "format=raw",
-                "snapshot=on" if disk.snapshot else "cache=none"]
+                "snapshot=on" if disk.snapshot else f"cache={disk.cache}"]
         if disk.size:
             opts.append(f"size={disk.size}")
         cmd += ["-drive", ",".join(opts),
@@ -85,9 +100,11 @@ def command(image, disks, accelerator: str, memory_mib: int = 2048, cpus: int = 
 
 
 def boot(image, disks, accelerator: str, console: Path, timeout: float, on_line=None,
-         pidfile: Path | None = None, memory_mib: int = 2048, kernel_args: str = "") -> Boot:
+         pidfile: Path | None = None, memory_mib: int = 2048, kernel_args: str = "",
+         topology: str = "cores", smt: bool = False) -> Boot:
     """Run the VM to its power-off; raise if it takes longer than timeout seconds."""
-    cmd = command(image, disks, accelerator, memory_mib, kernel_args=kernel_args)
+    cmd = command(image, disks, accelerator, memory_mib, kernel_args=kernel_args,
+                  topology=topology, smt=smt)
     started = time.monotonic()
     lines = []
     with open(console, "w") as log:

@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 
 from tuninglab.engine.lab.commands import run
-from tuninglab.recipes.raid import KIB, ArraySpec
+from tuninglab.recipes.raid import KIB, NESTED, ArraySpec, nested_arrays
 
 
 def single_disk(device: str) -> dict:
@@ -15,22 +15,44 @@ def single_disk(device: str) -> dict:
             "layout": None, "array_state": None, "degraded": 0, "detail": {}}
 
 
-def create_command(spec: ArraySpec, array: str, members: list[str]) -> list[str]:
+def create_command(spec: ArraySpec, array: str, members: list[str],
+                   level: str | None = None) -> list[str]:
     """Fresh members read as zeros, so every level's parity or mirror already matches:
-    --assume-clean skips an initial resync that would run under the measurement."""
+    --assume-clean skips an initial resync that would run under the measurement. level: one
+    part of a nested array (its own level), else the spec's."""
+    level = level or spec.level
     cmd = ["mdadm", "--create", array, "--run", "--quiet", "--metadata=1.2",
-           f"--level={spec.level}", f"--raid-devices={len(members)}", "--assume-clean"]
-    if spec.level != "1":
+           f"--level={level}", f"--raid-devices={len(members)}", "--assume-clean"]
+    if level != "1":
         cmd.append(f"--chunk={spec.chunk_kib}K")
+    if level == "10":
+        cmd.append(f"--layout={spec.layout}")
     return cmd + members
 
 
 def create(spec: ArraySpec, array: str, members: list[str]) -> dict:
+    """The array on the members; a nested one (1+0, 0+1) as its inner arrays (md1, md2, ...)
+    with the outer one, array, over them."""
     if len(members) != spec.disks:
         raise ValueError(f"RAID{spec.level} over {spec.disks} members, but {len(members)} "
                          "devices were given")
-    run(create_command(spec, array, members))
-    return read_back(array)
+    if spec.level not in NESTED:
+        run(create_command(spec, array, members))
+        return read_back(array)
+    *inner, (outer_level, _) = nested_arrays(spec)
+    parts = inner_names(spec)
+    for name, (level, indexes) in zip(parts, inner):
+        run(create_command(spec, name, [members[i] for i in indexes], level))
+    run(create_command(spec, array, parts, outer_level))
+    state = read_back(array)
+    state["inner"] = [read_back(name) for name in parts]
+    return state
+
+
+def inner_names(spec: ArraySpec) -> list[str]:
+    """The inner arrays of a nested spec: /dev/md1, /dev/md2, ... (none for a plain one)."""
+    count = len(nested_arrays(spec)) - 1 if spec.level in NESTED else 0
+    return [f"/dev/md{i}" for i in range(1, count + 1)]
 
 
 def read_back(array: str, sys_block: Path = Path("/sys/block")) -> dict:
@@ -65,6 +87,8 @@ def parse_detail(text: str) -> dict:
 
 def matches(spec: ArraySpec, state: dict) -> list[str]:
     """Differences between what was asked and what the kernel reports (empty if none)."""
+    if spec.level in NESTED:
+        return _nested_matches(spec, state)
     diffs = []
     if state["level"] != f"raid{spec.level}":
         diffs.append(f"level {state['level']}, asked raid{spec.level}")
@@ -72,6 +96,24 @@ def matches(spec: ArraySpec, state: dict) -> list[str]:
         diffs.append(f"{state['raid_disks']} members, asked {spec.disks}")
     if spec.level != "1" and state["chunk_bytes"] != spec.chunk_kib * KIB:
         diffs.append(f"chunk {state['chunk_bytes']} bytes, asked {spec.chunk_kib * KIB}")
+    layout = state["detail"].get("Layout")
+    if spec.level == "10" and layout and layout != LAYOUT_WORDS[spec.layout]:
+        diffs.append(f"layout {layout}, asked {LAYOUT_WORDS[spec.layout]}")
+    return diffs
+
+
+# How mdadm --detail names each RAID10 layout.
+LAYOUT_WORDS = {"n2": "near=2", "f2": "far=2", "o2": "offset=2"}
+
+
+def _nested_matches(spec: ArraySpec, state: dict) -> list[str]:
+    """Each part of a nested array against its own level and member count."""
+    diffs = []
+    parts = state.get("inner", []) + [state]
+    for (level, indexes), part in zip(nested_arrays(spec), parts):
+        if part["level"] != f"raid{level}" or part["raid_disks"] != len(indexes):
+            diffs.append(f"{part['device']}: {part['level']} over {part['raid_disks']}, asked "
+                         f"raid{level} over {len(indexes)}")
     return diffs
 
 

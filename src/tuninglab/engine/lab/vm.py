@@ -22,6 +22,7 @@ from tuninglab.results import document
 SRC = Path(__file__).resolve().parents[2]   # the tuninglab package, copied onto the job disk
 GUEST_MYSQLD = "/usr/sbin/mariadbd"
 BOOT_TIMEOUT_S = 600   # besides the workload's own time, under TCG
+SWAP_SERIAL = "lab-swap"
 
 
 class LabVM:
@@ -67,9 +68,9 @@ class LabVM:
             timeout = BOOT_TIMEOUT_S + 4 * (m.warmup_bound + m.duration)
             lab = run_.point.lab
             image, accel = self.images[lab["image"]], self.accelerators[lab["image"]]
-            args = "mitigations=off" if lab["mitigations"] == "off" else ""
+            smt = _shows_threads(experiment)
             try:
-                boot = self._boot(image, disks, accel, job, timeout, args, say)
+                boot = self._boot(image, disks, accel, job, timeout, lab, smt, say)
             except TimeoutError:
                 raise UserError(self._failure(job, f"the lab VM did not finish within "
                                                    f"{timeout:.0f}s")) from None
@@ -80,20 +81,26 @@ class LabVM:
                        "finished": document.now()})
         shared = members.shared_physical(self.devices) if self.devices else True
         record["lab"] = {"where": "vm", "accelerator": accel, "kernel_flavour": lab["kernel"],
-                         "mitigations": lab["mitigations"], "shared_physical_device": shared,
+                         "mitigations": lab["mitigations"], "disk_cache": lab["disk_cache"],
+                         "topology": lab["topology"], "qemu_cpu": qemu.cpu_model(accel, smt),
+                         "shared_physical_device": shared,
                          "member_devices": list(self.devices),
                          "boot_s": boot.boot_seconds, "vm_s": round(boot.seconds, 1),
                          "image": image.manifest["key"], **record.pop("guest")}
         return record
 
-    def _boot(self, image, disks, accel, job: Path, timeout: float, args: str, say):
+    def _boot(self, image, disks, accel, job: Path, timeout: float, lab: dict, smt: bool,
+              say):
         """One boot; a guest stuck before its init (nothing written to any disk yet) gets
         one more try."""
+        args = "mitigations=off" if lab["mitigations"] == "off" else ""
+        memory_mib = units.size_bytes(lab["memory"]) >> 20
         for attempt in (1, 2):
             try:
                 return qemu.boot(image, disks, accel, job / "console.log", timeout,
                                  on_line=lambda text: say(f"    vm: {text}"),
-                                 pidfile=job / "qemu.pid", kernel_args=args)
+                                 pidfile=job / "qemu.pid", memory_mib=memory_mib,
+                                 kernel_args=args, topology=lab["topology"], smt=smt)
             except qemu.Stalled:
                 if attempt == 2:
                     raise
@@ -112,19 +119,25 @@ class LabVM:
             "settings": point.settings,
             "storage": {k: storage.get(k) for k in ("filesystem", "mkfs_options",
                                                     "mount_options")},
+            "fio": experiment.sweep.setting == "lab.disk_cache",   # fsyncs/s at each point
+            "swap": bool(units.size_bytes(point.lab["swap"])),
+            "swappiness": int(point.lab["swappiness"]),
             "mysqld": GUEST_MYSQLD, "workload": asdict(point.workload),
             "measure": asdict(experiment.measure), "dataset": asdict(experiment.dataset)},
             template_data)
         disks = [qemu.Disk(job_img, "lab-job")]
         member_bytes = units.size_bytes(members.member_size(point))
+        cache = point.lab["disk_cache"]
         for n, serial in enumerate(serials):
             if self.devices:
-                disks.append(qemu.Disk(Path(self.devices[n]), serial, size=member_bytes))
+                disks.append(qemu.Disk(Path(self.devices[n]), serial, size=member_bytes,
+                                       cache=cache))
                 continue
-            member = job / f"{serial}.img"
-            with open(member, "wb") as f:
-                f.truncate(member_bytes)   # sparse: reads as zeros, takes no space until written
-            disks.append(qemu.Disk(member, serial))
+            disks.append(qemu.Disk(_sparse(job / f"{serial}.img", member_bytes), serial,
+                                   cache=cache))
+        swap = units.size_bytes(point.lab["swap"])
+        if swap:   # a swap partition of its own, as in 2004; never on a named device
+            disks.append(qemu.Disk(_sparse(job / "swap.img", swap), SWAP_SERIAL))
         return disks
 
     def _job_disk(self, job: Path, spec: dict, template_data: Path) -> Path:
@@ -167,3 +180,16 @@ class LabVM:
             tail = "\n".join(console.read_text(errors="replace").splitlines()[-12:])
             return f"{message}; the end of the VM console (kept in {kept}):\n{tail}"
         return message
+
+
+def _shows_threads(experiment) -> bool:
+    """Whether any point of the experiment shows the guest hardware threads (qemu.cpu_model)."""
+    return (experiment.sweep.setting == "lab.topology"
+            or dict(experiment.recipe.lab).get("topology") == "threads")
+
+
+def _sparse(path: Path, size: int) -> Path:
+    """A file that reads as zeros and takes no space until written."""
+    with open(path, "wb") as f:
+        f.truncate(size)
+    return path

@@ -1,0 +1,85 @@
+"""The [lab] table: the lab VM as a recipe boots it (kernel, disks' write cache, CPU topology,
+memory and swap), the values each key takes, and where each filesystem can be made. Standard
+library only, as the model: the guest's code imports it with the engine's."""
+
+from tuninglab import units
+from tuninglab.recipes.reader import Reader
+
+# The lab VM as booted: a Debian kernel flavour, CPU vulnerability mitigations, the write cache
+# its data disks show (qemu's cache modes), its two vCPUs as two cores or as one core's two
+# hardware threads, its memory, a swap disk (0: none) and vm.swappiness.
+LAB_DEFAULTS = {"kernel": "cloud-amd64", "kernel_from": "bookworm", "mitigations": "auto",
+                "disk_cache": "none", "topology": "cores", "memory": "2G", "swap": "0",
+                "swappiness": "60"}
+LAB_KEYS = set(LAB_DEFAULTS)
+KERNEL_FLAVOURS = ("cloud-amd64", "amd64", "rt-amd64")
+# Where the kernel comes from: Debian 12's own (6.1), or bookworm-backports (a newer release).
+KERNEL_SOURCES = ("bookworm", "bookworm-backports")
+MITIGATIONS = ("auto", "off")
+# none: a write cache that flushes reach (O_DIRECT on the host); directsync: no write cache
+# (every write durable before it completes); unsafe: a write cache that ignores flushes.
+DISK_CACHES = ("none", "writeback", "writethrough", "directsync", "unsafe")
+TOPOLOGIES = ("cores", "threads")
+LAB_MEMORY = ("512M", "16G")   # the guest's memory: below this the server does not start
+# The mkfs tools in the lab VM's image; JFS and ReiserFS 3 (the 2004 talk's) only with the
+# generic kernel flavour: the cloud and realtime ones have neither module.
+OLD_LAB_FILESYSTEMS = ("jfs", "reiserfs")
+LAB_FILESYSTEMS = ("ext4", "xfs", "ext3", "ext2") + OLD_LAB_FILESYSTEMS
+
+
+def parse_lab(t: Reader) -> tuple:
+    t.only(*sorted(LAB_KEYS))
+    out = tuple((key, str(t.get(key, (str, int), default)))
+                for key, default in LAB_DEFAULTS.items())
+    for key, value in out:
+        problem = lab_problem(key, value)
+        if problem:
+            t.fail(key, problem)
+    return out
+
+
+def lab_problem(key: str, value: str) -> str | None:
+    """What is wrong with one [lab] value (as a string), or None."""
+    choices = {"kernel": KERNEL_FLAVOURS, "kernel_from": KERNEL_SOURCES, "mitigations": MITIGATIONS,
+               "disk_cache": DISK_CACHES, "topology": TOPOLOGIES}
+    if key in choices:
+        allowed = choices[key]
+        return None if value in allowed else f"expected one of {', '.join(allowed)}, got {value!r}"
+    if key == "swappiness":
+        ok = value.isdigit() and int(value) <= 200
+        return None if ok else f"expected vm.swappiness from 0 to 200, got {value!r}"
+    try:
+        size = units.size_bytes(value)
+    except ValueError as exc:
+        return str(exc)
+    low, high = (units.size_bytes(v) for v in LAB_MEMORY)
+    if key == "memory" and not low <= size <= high:
+        return f"expected the VM's memory from {LAB_MEMORY[0]} to {LAB_MEMORY[1]}, got {value!r}"
+    if key == "swap" and size and size < 16 << 20:
+        return f"expected 0 (no swap) or a swap disk of at least 16M, got {value!r}"
+    return None
+
+
+def check_filesystems(storage: tuple, lab: tuple, sweep, top: Reader) -> None:
+    """Each point's filesystem can be made where it runs: JFS and ReiserFS only in the lab VM
+    with the generic kernel; in the lab VM, only what its image has the tools for."""
+    swept = sweep.setting == "storage.filesystem"
+    names = sweep.values if swept else (dict(storage)["filesystem"],)
+    key = "sweep.values" if swept else "storage.filesystem"
+    kernels = sweep.values if sweep.setting == "lab.kernel" else (dict(lab).get("kernel"),)
+    for fs in names:
+        if lab and fs not in LAB_FILESYSTEMS:
+            top.fail(key, f"{fs!r}: the lab VM's image makes {', '.join(LAB_FILESYSTEMS)}")
+        if fs in OLD_LAB_FILESYSTEMS and not lab:
+            top.fail(key, f"{fs!r}: this host's kernel cannot be relied on to have {fs}: it is "
+                          'made in the lab VM (add [lab] with kernel = "amd64")')
+        if fs in OLD_LAB_FILESYSTEMS and set(kernels) != {"amd64"}:
+            top.fail(key, f"{fs!r}: only the generic kernel flavour has the {fs} module "
+                          '(expected lab.kernel = "amd64")')
+
+
+def check_lab_values(sweep, sweep_table: Reader) -> None:
+    for value in sweep.values:
+        problem = lab_problem(sweep.key, value)
+        if problem:
+            sweep_table.fail("values", f"{value!r}: {problem}")

@@ -170,17 +170,20 @@ def test_nested_raid10_builds_its_inner_arrays(lab_wd, tmp_path):
         assert 1.8 < copies < 2.3   # every byte on two members, in either order
 
 
-def test_the_backports_kernel_image_boots_a_newer_kernel(lab_wd):
-    """Its own image, with bookworm-backports' cloud kernel, boots to its init (a run under TCG
-    crashes that kernel: recipes/kernels/recipe.toml)."""
+def test_the_backports_image_has_a_newer_kernel(lab_wd):
+    """Its own image, with bookworm-backports' cloud kernel. It is booted only under KVM: under
+    TCG that kernel crashes in its slab allocator, at boot or under the server's IO, often
+    enough that no test can rely on it (recipes/kernels/recipe.toml)."""
     built = image.ensure(lab_wd, "cloud-amd64-bpo", say=lambda _line: None)
     assert built.manifest["backports"] and not built.manifest["zfs"]
-    boot = qemu.probe(built, qemu.accelerator(built, lab_wd, say=lambda _line: None),
-                      lab_wd / "vm", timeout=120)
+    release = built.manifest["kernel"]
+    assert tuple(int(n) for n in re.match(r"(\d+)\.(\d+)", release).groups()) > (6, 1)
+    assert release.endswith("-cloud-amd64") and built.kernel.is_file()
+    if qemu.accelerator(built, lab_wd, say=lambda _line: None) != "kvm":
+        return
+    boot = qemu.probe(built, "kvm", lab_wd / "vm", timeout=120)
     assert boot and boot.finished
-    [up] = [line for line in boot.lines if line.startswith("lab-init: up")]
-    release = tuple(int(n) for n in re.search(r"kernel (\d+)\.(\d+)", up).groups())
-    assert release > (6, 1) and up.endswith("-cloud-amd64")
+    assert any(line.startswith("lab-init: up") and release in line for line in boot.lines)
 
 
 def test_zfs_pools_get_their_record_size_and_read_whole_records(lab_wd, tmp_path):

@@ -102,3 +102,9 @@ def test_git_revision(tmp_path):
     assert hostinfo.git_revision(tmp_path)["dirty"] is False
     (tmp_path / "a.txt").write_text("2")
     assert hostinfo.git_revision(tmp_path)["dirty"] is True
+
+
+def test_parse_meminfo_reads_any_field():
+    text = "MemTotal:       24684092 kB\nMemAvailable:   1000 kB\nSwapTotal:             0 kB\n"
+    assert hostinfo.parse_meminfo(text, "MemAvailable") == 1000 * 1024
+    assert hostinfo.parse_meminfo(text, "SwapTotal") == 0

@@ -11,7 +11,7 @@ from tuninglab.engine import hostinfo, pinning, preflight
 from tuninglab.engine.lab import guest, image, qemu, raid
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan
-from tuninglab.recipes.lab import lab_problem
+from tuninglab.recipes.lab import image_name, lab_problem
 from tuninglab.recipes.load import load as load_recipe
 from tuninglab.recipes.raid import ArraySpec, nested_arrays
 from tuninglab.site import result_tables
@@ -61,7 +61,8 @@ def test_a_backports_kernel_boots_its_own_image(tmp_path):
     assert [p.lab["image"] for p in plan.build(r.experiment()).points] == ["amd64", "amd64-bpo"]
     assert image.split_name("amd64-bpo") == ("amd64", True, False)
     assert image.split_name("cloud-amd64-zfs") == ("cloud-amd64", False, True)
-    assert image.image_name("amd64", backports=True) == "amd64-bpo"
+    assert image_name("amd64", "bookworm-backports") == "amd64-bpo"
+    assert image.split_name(image_name("rt-amd64", zfs=True)) == ("rt-amd64", False, True)
     assert image.key("amd64-bpo") != image.key("amd64")
     with pytest.raises(UserError, match="OpenZFS for bookworm's own kernel"):
         image.split_name("cloud-amd64-bpo-zfs")
@@ -222,3 +223,13 @@ def test_the_lab_machine_table_shows_what_each_guest_saw():
     assert "write cache the guest saw" in table and "fio fsyncs/s" in table
     assert "write through" in table and ">500<" in table   # the median of 400, 500, 600
     assert "threads per core" not in table   # no run recorded it
+
+
+def test_each_smt_placement_is_checked_whatever_the_order(tmp_path, monkeypatch):
+    r = load(tmp_path, sweep='[sweep]\nsetting = "server.cpus"\n'
+                             'values = ["siblings", "cores"]\n')
+    points = plan.build(r.experiment()).points
+    monkeypatch.setattr(preflight.hostinfo, "smt_cores", lambda: [[0, 1]])   # one SMT core
+    monkeypatch.setattr(pinning, "available", lambda: [0, 1])
+    with pytest.raises(UserError, match="server.cpus = cores: expected a host with SMT"):
+        preflight.check_cpus(r, r.experiment(), points)

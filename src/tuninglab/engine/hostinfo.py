@@ -91,8 +91,9 @@ def smt_cores(cpu_dir: str = "/sys/devices/system/cpu") -> list[list[int]]:
     return sorted(list(core) for core in cores if len(core) > 1)
 
 
-def parse_meminfo(text: str):
-    match = re.search(r"^MemTotal:\s+(\d+) kB", text, re.MULTILINE)
+def parse_meminfo(text: str, field: str = "MemTotal"):
+    """One /proc/meminfo field in bytes (None if absent)."""
+    match = re.search(rf"^{field}:\s+(\d+) kB", text, re.MULTILINE)
     return int(match.group(1)) * 1024 if match else None
 
 

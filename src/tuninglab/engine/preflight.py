@@ -3,7 +3,6 @@ abilities, --device, the server binary, sysbench and every server option the rec
 every value of every point put to the server binary (which serves nothing to answer)."""
 
 import os
-import re
 from pathlib import Path
 
 from tuninglab import units
@@ -48,8 +47,7 @@ def check_lab_memory(recipe, points, meminfo: str | None = None) -> None:
         return
     if meminfo is None:
         meminfo = Path("/proc/meminfo").read_text()
-    match = re.search(r"^MemAvailable:\s+(\d+) kB", meminfo, re.MULTILINE)
-    free = int(match.group(1)) * 1024 if match else None
+    free = hostinfo.parse_meminfo(meminfo, "MemAvailable")
     if free is not None and wanted + LAB_VM_OVERHEAD > free:
         raise UserError(f"{recipe.path}: the lab VM is to have {wanted >> 20} MiB of memory, "
                         f"but this host has {free >> 20} MiB available (and qemu needs about "
@@ -67,8 +65,8 @@ def check_cpus(recipe, experiment, points) -> None:
         raise UserError(f"{recipe.path}: server.cpus = {placements[-1]} needs SMT, and this "
                         "host has none (every core runs one hardware thread); the lab VM "
                         "boots its vCPUs as one core's two threads: `invoke recipe smt-lab`")
-    if placements:
-        pinning.placed(placements[0])   # the host has two SMT cores for "cores"
+    for placement in set(placements):   # "cores" needs two SMT cores, "siblings" one
+        pinning.placed(placement)
     wanted = max((2 if isinstance(p.cpus, str) else p.cpus for p in points), default=0)
     if not wanted:
         return

@@ -27,6 +27,12 @@ OLD_LAB_FILESYSTEMS = ("jfs", "reiserfs")
 LAB_FILESYSTEMS = ("ext4", "xfs", "ext3", "ext2") + OLD_LAB_FILESYSTEMS
 
 
+def image_name(kernel: str, kernel_from: str = "bookworm", zfs: bool = False) -> str:
+    """The lab VM image a point boots (engine/lab/image.py builds it): "cloud-amd64",
+    "amd64-bpo" (the kernel from bookworm-backports), "cloud-amd64-zfs"."""
+    return kernel + ("-bpo" if kernel_from != "bookworm" else "") + ("-zfs" if zfs else "")
+
+
 def parse_lab(t: Reader) -> tuple:
     t.only(*sorted(LAB_KEYS))
     out = tuple((key, str(t.get(key, (str, int), default)))

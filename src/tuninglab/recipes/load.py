@@ -146,7 +146,7 @@ def _build(data, path, raw, variant="") -> Recipe:
         check_arrays(raid, parsed_sweep, raid_table, sweep)
     if swept == "lab":
         check_lab_values(parsed_sweep, sweep)
-    if zfs and ("bookworm-backports" in (dict(lab).get("kernel_from"),)
+    if zfs and (dict(lab).get("kernel_from") == "bookworm-backports"
                 or parsed_sweep.setting == "lab.kernel_from"):
         top.fail("lab.kernel_from", "the ZFS image builds OpenZFS for bookworm's own kernel: "
                                     "expected bookworm with [zfs]")

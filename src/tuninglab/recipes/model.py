@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tuninglab import units
 from tuninglab.errors import UserError
-from tuninglab.recipes.lab import LAB_DEFAULTS, LAB_KEYS
+from tuninglab.recipes.lab import LAB_DEFAULTS, LAB_KEYS, image_name
 from tuninglab.recipes.reader import Reader
 from tuninglab.recipes.scripts import PROJECT_SCRIPTS
 from tuninglab.results.metrics import PRIMARY
@@ -330,9 +330,7 @@ class Experiment:
         if not self.recipe.in_lab_vm:
             return None
         lab = self._swept(tuple(LAB_DEFAULTS.items()) + self.recipe.lab, "lab", value)
-        # The image's name (lab/image.image_name): flavour, then -bpo, then -zfs.
-        lab["image"] = (lab["kernel"] + ("-bpo" if lab["kernel_from"] != "bookworm" else "")
-                        + ("-zfs" if self.recipe.zfs else ""))
+        lab["image"] = image_name(lab["kernel"], lab["kernel_from"], bool(self.recipe.zfs))
         return lab
 
     def zfs_for(self, value: str) -> dict | None:

@@ -1,6 +1,7 @@
 """One parser per TOML table of a recipe ([dataset], [server], [workload], [storage], [raid],
-[zfs], [sweep], [measure], [profiles]; [lab] in lab.py), each taking the table's Reader and returning its
-part of the Recipe, and the checks across tables: a sweep's values against the table it sweeps.
+[zfs], [sweep], [measure], [profiles]; [lab] in lab.py), each taking the table's Reader and
+returning its part of the Recipe, and the checks across tables: a sweep's values against the
+table it sweeps.
 """
 
 from tuninglab import units

@@ -19,13 +19,13 @@ from tuninglab import units
 from tuninglab.engine import datadir, measure
 from tuninglab.engine import server as srv
 from tuninglab.engine.device_baseline import device_baseline
-from tuninglab.engine.hostinfo import parse_cpu_list, parse_cpuinfo
+from tuninglab.engine.hostinfo import parse_cpu_list, parse_cpuinfo, parse_meminfo
 from tuninglab.engine.lab import raid, zfs
 from tuninglab.engine.lab.commands import run as checked
+from tuninglab.engine.lab.members import SWAP_SERIAL
 from tuninglab.recipes.model import Dataset, Measure, Workload
 
 ARRAY = "/dev/md0"
-SWAP_SERIAL = "lab-swap"   # lab/vm.py gives the swap disk this serial
 MOUNT = Path("/mnt/lab")
 MKFS = {"ext4": ["mkfs.ext4", "-q", "-F"], "xfs": ["mkfs.xfs", "-q", "-f"],
         "ext3": ["mkfs.ext3", "-q", "-F"], "ext2": ["mkfs.ext2", "-q", "-F"],
@@ -114,9 +114,8 @@ def set_up_memory(job: dict) -> dict:
         checked(["swapon", f"/dev/{swap}"])
         say(f"swap on /dev/{swap}")
     Path("/proc/sys/vm/swappiness").write_text(f"{job.get('swappiness', 60)}\n")
-    info = dict(line.split(":", 1) for line in Path("/proc/meminfo").read_text().splitlines())
-    kib = {k: int(info[k].split()[0]) for k in ("MemTotal", "SwapTotal")}
-    return {"swap_bytes": kib["SwapTotal"] * 1024, "swappiness": job.get("swappiness", 60)}
+    swap = parse_meminfo(Path("/proc/meminfo").read_text(), "SwapTotal")
+    return {"swap_bytes": swap, "swappiness": job.get("swappiness", 60)}
 
 
 def disk_info(name: str, fio: bool) -> dict:

@@ -63,14 +63,10 @@ def key(name: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def image_name(flavour: str, backports: bool = False, zfs: bool = False) -> str:
-    """The name of the image with that kernel: "cloud-amd64", "amd64-bpo", "cloud-amd64-zfs"."""
-    return flavour + ("-bpo" if backports else "") + ("-zfs" if zfs else "")
-
-
 def split_name(name: str) -> tuple[str, bool, bool]:
     """"cloud-amd64-bpo" -> ("cloud-amd64", True, False): the kernel flavour, whether the
-    kernel comes from bookworm-backports (a newer release), and whether the image has OpenZFS."""
+    kernel comes from bookworm-backports (a newer release), and whether the image has OpenZFS
+    (the reverse of recipes/lab.image_name)."""
     flavour, zfs = (name[:-4], True) if name.endswith("-zfs") else (name, False)
     flavour, backports = (flavour[:-4], True) if flavour.endswith("-bpo") else (flavour, False)
     if flavour not in FLAVOURS:

@@ -10,6 +10,7 @@ from tuninglab.engine.devices import storage_info, whole_disk
 from tuninglab.errors import UserError
 
 DEFAULT_SIZE = "2G"   # one disk without [raid]: the [storage] size, else this
+SWAP_SERIAL = "lab-swap"   # the guest's name for a [lab] swap disk (lab/vm.py, lab/guest.py)
 MIB = 2**20
 
 

@@ -22,7 +22,6 @@ from tuninglab.results import document
 SRC = Path(__file__).resolve().parents[2]   # the tuninglab package, copied onto the job disk
 GUEST_MYSQLD = "/usr/sbin/mariadbd"
 BOOT_TIMEOUT_S = 600   # besides the workload's own time, under TCG
-SWAP_SERIAL = "lab-swap"
 
 
 class LabVM:
@@ -137,7 +136,7 @@ class LabVM:
                                    cache=cache))
         swap = units.size_bytes(point.lab["swap"])
         if swap:   # a swap partition of its own, as in 2004; never on a named device
-            disks.append(qemu.Disk(_sparse(job / "swap.img", swap), SWAP_SERIAL))
+            disks.append(qemu.Disk(_sparse(job / "swap.img", swap), members.SWAP_SERIAL))
         return disks
 
     def _job_disk(self, job: Path, spec: dict, template_data: Path) -> Path:

@@ -378,3 +378,9 @@ def run_recipe(name, recipes_dir, wd, data_dir, say=None, **kw) -> tuple[Path, d
     assert document.validate(doc) == []
     return path, doc
 
+
+
+class FakeLabImage:
+    """A built lab VM image's paths and manifest, for qemu command lines (no boot)."""
+    dir = Path("/img")
+    root, kernel, initrd = Path("/img/root.img"), Path("/img/vmlinuz"), Path("/img/initrd.img")

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from helpers import make_doc, recipe_text
+from helpers import FakeLabImage, make_doc, recipe_text
 from tuninglab.engine import hostinfo, pinning, preflight
-from tuninglab.engine.lab import guest, image, qemu, raid
+from tuninglab.engine.lab import guest, image, qemu, raid, vm
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan
 from tuninglab.recipes.lab import image_name, lab_problem
@@ -24,26 +24,24 @@ def load(tmp_path, **tables):
     return load_recipe(path)
 
 
-class FakeImage:
-    dir = Path("/img")
-    root, kernel, initrd = Path("/img/root.img"), Path("/img/vmlinuz"), Path("/img/initrd.img")
-
-
 def test_the_topology_and_each_disks_cache_mode_reach_qemu(monkeypatch):
     monkeypatch.setattr(qemu, "executable", lambda: "qemu-system-x86_64")
     disks = [qemu.Disk(Path("/j/m0.img"), "lab-m0", cache="directsync"),
              qemu.Disk(Path("/j/swap.img"), "lab-swap")]
-    cmd = " ".join(qemu.command(FakeImage(), disks, "tcg", memory_mib=768, topology="threads",
-                                smt=True))
+    cmd = " ".join(qemu.command(FakeLabImage(), disks, "tcg", memory_mib=768, topology="threads",
+                                cpu=qemu.cpu_model("tcg", smt=True)))
     assert "-smp 2,sockets=1,cores=1,threads=2" in cmd and "-m 768" in cmd
     assert "file=/j/m0.img,if=none,id=d1,format=raw,cache=directsync" in cmd
     assert "file=/j/swap.img,if=none,id=d2,format=raw,cache=none" in cmd
     assert "snapshot=on" in cmd   # the root image stays a throwaway overlay
     assert "-smp 2,sockets=1,cores=2,threads=1" in " ".join(
-        qemu.command(FakeImage(), [], "tcg"))
+        qemu.command(FakeLabImage(), [], "tcg"))
     # Under TCG, Linux reads the threads from Intel's CPUID leaves only (AMD's: not emulated).
     assert "-cpu max,vendor=GenuineIntel" in cmd
     assert qemu.cpu_model("tcg") == "max" and qemu.cpu_model("kvm", smt=True) == "host"
+    # bookworm-backports' kernel double-faulted on TCG's CMPXCHG16B: no cx16 at any point.
+    assert qemu.cpu_model("tcg", smt=True, newer_kernel=True) == "max,vendor=GenuineIntel,-cx16"
+    assert qemu.cpu_model("kvm", newer_kernel=True) == "host"
 
 
 def test_a_lab_sweep_gives_each_point_its_machine(tmp_path):
@@ -59,6 +57,7 @@ def test_a_backports_kernel_boots_its_own_image(tmp_path):
              sweep='[sweep]\nsetting = "lab.kernel_from"\n'
                    'values = ["bookworm", "bookworm-backports"]\n')
     assert [p.lab["image"] for p in plan.build(r.experiment()).points] == ["amd64", "amd64-bpo"]
+    assert vm._cpu(r.experiment(), "tcg") == "max,-cx16"   # at both points
     assert image.split_name("amd64-bpo") == ("amd64", True, False)
     assert image.split_name("cloud-amd64-zfs") == ("cloud-amd64", False, True)
     assert image_name("amd64", "bookworm-backports") == "amd64-bpo"
@@ -195,7 +194,6 @@ def test_threads_per_core_from_the_guests_sysfs(tmp_path):
 def test_the_guest_makes_the_2004_filesystems():
     for fs in ("ext2", "ext3", "jfs", "reiserfs"):
         assert guest.MKFS[fs][0] == f"mkfs.{fs}"
-
 
 
 def test_a_lab_vm_larger_than_the_free_memory_is_refused(tmp_path):

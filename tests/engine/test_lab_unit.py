@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from helpers import recipe_text
+from helpers import FakeLabImage, recipe_text
 from tuninglab.engine import preflight, runner
 from tuninglab.engine.lab import guest, image, members, qemu, raid, zfs
 from tuninglab.errors import UserError
@@ -230,20 +230,15 @@ def test_image_key_changes_with_the_flavour():
         image.ensure(Path("/nonexistent"), "arm64")
 
 
-class FakeImage:
-    dir = Path("/img")
-    root, kernel, initrd = Path("/img/root.img"), Path("/img/vmlinuz"), Path("/img/initrd.img")
-
-
 def test_qemu_command(monkeypatch):
     monkeypatch.setattr(qemu, "executable", lambda: "qemu-system-x86_64")
-    cmd = qemu.command(FakeImage(), [qemu.Disk(Path("/j/m0.img"), "lab-m0")], "tcg")
+    cmd = qemu.command(FakeLabImage(), [qemu.Disk(Path("/j/m0.img"), "lab-m0")], "tcg")
     text = " ".join(cmd)
     assert "-accel tcg -cpu max" in text and "-nic none" in text
     assert "file=/img/root.img,if=none,id=d0,format=raw,snapshot=on" in text
     assert "file=/j/m0.img,if=none,id=d1,format=raw,cache=none" in text
     assert "virtio-blk-pci,drive=d1,serial=lab-m0" in text
-    assert "-cpu host" in " ".join(qemu.command(FakeImage(), [], "kvm"))
+    assert "-cpu host" in " ".join(qemu.command(FakeLabImage(), [], "kvm"))
 
 
 def test_boot_reads_the_guest_boot_time():
@@ -255,10 +250,10 @@ def test_boot_reads_the_guest_boot_time():
 
 def test_forced_accelerator(monkeypatch, tmp_path):
     monkeypatch.setenv("TUNINGLAB_VM_ACCEL", "tcg")
-    assert qemu.accelerator(FakeImage(), tmp_path) == "tcg"
+    assert qemu.accelerator(FakeLabImage(), tmp_path) == "tcg"
     monkeypatch.setenv("TUNINGLAB_VM_ACCEL", "fast")
     with pytest.raises(UserError, match="expected kvm or tcg"):
-        qemu.accelerator(FakeImage(), tmp_path)
+        qemu.accelerator(FakeLabImage(), tmp_path)
 
 
 def test_guest_finds_members_by_serial(tmp_path):

@@ -69,20 +69,25 @@ def executable() -> str:
     return found
 
 
-def cpu_model(accelerator: str, smt: bool = False) -> str:
-    """The guest's CPU: the host's under KVM, else qemu's "max". smt: an experiment that shows
-    the guest hardware threads. TCG's "max" CPU says it is AMD's, whose thread topology Linux
-    reads from a CPUID leaf TCG lacks: the guest then sees one thread per core whatever -smp
-    says, so those experiments get Intel's vendor string (whose leaves TCG has) at every point."""
+def cpu_model(accelerator: str, smt: bool = False, newer_kernel: bool = False) -> str:
+    """The guest's CPU: the host's under KVM, else qemu's "max", the same at every point of an
+    experiment. smt: an experiment that shows the guest hardware threads. TCG's "max" CPU says
+    it is AMD's, whose thread topology Linux reads from a CPUID leaf TCG lacks: the guest then
+    sees one thread per core whatever -smp says, so those experiments get Intel's vendor
+    string (whose leaves TCG has). newer_kernel: an experiment that boots bookworm-backports'
+    kernel. Its slab allocator swaps per-CPU pairs with a gs-relative CMPXCHG16B, which this
+    qemu's TCG (7.2) turned into double faults; without the cx16 flag the kernel takes its
+    locked path instead."""
     if accelerator == "kvm":
         return "host"
-    return "max,vendor=GenuineIntel" if smt else "max"
+    return "max" + (",vendor=GenuineIntel" if smt else "") + (",-cx16" if newer_kernel else "")
 
 
 def command(image, disks, accelerator: str, memory_mib: int = 2048, cpus: int = 2,
-            kernel_args: str = "", topology: str = "cores", smt: bool = False) -> list:
-    """topology: the vCPUs as cores of one socket, or as hardware threads of one core."""
-    cpu = cpu_model(accelerator, smt)
+            kernel_args: str = "", topology: str = "cores", cpu: str = "") -> list:
+    """topology: the vCPUs as cores of one socket, or as hardware threads of one core. cpu:
+    the qemu CPU model (default: cpu_model's plain one)."""
+    cpu = cpu or cpu_model(accelerator)
     shape = f"cores={cpus},threads=1" if topology == "cores" else f"cores=1,threads={cpus}"
     cmd = [executable(), "-accel", accelerator, "-cpu", cpu, "-smp", f"{cpus},sockets=1,{shape}",
            "-m", str(memory_mib), "-nodefaults", "-display", "none", "-no-reboot",
@@ -101,10 +106,10 @@ def command(image, disks, accelerator: str, memory_mib: int = 2048, cpus: int = 
 
 def boot(image, disks, accelerator: str, console: Path, timeout: float, on_line=None,
          pidfile: Path | None = None, memory_mib: int = 2048, kernel_args: str = "",
-         topology: str = "cores", smt: bool = False) -> Boot:
+         topology: str = "cores", cpu: str = "") -> Boot:
     """Run the VM to its power-off; raise if it takes longer than timeout seconds."""
     cmd = command(image, disks, accelerator, memory_mib, kernel_args=kernel_args,
-                  topology=topology, smt=smt)
+                  topology=topology, cpu=cpu)
     started = time.monotonic()
     lines = []
     with open(console, "w") as log:
@@ -201,7 +206,8 @@ def probe(image, accel: str, where: Path, timeout: float = KVM_PROBE_S) -> Boot 
     """One boot with no job: the lab VM's boot time, or None if it does not finish."""
     where.mkdir(parents=True, exist_ok=True)
     try:
-        result = boot(image, [], accel, where / f"probe-{accel}.log", timeout)
+        result = boot(image, [], accel, where / f"probe-{accel}.log", timeout,
+                      cpu=cpu_model(accel, newer_kernel=image.manifest.get("backports", False)))
     except TimeoutError:
         return None
     return result if result.finished else None

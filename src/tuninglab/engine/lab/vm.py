@@ -67,9 +67,9 @@ class LabVM:
             timeout = BOOT_TIMEOUT_S + 4 * (m.warmup_bound + m.duration)
             lab = run_.point.lab
             image, accel = self.images[lab["image"]], self.accelerators[lab["image"]]
-            smt = _shows_threads(experiment)
+            cpu = _cpu(experiment, accel)
             try:
-                boot = self._boot(image, disks, accel, job, timeout, lab, smt, say)
+                boot = self._boot(image, disks, accel, job, timeout, lab, cpu, say)
             except TimeoutError:
                 raise UserError(self._failure(job, f"the lab VM did not finish within "
                                                    f"{timeout:.0f}s")) from None
@@ -81,14 +81,14 @@ class LabVM:
         shared = members.shared_physical(self.devices) if self.devices else True
         record["lab"] = {"where": "vm", "accelerator": accel, "kernel_flavour": lab["kernel"],
                          "mitigations": lab["mitigations"], "disk_cache": lab["disk_cache"],
-                         "topology": lab["topology"], "qemu_cpu": qemu.cpu_model(accel, smt),
+                         "topology": lab["topology"], "qemu_cpu": cpu,
                          "shared_physical_device": shared,
                          "member_devices": list(self.devices),
                          "boot_s": boot.boot_seconds, "vm_s": round(boot.seconds, 1),
                          "image": image.manifest["key"], **record.pop("guest")}
         return record
 
-    def _boot(self, image, disks, accel, job: Path, timeout: float, lab: dict, smt: bool,
+    def _boot(self, image, disks, accel, job: Path, timeout: float, lab: dict, cpu: str,
               say):
         """One boot; a guest stuck before its init (nothing written to any disk yet) gets
         one more try."""
@@ -99,7 +99,7 @@ class LabVM:
                 return qemu.boot(image, disks, accel, job / "console.log", timeout,
                                  on_line=lambda text: say(f"    vm: {text}"),
                                  pidfile=job / "qemu.pid", memory_mib=memory_mib,
-                                 kernel_args=args, topology=lab["topology"], smt=smt)
+                                 kernel_args=args, topology=lab["topology"], cpu=cpu)
             except qemu.Stalled:
                 if attempt == 2:
                     raise
@@ -181,10 +181,19 @@ class LabVM:
         return message
 
 
-def _shows_threads(experiment) -> bool:
-    """Whether any point of the experiment shows the guest hardware threads (qemu.cpu_model)."""
-    return (experiment.sweep.setting == "lab.topology"
-            or dict(experiment.recipe.lab).get("topology") == "threads")
+def _cpu(experiment, accel: str) -> str:
+    """The qemu CPU of every point (qemu.cpu_model): one that shows hardware threads when any
+    point does, one without CMPXCHG16B when any point boots bookworm-backports' kernel."""
+    return qemu.cpu_model(accel, smt="threads" in _lab_values(experiment, "topology"),
+                          newer_kernel="bookworm-backports" in _lab_values(experiment,
+                                                                         "kernel_from"))
+
+
+def _lab_values(experiment, key: str) -> set:
+    """The values a [lab] key takes over the experiment's points."""
+    if experiment.sweep.setting == f"lab.{key}":
+        return set(experiment.sweep.values)
+    return {dict(experiment.recipe.lab).get(key)}
 
 
 def _sparse(path: Path, size: int) -> Path:

@@ -7,9 +7,10 @@ cd "$(dirname "$0")"
 # chromium: the browser tests drive Debian's build through Playwright (no browser download).
 # qemu-system-x86, debootstrap, cpio: the lab VM, for RAID where the kernel has no md.
 # libjemalloc2, libtcmalloc-minimal4: the allocators the server can be given (LD_PRELOAD).
+# openssh-server: the fleet's integration test runs throwaway sshd's on loopback (none as a service).
 PACKAGES=(mariadb-server mariadb-client sysbench fio python3 python3-venv git chromium
           e2fsprogs xfsprogs btrfs-progs util-linux qemu-system-x86 debootstrap cpio
-          libjemalloc2 libtcmalloc-minimal4)
+          libjemalloc2 libtcmalloc-minimal4 openssh-server)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

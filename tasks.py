@@ -122,9 +122,49 @@ def bench(c, only=None):
     cli.guard(cli.bench, only)
 
 
+HOSTS_HELP = {"hosts": "the hosts, comma-separated: [user@]address[:port], or names in "
+                        "--inventory",
+              "inventory": "a TOML file of hosts with their user, port, key, work directory "
+                           "and devices (see the 'Running on many machines' page)"}
+
+
+@task(name="check", help={**HOSTS_HELP, "setup": "ship this revision and run setup.sh where it "
+                                                  "is not set up yet, so lab.check can answer"})
+def fleet_check(c, hosts=None, inventory=None, setup=False):
+    """For each host over SSH: its hardware and system, whether it has this revision, and what
+    it can run (lab.check's answers). Exit 1 if any host is unreachable."""
+    cli.guard(cli.fleet_check, hosts, inventory, setup)
+
+
+@task(name="run", iterable=["device"], help={
+    **HOSTS_HELP,
+    "name": "the recipe to run on every host",
+    "quick": "the quick profile", "profile": "a profile by name (default: full)",
+    "variant": "run only this variant ('' for the main experiment)",
+    "device": "host:/dev/X, a block device on that host to test instead of a loop device "
+              "(erased!), repeatable",
+    "destroy_data": "confirm that the named devices may be erased by every run",
+    "parallel": "how many hosts run at once (default 4)",
+    "dry_run": "print each host's plan and the time estimate, contact no host",
+})
+def fleet_run(c, name, hosts=None, inventory=None, quick=False, profile=None, variant=None,
+              device=None, destroy_data=False, parallel=4, dry_run=False):
+    """Run a recipe on every host: ship this revision, set it up, run, stream progress, fetch
+    the results into data/<recipe>/ and print each host's verdicts. Rerun to resume."""
+    cli.guard(cli.fleet_run, name, hosts, inventory, quick, profile, variant, device or [],
+              destroy_data, parallel, dry_run)
+
+
+@task(name="clean", help=HOSTS_HELP)
+def fleet_clean(c, hosts=None, inventory=None):
+    """On each host: stop fleet runs still going, then lab.clean its work directory."""
+    cli.guard(cli.fleet_clean, hosts, inventory)
+
+
 ns.add_collection(Collection("recipe", run, list_))
 ns.add_collection(Collection("data", check, submit))
 ns.add_collection(Collection("test", test))
 ns.add_collection(Collection("docs", docs_build, docs_serve))
 ns.add_collection(Collection("lab", lab_check, lab_clean, lab_noise))
+ns.add_collection(Collection("fleet", fleet_check, fleet_run, fleet_clean))
 ns.add_task(bench)

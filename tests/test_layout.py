@@ -8,7 +8,7 @@ The layers, each importing only its own package and the layers below it:
      results never imports recipes;
   3. tuninglab.engine, tuninglab.site and tuninglab.contrib sit on those, side by side: none of
      the three imports another (site and contrib never import the engine);
-  4. tuninglab.bench on all of those;
+  4. tuninglab.bench and tuninglab.fleet on all of those, side by side;
   5. tuninglab.cli on top: nothing in the package imports it; tasks.py does.
 """
 
@@ -20,7 +20,7 @@ from helpers import REPO
 SRC = REPO / "src"
 PACKAGE = SRC / "tuninglab"
 LAYERS = [("errors", "units", "files"), ("results",), ("recipes",), ("engine", "site", "contrib"),
-          ("bench",), ("cli",)]
+          ("bench", "fleet"), ("cli",)]
 LAYER = {part: n for n, parts in enumerate(LAYERS) for part in parts}
 MAX_LINES = 400
 

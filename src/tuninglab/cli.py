@@ -167,6 +167,37 @@ def lab_clean(workdir=None, say=print):
     say(f"clean: {len(done)} resources removed from {wd}" if done else f"clean: nothing left in {wd}")
 
 
+def fleet_check(names, inventory, setup=False, say=print):
+    from tuninglab.fleet import inventory as inv
+    from tuninglab.fleet import survey
+    found = survey.survey(inv.hosts(names, inventory), say, setup=setup)
+    if any("error" in facts for facts in found.values()):
+        raise SystemExit(1)
+
+
+def fleet_run(name, names, inventory, quick, profile, variant, devices, destroy_data,
+              parallel, dry_run, say=print):
+    from tuninglab.fleet import inventory as inv
+    from tuninglab.fleet import run
+    if quick and profile and profile != "quick":
+        raise UserError("--quick and --profile disagree; give one of them")
+    _check_names(name, variant)
+    if not str(parallel).isdigit():
+        raise UserError(f"--parallel: expected a whole number of hosts, got {parallel!r}")
+    job = run.Job(name, "quick" if quick else (profile or "full"), variant, destroy_data,
+                  int(parallel))
+    state = run.run(inv.hosts(names, inventory, devices), job, say, dry_run=dry_run)
+    if not dry_run and any(entry["status"] != "done" for entry in state.values()):
+        raise SystemExit(1)
+
+
+def fleet_clean(names, inventory, say=print):
+    from tuninglab.fleet import inventory as inv
+    from tuninglab.fleet import run
+    if run.clean(inv.hosts(names, inventory), say):
+        raise SystemExit(1)
+
+
 def bench(only=None, say=print):
     """Speed targets as ratios (bench/suite.py)."""
     from tuninglab.bench import suite

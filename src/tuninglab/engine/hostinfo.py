@@ -10,6 +10,7 @@ import platform
 import re
 import socket
 import subprocess
+from pathlib import Path
 
 
 def host_info(salt: str) -> dict:
@@ -40,12 +41,23 @@ def tool_versions() -> dict:
 def git_revision(repo_dir) -> dict:
     revision = _run(["git", "-C", str(repo_dir), "rev-parse", "--verify", "HEAD"])
     if not revision:  # not a checkout, no commit yet, or no git at all
-        return {"revision": None, "dirty": None}
+        return shipped_revision(repo_dir)
     # Untracked files (results, logs) do not change the code that ran.
     status = _run(["git", "-C", str(repo_dir), "status", "--porcelain",
                    "--untracked-files=no"])
     return {"revision": revision.strip(),
             "dirty": None if status is None else bool(status.strip())}
+
+
+def shipped_revision(repo_dir) -> dict:
+    """A tree a fleet run shipped (fleet/ship.py): its archive names the revision it holds."""
+    try:
+        text = (Path(repo_dir) / ".tuninglab-revision").read_text().strip()
+    except OSError:
+        return {"revision": None, "dirty": None}
+    if not re.fullmatch(r"[0-9a-f]{40}", text):
+        return {"revision": None, "dirty": None}
+    return {"revision": text, "dirty": False}
 
 
 # --- parsers -----------------------------------------------------------------

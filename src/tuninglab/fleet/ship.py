@@ -1,0 +1,51 @@
+"""What a fleet run ships to each host: the exact revision of this checkout, as an archive of
+its tracked tree (hosts need no access to any git remote, nor git itself), plus a file naming
+the revision, which result files then record as the code that ran (hostinfo.git_revision)."""
+
+import subprocess
+import tempfile
+from pathlib import Path
+
+from tuninglab.errors import UserError
+
+REVISION_FILE = ".tuninglab-revision"
+
+
+def head(repo: Path) -> str:
+    """HEAD's commit, whatever the working tree holds."""
+    return _git(repo, "rev-parse", "--verify", "HEAD").strip()
+
+
+def revision(repo: Path) -> str:
+    """HEAD's commit; refused while tracked files differ from it: the hosts would run other
+    code than the revision the results name."""
+    head_ = head(repo)
+    changed = _git(repo, "status", "--porcelain", "--untracked-files=no").splitlines()
+    if changed:
+        shown = ", ".join(line[3:] for line in changed[:5]) + (" ..." if len(changed) > 5 else "")
+        raise UserError(f"{repo} has uncommitted changes ({shown}): fleet hosts run a commit, "
+                        "so commit (or stash) them first")
+    return head_
+
+
+def archive(repo: Path, rev: str, dest: Path) -> Path:
+    """A tar.gz of the revision's tracked files with REVISION_FILE at the top."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        marker = Path(tmp) / REVISION_FILE
+        marker.write_text(rev + "\n")
+        tmpfile = dest.with_name(dest.name + ".tmp")
+        _git(repo, "archive", "--format=tar.gz", f"--add-file={marker}", "-o", str(tmpfile), rev)
+        tmpfile.replace(dest)
+    return dest
+
+
+def _git(repo: Path, *args) -> str:
+    try:
+        done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True)
+    except FileNotFoundError:
+        raise UserError("fleet runs ship this checkout's revision: they need git") from None
+    if done.returncode:
+        raise UserError(f"git {args[0]} in {repo} failed: {done.stderr.strip()[:300]} "
+                        "(fleet runs ship a git checkout's revision)")
+    return done.stdout

@@ -13,6 +13,7 @@ A cgroup is recorded in the work directory's ledger as it is made, so that `invo
 removes one a killed run left.
 """
 
+import hashlib
 import os
 import time
 from contextlib import contextmanager
@@ -78,7 +79,10 @@ class Cap:
 
     def __init__(self, workdir: Path, name: str, limit_bytes: int, where: tuple[str, Path]):
         self.version, root = where
-        self.path = root / f"{PREFIX}{name}"
+        # Named for the work directory too: two work directories on one host (two checkouts,
+        # a fleet's hosts on one machine) name their runs alike but must not share a cgroup.
+        place = hashlib.sha256(str(Path(workdir).resolve()).encode()).hexdigest()[:8]
+        self.path = root / f"{PREFIX}{place}-{name}"
         self.limit = limit_bytes
         self.ledger = Ledger(workdir)
         self.entry = None

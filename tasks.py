@@ -146,13 +146,17 @@ def fleet_check(c, hosts=None, inventory=None, setup=False):
     "destroy_data": "confirm that the named devices may be erased by every run",
     "parallel": "how many hosts run at once (default 4)",
     "dry_run": "print each host's plan and the time estimate, contact no host",
+    "repeats": "repeats per point, overriding the profile",
+    "duration": "measured seconds per run, e.g. 30s or 2m",
+    "warmup": "discarded warm-up per run, e.g. 10s",
 })
 def fleet_run(c, name, hosts=None, inventory=None, quick=False, profile=None, variant=None,
-              device=None, destroy_data=False, parallel=4, dry_run=False):
+              device=None, destroy_data=False, parallel=None, dry_run=False, repeats=None,
+              duration=None, warmup=None):
     """Run a recipe on every host: ship this revision, set it up, run, stream progress, fetch
     the results into data/<recipe>/ and print each host's verdicts. Rerun to resume."""
     cli.guard(cli.fleet_run, name, hosts, inventory, quick, profile, variant, device or [],
-              destroy_data, parallel, dry_run)
+              destroy_data, parallel, dry_run, repeats, duration, warmup)
 
 
 @task(name="clean", help=HOSTS_HELP)

@@ -176,16 +176,20 @@ def fleet_check(names, inventory, setup=False, say=print):
 
 
 def fleet_run(name, names, inventory, quick, profile, variant, devices, destroy_data,
-              parallel, dry_run, say=print):
+              parallel, dry_run, repeats=None, duration=None, warmup=None, say=print):
     from tuninglab.fleet import inventory as inv
     from tuninglab.fleet import run
     if quick and profile and profile != "quick":
         raise UserError("--quick and --profile disagree; give one of them")
     _check_names(name, variant)
+    parallel = 4 if parallel is None else parallel
     if not str(parallel).isdigit():
         raise UserError(f"--parallel: expected a whole number of hosts, got {parallel!r}")
+    extra = [(f"--{k}", str(v)) for k, v in (("repeats", _count_option("repeats", repeats)),
+                                             ("duration", duration), ("warmup", warmup))
+             if v is not None]
     job = run.Job(name, "quick" if quick else (profile or "full"), variant, destroy_data,
-                  int(parallel))
+                  int(parallel), tuple(word for pair in extra for word in pair))
     state = run.run(inv.hosts(names, inventory, devices), job, say, dry_run=dry_run)
     if not dry_run and any(entry["status"] != "done" for entry in state.values()):
         raise SystemExit(1)

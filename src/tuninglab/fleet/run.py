@@ -14,12 +14,11 @@ work/fleet/<id>/<host>.log.
 import hashlib
 import json
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tuninglab import files
-from tuninglab.errors import UserError
+from tuninglab.errors import Interrupted, UserError
 from tuninglab.fleet import fetch, ship
 from tuninglab.fleet.inventory import Host
 from tuninglab.fleet.remote import HostError, Remote, connect
@@ -115,9 +114,7 @@ def run(hosts: list[Host], job: Job, say=print, repo: Path = files.PROJECT_DIR,
         f"{len(hosts)} host{'s' * (len(hosts) > 1)}, {min(job.parallel, len(hosts))} at a time, "
         f"about {took} each")
     width = max(len(h.name) for h in hosts)
-    with ThreadPoolExecutor(max_workers=min(job.parallel, len(hosts))) as pool:
-        for future in [pool.submit(_one_host, fleet, h, archive, width) for h in hosts]:
-            future.result()
+    in_threads(hosts, job.parallel, lambda h: _one_host(fleet, h, archive, width))
     say("")
     say(fetch.verdict_table(hosts, fleet.state, data_dir))
     failed = [h.name for h in hosts if fleet.state[h.name]["status"] != "done"]
@@ -125,6 +122,28 @@ def run(hosts: list[Host], job: Job, say=print, repo: Path = files.PROJECT_DIR,
         say(f"{len(failed)} host{'s' * (len(failed) > 1)} did not finish ({', '.join(failed)}): "
             "rerun the same command to resume them")
     return {h.name: fleet.state[h.name] for h in hosts}
+
+
+def in_threads(hosts: list[Host], parallel: int, work) -> None:
+    """work(host) for every host, at most parallel at once. The threads are daemons: Ctrl-C
+    ends this command at once, and the recipes go on on their hosts (a rerun follows them)."""
+    slots = threading.Semaphore(parallel)
+
+    def one(host):
+        with slots:
+            work(host)
+
+    threads = [threading.Thread(target=one, args=(h,), daemon=True) for h in hosts]
+    for t in threads:
+        t.start()
+    try:
+        for t in threads:
+            while t.is_alive():
+                t.join(0.5)
+    except KeyboardInterrupt:
+        raise Interrupted("stopped here; a recipe fleet.run started goes on on its host: "
+                          "the same fleet.run again follows it, `invoke fleet.clean` stops "
+                          "it") from None
 
 
 def _one_host(fleet: Fleet, host: Host, archive: Path, width: int) -> None:

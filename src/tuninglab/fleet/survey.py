@@ -2,13 +2,12 @@
 checkout's revision is set up there, and what it can run (lab.check's answers, from that
 revision's tree). With --setup, the revision is shipped and set up first where it is not."""
 
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tuninglab import files
 from tuninglab.fleet import ship
 from tuninglab.fleet.remote import Remote, connect
-from tuninglab.fleet.run import reason
+from tuninglab.fleet.run import in_threads, reason
 from tuninglab.results.report import table
 
 
@@ -20,9 +19,8 @@ def survey(hosts, say=print, repo: Path = files.PROJECT_DIR, setup: bool = False
     if setup:
         base = (workdir or files.default_workdir()) / "fleet"
         archive = ship.archive(repo, rev, base / f"{rev[:12]}.tar.gz")
-    with ThreadPoolExecutor(max_workers=min(8, len(hosts))) as pool:
-        found = dict(zip([h.name for h in hosts],
-                         pool.map(lambda h: _one(h, rev, archive, connector), hosts)))
+    found = {}
+    in_threads(hosts, 8, lambda h: found.__setitem__(h.name, _one(h, rev, archive, connector)))
     for host in hosts:
         say(_block(host, found[host.name], rev))
     say(_summary(hosts, found))

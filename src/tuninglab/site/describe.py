@@ -107,9 +107,12 @@ def shorten(text: str, limit: int = 60) -> str:
 
 
 def host_name(doc: dict) -> str:
-    """A host's series name: the contributor's own description, else its hardware and server."""
+    """A host's series name: the contributor's own description, else its hardware and server;
+    after the name a fleet run's inventory gave it (fleet.run), if any."""
     described = (doc.get("contribution") or {}).get("description")
-    return shorten(described or ", ".join(_hardware(doc) + [server_text(doc)]))
+    named = (doc.get("fleet") or {}).get("host")
+    return shorten((f"{named}: " if named else "")
+                   + (described or ", ".join(_hardware(doc) + [server_text(doc)])))
 
 
 def uncapped(doc: dict) -> bool:

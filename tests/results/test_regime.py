@@ -133,6 +133,29 @@ def test_a_result_without_conditions_keeps_its_verdicts_and_schema():
     assert document.validate(found) == []
 
 
+SMT_LAB = json.loads((DATA / "smt-lab" / "20261124T152606Z-48806fd0-quick-5e27f8a2.json"
+                      ).read_text())
+
+
+def test_a_point_is_held_to_what_its_guest_saw():
+    def threads(bound):
+        return {**condition("guest_threads_per_core", ("at_least", bound), "value", "point"),
+                "point": "threads"}
+
+    doc = with_regime(SMT_LAB, threads(2.0))
+    shown = document.point(doc, "lab.topology=threads")["stats"]["regime"]
+    assert shown == {"reached": True, "checks": [{"condition": 0, "value": 2.0, "ok": True}]}
+    assert document.point(doc, "lab.topology=cores")["stats"]["regime"]["checks"] == []
+    doc = with_regime(SMT_LAB, threads(3.0))   # more threads than the guest saw
+    assert verdicts(doc)["lab.topology=threads"] == stats.REGIME_NOT_REACHED
+    assert regime.describe(threads(2.0)).startswith(
+        "the threads point's hardware threads per core the guest saw at least 2")
+    lab = {"write_cache": "write through", "fio": {"fsync_per_s": 480.5}}
+    assert regime.guest_value(lab, "guest_write_cache") == 0
+    assert regime.guest_value(lab, "guest_fsyncs_per_s") == 480.5
+    assert regime.guest_value({}, "guest_threads_per_core") is None
+
+
 def test_a_condition_in_words():
     c = condition("server_read_bytes_per_trx", ("at_least", 16.0), "value", why="reads")
     c["unit"] = "KiB"
@@ -153,6 +176,12 @@ def test_a_condition_in_words():
      "regime[0].of: expected one of each, baseline"),
     ('[[regime]]\nmetric = "tps"\nat_least = 1\n', "regime[0].why: missing"),
     ('regime = "tps"\n', "regime: expected an array of tables"),
+    ('[[regime]]\nmetric = "guest_threads_per_core"\nstatistic = "max"\nat_least = 2\n'
+     'why = "w"\n', "regime[0].statistic: guest_threads_per_core is one number per run"),
+    ('[[regime]]\nmetric = "tps"\nat_least = 1\nof = "each"\npoint = "ON"\nwhy = "w"\n',
+     "regime[0].point: give either of or point, not both"),
+    ('[[regime]]\nmetric = "tps"\nat_least = 1\npoint = "maybe"\nwhy = "w"\n',
+     "regime[0].point: 'maybe' is not a value of the sweep"),
 ])
 def test_a_bad_condition_names_its_key(tmp_path, table, expected):
     # a top-level key goes before the recipe's tables: after one, it would belong to it

@@ -183,10 +183,14 @@ def _recipe(fleet: Fleet, remote: Remote, say) -> int:
     else:
         remote.follow(fleet.id, remote.start(fleet.id, fleet.job.args(remote.host)), say,
                       from_start=True)
-    status, value = remote.state(fleet.id)
+    lost = HostError("the connection ended while the recipe ran; it goes on there: rerun "
+                     "the same command to follow it")
+    try:
+        status, value = remote.state(fleet.id)
+    except Exception:  # noqa: BLE001 - whatever ended the session, the recipe is detached
+        raise lost from None
     if status != "done":
-        raise HostError("the connection ended while the recipe ran; it goes on there: rerun "
-                        "the same command to follow it")
+        raise lost
     return value
 
 

@@ -10,13 +10,15 @@ is one already), the bound, which points it holds for, and why it matters:
     of = "baseline"                  # or "each" (the default): every point
     why = "the smallest redo log fills"
 
+`point = "threads"` instead of `of` holds one point (by its sweep value) to the condition, for
+what the lab VM's guest saw (metrics.GUEST: its threads per core, write cache, fsyncs/s).
 A variant's [[regime]] replaces the main experiment's; `regime = []` drops them.
 """
 
 import tomllib
 
 from tuninglab.recipes.reader import Reader
-from tuninglab.results.metrics import COST, METRICS, REGIME_METRICS
+from tuninglab.results.metrics import COST, GUEST, METRICS, REGIME_METRICS
 
 STATISTICS = ("median", "max", "min", "slope", "drift")
 OF = ("each", "baseline")
@@ -46,12 +48,12 @@ def declared(text: str, variant: str = "") -> list[dict]:
 
 
 def _condition(t: Reader) -> dict:
-    t.only("metric", "statistic", "at_least", "at_most", "of", "why")
+    t.only("metric", "statistic", "at_least", "at_most", "of", "point", "why")
     metric = t.get("metric", str)
     if metric not in REGIME_METRICS:
         t.fail("metric", f"{metric!r} is not a metric the engine records; expected one of "
                          f"{', '.join(REGIME_METRICS)}")
-    is_cost = metric in COST
+    is_cost = metric in COST or metric in GUEST
     statistic = t.get("statistic", str, None)
     if is_cost and statistic is not None:
         t.fail("statistic", f"{metric} is one number per run already: leave statistic out")
@@ -63,14 +65,29 @@ def _condition(t: Reader) -> dict:
     bound = t.get(bounds[0], (int, float))
     if isinstance(bound, bool):
         t.fail(bounds[0], f"expected a number, got {bound!r}")
-    of = t.get("of", str, "each")
-    if of not in OF:
-        t.fail("of", f"expected one of {', '.join(OF)}, got {of!r}")
+    of, point = _of(t)
     why = t.get("why", str)
     if not why.strip() or len(why) > 200:
         t.fail("why", "expected a short sentence (1 to 200 characters)")
     return {"metric": metric, "statistic": "value" if is_cost else (statistic or "median"),
-            bounds[0]: float(bound), "of": of, "why": why, "unit": unit(metric, statistic)}
+            bounds[0]: float(bound), "of": of, **({"point": point} if point else {}),
+            "why": why, "unit": unit(metric, statistic)}
+
+
+def _of(t) -> tuple[str, str | None]:
+    """Which points a condition holds: each, the baseline, or the one point named by its sweep
+    value (load.check_regime_points checks the sweep has it)."""
+    if "point" in t.data:
+        if "of" in t.data:
+            t.fail("point", "give either of or point, not both")
+        point = t.get("point", (str, int))
+        if isinstance(point, bool) or not str(point).strip():
+            t.fail("point", f"expected one of the sweep's values, got {point!r}")
+        return "point", str(point)
+    of = t.get("of", str, "each")
+    if of not in OF:
+        t.fail("of", f"expected one of {', '.join(OF)}, got {of!r}")
+    return of, None
 
 
 def unit(metric: str, statistic: str | None) -> str:

@@ -84,6 +84,14 @@ METRICS = {m.key: m for m in (
            short="log fsyncs", axis="redo log fsyncs per transaction"),
     Metric("redo_bytes_per_trx", "redo log written per transaction", "KiB", LOWER,
            short="redo KiB", scale=1 / 1024, axis="redo log per transaction (KiB)"),
+    # What the lab VM's guest saw of its machine (a run's "lab" record): one number per run,
+    # for regime checks that a point ran on the machine its question names.
+    Metric("guest_threads_per_core", "hardware threads per core the guest saw", "threads",
+           NONE, axis="guest's threads per core"),
+    Metric("guest_write_cache", "volatile write cache the guest saw (1 write back, 0 write "
+           "through)", "", NONE, axis="guest's write cache (1: on)"),
+    Metric("guest_fsyncs_per_s", "fsyncs per second fio made on the guest's disk",
+           "fsyncs/s", NONE, axis="guest's fio fsyncs/s"),
 )}
 
 # The keys of a run's summary["cost"], in the order tables show them: each optional (absent
@@ -97,7 +105,9 @@ COST = ("server_cpu_us_per_trx", "host_cpu_us_per_trx", "server_read_bytes_per_t
 REGIME_SERIES = ("tps", "new_order_tpm", "latency_p95_ms", "history_list_length",
                  "checkpoint_age_bytes", "checkpoint_fill_pct", "dirty_pages", "pages_flushed",
                  "disk_read_bytes", "disk_write_bytes", "swap_out_per_s", "swap_in_per_s")
-REGIME_METRICS = REGIME_SERIES + COST
+# The lab VM's facts a regime check may name (results/regime.guest_value reads them).
+GUEST = ("guest_threads_per_core", "guest_write_cache", "guest_fsyncs_per_s")
+REGIME_METRICS = REGIME_SERIES + COST + GUEST
 
 # The primary metric of each workload tool: what a recipe's points are compared by.
 PRIMARY = {"sysbench": "tps", "scan": "mib_per_s", "tpcc": "new_order_tpm"}

@@ -13,7 +13,7 @@ import math
 import statistics
 
 from tuninglab.results import timeseries
-from tuninglab.results.metrics import COST, METRICS, decimals
+from tuninglab.results.metrics import COST, GUEST, METRICS, decimals
 
 
 def conditions(doc: dict) -> list[dict]:
@@ -33,13 +33,20 @@ def check(doc: dict) -> dict:
     for p in doc["points"]:
         checks = []
         for i, c in enumerate(found):
-            if c["of"] == "each" or p["id"] == base:
+            if concerns(c, p, base):
                 value = point_value(p["runs"], c)
                 checks.append({"condition": i, "value": value, "ok": met(value, c)})
         out[p["id"]] = {"reached": all(k["ok"] for k in checks), "checks": checks}
     for p in doc["points"]:  # a comparison needs the baseline in its regime too
         out[p["id"]]["reached"] = out[p["id"]]["reached"] and out[base]["reached"]
     return out
+
+
+def concerns(c: dict, p: dict, base: str) -> bool:
+    """Whether condition c holds point p: each point, the baseline, or its one point."""
+    if c["of"] == "point":
+        return str(p["value"]) == c["point"]
+    return c["of"] == "each" or p["id"] == base
 
 
 def check_of(p: dict, i: int) -> dict | None:
@@ -66,6 +73,8 @@ def point_value(runs: list, c: dict) -> float | None:
 def run_value(run: dict, c: dict) -> float | None:
     """One run's number for a condition, in the unit its bound is in."""
     metric, statistic = c["metric"], c["statistic"]
+    if metric in GUEST:
+        return guest_value(run.get("lab") or {}, metric)
     if metric in COST:
         value = (run.get("summary", {}).get("cost") or {}).get(metric)
         return None if value is None else value * METRICS[metric].scale
@@ -82,6 +91,17 @@ def run_value(run: dict, c: dict) -> float | None:
         return slope_bound(values, c, scale)
     pick = {"median": statistics.median, "max": max, "min": min}[statistic]
     return pick(known) * scale
+
+
+def guest_value(lab: dict, metric: str) -> float | None:
+    """What the lab VM's guest saw of its machine, as a number (None: not recorded)."""
+    if metric == "guest_threads_per_core":
+        value = lab.get("threads_per_core")
+    elif metric == "guest_write_cache":
+        value = {"write back": 1, "write through": 0}.get(lab.get("write_cache"))
+    else:
+        value = (lab.get("fio") or {}).get("fsync_per_s")
+    return None if value is None else float(value)
 
 
 def slope_bound(values: list, c: dict, scale: float) -> float | None:
@@ -113,14 +133,16 @@ def drift_pct(values: list) -> float | None:
 
 def describe(c: dict) -> str:
     """A condition in words: 'the baseline's max checkpoint_fill_pct at least 80 %'."""
-    whose = "the baseline's" if c["of"] == "baseline" else "each point's"
+    whose = {"baseline": "the baseline's", "each": "each point's"}.get(
+        c["of"], f"the {c.get('point')} point's")
     what = METRICS[c["metric"]].label
     how = "" if c["statistic"] in ("value", "slope") else f"{c['statistic']} "
     bound = (f"at least {c['at_least']:g}" if "at_least" in c else f"at most {c['at_most']:g}")
     if c["statistic"] == "slope":
         end = "low" if "at_least" in c else "high"
         what += f" slope (its 95% interval's {end} end)"
-    return f"{whose} {how}{what} {bound} {c['unit']} ({c['why']})"
+    unit = f" {c['unit']}" if c["unit"] else ""
+    return f"{whose} {how}{what} {bound}{unit} ({c['why']})"
 
 
 def value_text(check: dict, unit: str = "") -> str:

@@ -32,7 +32,11 @@ def fleet(tmp_path):
         (tmp_path / "fleet.toml").write_text(text)
         hosts = inventory.hosts(None, str(tmp_path / "fleet.toml"))
         yield hosts, dict(zip("ab", servers)), repo
-        run.clean(hosts, lambda _line: None, repo)
+        for server in servers:
+            server.start()   # a no-op for one still running
+        said = []
+        assert run.clean(hosts, said.append, repo) == []   # fleet.clean reaches both hosts
+        assert {line.split()[0] for line in said} == {"a", "b"}   # each said what it cleaned
 
 
 def test_a_fleet_runs_reports_a_lost_host_and_resumes_it(fleet, tmp_path):
@@ -71,11 +75,13 @@ def test_a_fleet_runs_reports_a_lost_host_and_resumes_it(fleet, tmp_path):
     assert "innodb_doublewrite" in table and "verdict" in table
 
 
-def test_fleet_check_tells_a_host_it_cannot_reach(fleet):
+def test_fleet_check_sets_up_a_host_and_tells_one_it_cannot_reach(fleet):
     hosts, servers, repo = fleet
     servers["b"].stop()
     out = []
-    found = survey.survey(hosts, out.append, repo)
-    assert found["a"]["cores"] and "error" not in found["a"]
+    found = survey.survey(hosts, out.append, repo, setup=True)
+    assert found["a"]["cores"] and found["a"]["ready"]
+    assert "ok  root: yes" in found["a"]["lab_check"]   # lab.check, run on the host
     assert "SSH connection failed" in found["b"]["error"]
-    assert "unreachable" in "\n".join(out)
+    text = "\n".join(out)
+    assert "unreachable" in text and "set up; lab.check says:" in text

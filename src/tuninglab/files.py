@@ -10,6 +10,8 @@ PROJECT_DIR = Path(__file__).resolve().parents[2]
 DATA_DIR = PROJECT_DIR / "data"
 RECIPES_DIR = PROJECT_DIR / "recipes"
 WORK_DIR = PROJECT_DIR / "work"
+# In a tree a fleet run shipped (fleet/ship.py): the commit it holds, which has no .git.
+REVISION_FILE = ".tuninglab-revision"
 
 
 def default_workdir() -> Path:

@@ -12,6 +12,8 @@ import socket
 import subprocess
 from pathlib import Path
 
+from tuninglab import files
+
 
 def host_info(salt: str) -> dict:
     cpu_model, hypervisor_flag = parse_cpuinfo(_read("/proc/cpuinfo"))
@@ -52,7 +54,7 @@ def git_revision(repo_dir) -> dict:
 def shipped_revision(repo_dir) -> dict:
     """A tree a fleet run shipped (fleet/ship.py): its archive names the revision it holds."""
     try:
-        text = (Path(repo_dir) / ".tuninglab-revision").read_text().strip()
+        text = (Path(repo_dir) / files.REVISION_FILE).read_text().strip()
     except OSError:
         return {"revision": None, "dirty": None}
     if not re.fullmatch(r"[0-9a-f]{40}", text):

@@ -12,6 +12,7 @@ The recipe runs detached from the SSH session (setsid): a dropped connection, or
 
 import re
 import shlex
+from contextlib import contextmanager
 from pathlib import Path
 
 from tuninglab.fleet.inventory import Host
@@ -60,6 +61,16 @@ def connect(host: Host):
                       allow_agent=False)
     return fabric.Connection(host.address, user=host.user, port=host.port, connect_timeout=20,
                              connect_kwargs=kwargs)
+
+
+@contextmanager
+def opened(host: Host, rev: str, connector=connect):
+    """A Remote on a fresh connection to host, closed however the block ends."""
+    conn = connector(host)
+    try:
+        yield Remote(host, rev, conn)
+    finally:
+        conn.close()
 
 
 class Remote:
@@ -193,6 +204,4 @@ class Remote:
                 check=True)
 
 
-def q(text: str) -> str:
-    """A path or word quoted for the shell; a home-relative path stays one."""
-    return shlex.quote(text)
+q = shlex.quote   # every path and word a command line here carries

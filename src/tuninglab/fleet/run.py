@@ -21,7 +21,7 @@ from tuninglab import files
 from tuninglab.errors import Interrupted, UserError
 from tuninglab.fleet import fetch, ship
 from tuninglab.fleet.inventory import Host
-from tuninglab.fleet.remote import HostError, Remote, connect
+from tuninglab.fleet.remote import HostError, Remote, connect, opened
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load_all
 from tuninglab.units import human_seconds
@@ -102,7 +102,7 @@ def run(hosts: list[Host], job: Job, say=print, repo: Path = files.PROJECT_DIR,
     fleet = Fleet(job, rev, base / f"{fleet_id(rev, job)}.json", data_dir, say, connector)
     fleet.state = _load_state(fleet.state_path)
     if dry_run:
-        _plan(fleet, hosts)
+        _plan(fleet, hosts, took)
         try:
             ship.revision(repo)
         except UserError as exc:
@@ -153,17 +153,13 @@ def _one_host(fleet: Fleet, host: Host, archive: Path, width: int) -> None:
         return
     say = fleet.host_say(host, width)
     try:
-        conn = fleet.connect(host)
-        try:
-            remote = Remote(host, fleet.rev, conn)
+        with opened(host, fleet.rev, fleet.connect) as remote:
             remote.ship(archive, say)
             code = _recipe(fleet, remote, say)
             if code:
                 raise HostError(f"the recipe stopped (exit {code}): "
                                 f"{remote.last_error(fleet.id)}")
             kept = fetch.results(remote, fleet.id, fleet.data_dir, host.name)
-        finally:
-            conn.close()
     except Exception as exc:  # noqa: BLE001 - one host's failure, whatever it is, is reported
         why = reason(exc)
         say(f"error: {why}")
@@ -239,11 +235,10 @@ def _estimate(job: Job) -> str:
                              for v in variants))
 
 
-def _plan(fleet: Fleet, hosts: list[Host]) -> dict:
-    """What the run would do on each host, contacting none."""
+def _plan(fleet: Fleet, hosts: list[Host], took: str) -> None:
+    """What the run would do on each host, contacting none; took: the recipe's estimate."""
     fleet.say(f"fleet run {fleet.id} (dry run): {fleet.job.recipe} at revision "
               f"{fleet.rev[:12]}, {min(fleet.job.parallel, len(hosts))} host(s) at a time")
-    took = _estimate(fleet.job)
     for host in hosts:
         done = fleet.state.get(host.name, {}).get("status") == "done"
         fleet.say(f"{host.name}: {host.target}, work directory {host.workdir}")
@@ -269,14 +264,10 @@ def clean(hosts: list[Host], say=print, repo: Path = files.PROJECT_DIR, connecto
         def tagged(line, name=host.name):
             say(f"{name}  {line}")
         try:
-            conn = connector(host)
-            try:
-                remote = Remote(host, rev, conn)
+            with opened(host, rev, connector) as remote:
                 for pid in remote.stop_runs():
                     tagged(f"stopped the fleet run with pid {pid}")
                 remote.lab_clean(tagged)
-            finally:
-                conn.close()
         except Exception as exc:  # noqa: BLE001 - the next host is still cleaned
             failed.append((host.name, reason(exc)))
             tagged(f"error: {reason(exc)}")

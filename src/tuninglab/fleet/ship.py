@@ -7,8 +7,7 @@ import tempfile
 from pathlib import Path
 
 from tuninglab.errors import UserError
-
-REVISION_FILE = ".tuninglab-revision"
+from tuninglab.files import REVISION_FILE
 
 
 def head(repo: Path) -> str:

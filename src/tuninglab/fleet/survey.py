@@ -6,7 +6,7 @@ from pathlib import Path
 
 from tuninglab import files
 from tuninglab.fleet import ship
-from tuninglab.fleet.remote import Remote, connect
+from tuninglab.fleet.remote import connect, opened
 from tuninglab.fleet.run import in_threads, reason
 from tuninglab.results.report import table
 
@@ -28,19 +28,14 @@ def survey(hosts, say=print, repo: Path = files.PROJECT_DIR, setup: bool = False
 
 
 def _one(host, rev: str, archive, connector) -> dict:
-    log = []
     try:
-        conn = connector(host)
-        try:
-            remote = Remote(host, rev, conn)
+        with opened(host, rev, connector) as remote:
             if archive:
-                remote.ship(archive, log.append)
+                remote.ship(archive, lambda _line: None)   # a failure says why in its reason
             facts = remote.probe()
             if facts["ready"]:
                 facts["lab_check"] = remote.lab_check()
             return facts
-        finally:
-            conn.close()
     except Exception as exc:  # noqa: BLE001 - one host's failure is its row, not the end
         return {"error": reason(exc)}
 

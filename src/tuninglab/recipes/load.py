@@ -177,8 +177,6 @@ def _build(data, path, raw, variant="") -> Recipe:
     if not workload.timed and not storage:
         top.fail("workload.tool", "a scan needs a [storage] table: its sandbox lets the page "
                                   "cache be dropped before each scan")
-    conditions = regime.parse(top)
-    check_regime_points(conditions, parsed_sweep, top)
     return Recipe(
         name=path.parent.name, path=path, sha256=hashlib.sha256(raw).hexdigest(),
         text=raw.decode("utf-8"), title=top.get("title", str), question=top.get("question", str),
@@ -187,15 +185,5 @@ def _build(data, path, raw, variant="") -> Recipe:
         workload=workload, sweep=parsed_sweep,
         measure=parse_measure(top.table("measure"), workload.timed),
         profiles=parse_profiles(top.table("profiles", False)), storage=storage, raid=raid, lab=lab,
-        zfs=zfs, variant=variant, regime=conditions, allocator=allocator,
-        cpus=cpus)
-
-
-def check_regime_points(conditions: tuple, sweep, top) -> None:
-    """A condition held by one point names one of the sweep's values."""
-    values = [str(v) for v in sweep.values]
-    for i, c in enumerate(dict(c) for c in conditions):
-        if c["of"] == "point" and c["point"] not in values:
-            where = f"{top.where}.regime[{i}]" if top.where else f"regime[{i}]"
-            raise UserError(f"{top.path}: {where}.point: {c['point']!r} is not a value of the "
-                            f"sweep ({', '.join(values)})")
+        zfs=zfs, variant=variant, regime=regime.parse(top, parsed_sweep.values),
+        allocator=allocator, cpus=cpus)

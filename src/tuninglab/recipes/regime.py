@@ -24,14 +24,16 @@ STATISTICS = ("median", "max", "min", "slope", "drift")
 OF = ("each", "baseline")
 
 
-def parse(top: Reader) -> tuple:
+def parse(top: Reader, sweep_values=None) -> tuple:
     """The [[regime]] conditions, each as (key, value) pairs (a Recipe is frozen and hashable;
-    dict() of one is what the result file carries)."""
+    dict() of one is what the result file carries). sweep_values: the points a `point` may
+    name (None: not checked)."""
     raw = top.data.get("regime", [])
     if not isinstance(raw, list) or not all(isinstance(c, dict) for c in raw):
         top.fail("regime", "expected an array of tables ([[regime]])")
     prefix = f"{top.where}." if top.where else ""
-    return tuple(tuple(_condition(Reader(top.path, c, f"{prefix}regime[{i}]")).items())
+    return tuple(tuple(_condition(Reader(top.path, c, f"{prefix}regime[{i}]"),
+                                  sweep_values).items())
                  for i, c in enumerate(raw))
 
 
@@ -47,7 +49,7 @@ def declared(text: str, variant: str = "") -> list[dict]:
     return [dict(c) for c in parse(Reader("recipe.text", table, where))]
 
 
-def _condition(t: Reader) -> dict:
+def _condition(t: Reader, sweep_values) -> dict:
     t.only("metric", "statistic", "at_least", "at_most", "of", "point", "why")
     metric = t.get("metric", str)
     if metric not in REGIME_METRICS:
@@ -65,7 +67,7 @@ def _condition(t: Reader) -> dict:
     bound = t.get(bounds[0], (int, float))
     if isinstance(bound, bool):
         t.fail(bounds[0], f"expected a number, got {bound!r}")
-    of, point = _of(t)
+    of, point = _of(t, sweep_values)
     why = t.get("why", str)
     if not why.strip() or len(why) > 200:
         t.fail("why", "expected a short sentence (1 to 200 characters)")
@@ -74,15 +76,18 @@ def _condition(t: Reader) -> dict:
             "why": why, "unit": unit(metric, statistic)}
 
 
-def _of(t) -> tuple[str, str | None]:
+def _of(t, sweep_values) -> tuple[str, str | None]:
     """Which points a condition holds: each, the baseline, or the one point named by its sweep
-    value (load.check_regime_points checks the sweep has it)."""
+    value."""
     if "point" in t.data:
         if "of" in t.data:
             t.fail("point", "give either of or point, not both")
         point = t.get("point", (str, int))
-        if isinstance(point, bool) or not str(point).strip():
-            t.fail("point", f"expected one of the sweep's values, got {point!r}")
+        values = None if sweep_values is None else [str(v) for v in sweep_values]
+        if isinstance(point, bool) or not str(point).strip() or \
+                (values is not None and str(point) not in values):
+            t.fail("point", f"{point!r} is not a value of the sweep"
+                            + (f" ({', '.join(values)})" if values else ""))
         return "point", str(point)
     of = t.get("of", str, "each")
     if of not in OF:

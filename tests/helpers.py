@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tuninglab.engine.storage.ledger import Ledger
+from tuninglab.engine.host.ledger import Ledger
 from tuninglab.errors import UserError
 from tuninglab.recipes.load import load
 from tuninglab.results import stats
@@ -363,14 +363,14 @@ TOPICS = sorted(p.stem for p in (REPO / "docs" / "topics").glob("*.md"))
 def run_options(recipes_dir, wd, data_dir, **kw):
     """The runner's options for a test: the full profile of a recipe in recipes_dir, a 1 s fio
     baseline, results written under data_dir."""
-    from tuninglab.engine import runner
+    from tuninglab.engine.run import runner
     return runner.Options(profile="full", workdir=wd, data_dir=data_dir,
                           recipes_dir=recipes_dir, baseline_seconds=1, **kw)
 
 
 def run_recipe(name, recipes_dir, wd, data_dir, say=None, **kw) -> tuple[Path, dict]:
     """Run a recipe for real; the result file and its document, checked against the schema."""
-    from tuninglab.engine import runner
+    from tuninglab.engine.run import runner
     from tuninglab.results import document
     path = runner.run(name, run_options(recipes_dir, wd, data_dir, **kw),
                       say=say or (lambda *_: None))

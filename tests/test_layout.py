@@ -8,8 +8,13 @@ The layers, each importing only its own package and the layers below it:
      results never imports recipes;
   3. tuninglab.engine, tuninglab.site and tuninglab.contrib sit on those, side by side: none of
      the three imports another (site and contrib never import the engine);
-  4. tuninglab.bench and tuninglab.fleet on all of those, side by side;
-  5. tuninglab.cli on top: nothing in the package imports it; tasks.py does.
+  4. tuninglab.calibrate (`invoke lab.noise`, a command that runs the engine) on those;
+  5. tuninglab.bench and tuninglab.fleet on all of those, side by side;
+  6. tuninglab.cli on top: nothing in the package imports it; tasks.py does.
+
+Inside the engine, its subpackages are layered the same way (ENGINE_LAYERS), and no package has
+an import cycle among its own modules, whether the imports sit at the top of a file or in a
+function.
 """
 
 import ast
@@ -20,9 +25,14 @@ from helpers import REPO
 SRC = REPO / "src"
 PACKAGE = SRC / "tuninglab"
 LAYERS = [("errors", "units", "files"), ("results",), ("recipes",), ("engine", "site", "contrib"),
-          ("bench", "fleet"), ("cli",)]
+          ("calibrate",), ("bench", "fleet"), ("cli",)]
 LAYER = {part: n for n, parts in enumerate(LAYERS) for part in parts}
 MAX_LINES = 400
+# The engine's subpackages, bottom up: the host and its work directory; the load generators and
+# the storage sandboxes; the throwaway server; measuring a run; the lab VM; the run loop.
+ENGINE_LAYERS = [("host",), ("workloads", "storage"), ("server",), ("measure",), ("lab",),
+                 ("run",)]
+ENGINE_LAYER = {part: n for n, parts in enumerate(ENGINE_LAYERS) for part in parts}
 
 
 def module_name(path: Path) -> str:
@@ -106,3 +116,80 @@ def test_no_module_is_over_400_lines():
     lengths = {name: len(path.read_text().splitlines()) for name, path in MODULES.items()}
     assert [f"{name} ({MODULES[name].relative_to(REPO)}): {n} lines"
             for name, n in lengths.items() if n > MAX_LINES] == []
+
+
+def engine_part(module: str) -> str | None:
+    """The engine subpackage a module belongs to (None: not in one)."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 3 and parts[1] == "engine" else None
+
+
+def test_every_engine_module_is_in_a_layered_subpackage():
+    loose = [name for name in MODULES if part_of(name) == "engine" and name != "tuninglab.engine"
+             and engine_part(name) is None and name.count(".") == 2
+             and not (PACKAGE / "engine" / name.split(".")[2]).is_dir()]
+    assert loose == [], "engine modules outside its subpackages"
+    parts = {engine_part(name) for name in MODULES} - {None}
+    assert sorted(parts - set(ENGINE_LAYER)) == [], "engine subpackages with no layer"
+
+
+def test_each_engine_subpackage_imports_only_itself_and_the_layers_below():
+    offending = []
+    for name, path in MODULES.items():
+        own = engine_part(name)
+        for line, target in imports(path) if own else ():
+            other = engine_part(target)
+            if other is None or other == own:
+                continue
+            if ENGINE_LAYER[other] >= ENGINE_LAYER[own]:
+                offending.append(f"{name} ({where(path, line)}) imports {target}: "
+                                 f"engine layer {ENGINE_LAYER[other]} ({other})")
+    assert offending == []
+
+
+def cycles(graph: dict) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_no_package_has_an_import_cycle():
+    graph = {name: {target for _, target in imports(path) if target in MODULES and target != name}
+             for name, path in MODULES.items()}
+    assert cycles(graph) == []
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

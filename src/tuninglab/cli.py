@@ -7,8 +7,8 @@ from pathlib import Path
 
 from tuninglab import files
 from tuninglab.contrib import check
-from tuninglab.engine import leftovers, runner
-from tuninglab.engine import workdir as workdir_mod
+from tuninglab.engine.run import leftovers, runner
+from tuninglab.engine.host import workdir as workdir_mod
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import check_name, list_names, load_all
@@ -136,19 +136,18 @@ def docs_serve(address):
 
 
 def lab_check(workdir=None, say=print):
-    from tuninglab.engine.storage import check
+    from tuninglab.engine.lab import check
     say(check.report(Path(workdir) if workdir else files.default_workdir()))
 
 
 def lab_noise(workdir=None, quick=False, say=print):
-    """Measure this host's noise with an A/A experiment per design (engine/noise.py)."""
-    from tuninglab.engine import noise
-    noise.calibrate(Path(workdir) if workdir else None, quick, say)
+    """Measure this host's noise with an A/A experiment per design (calibrate.py)."""
+    from tuninglab import calibrate
+    calibrate.calibrate(Path(workdir) if workdir else None, quick, say)
 
 
 def lab_clean(workdir=None, say=print):
     """Remove what a killed run left: its servers, then its mounts, loop devices and files."""
-    from tuninglab.engine.storage import sandbox
     wd = (Path(workdir) if workdir else files.default_workdir()).resolve()
     if not wd.exists():
         say(f"nothing to clean: {wd} does not exist")
@@ -156,7 +155,7 @@ def lab_clean(workdir=None, say=print):
     with workdir_mod.held(wd):
         for pid in leftovers.reap_stale_servers(wd):
             say(f"stopped server pid {pid}")
-        done = sandbox.clean(wd)
+        done = leftovers.undo_recorded(wd)
         done += leftovers.remove_stale_files(wd)  # after the unmounts: never into a mount
         jobs = wd / "vm" / "jobs"
         if jobs.is_dir() and any(jobs.iterdir()):

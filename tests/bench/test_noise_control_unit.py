@@ -8,7 +8,7 @@ import pytest
 
 from helpers import make_doc
 from tuninglab.bench import noise_control
-from tuninglab.engine import noise
+from tuninglab import calibrate
 
 
 def switchback_doc(rounds, own, seed=1):
@@ -21,7 +21,7 @@ def switchback_doc(rounds, own, seed=1):
 def test_a_round_log_ratio_pairs_the_blocks_of_a_round():
     doc = make_doc(on_tps=[1000.0, 500.0], off_tps=[1100.0, 550.0])
     doc["sweep"]["baseline"] = "innodb_doublewrite=ON"
-    assert noise.round_log_ratios(doc) == pytest.approx([math.log(1.1)] * 2)
+    assert calibrate.round_log_ratios(doc) == pytest.approx([math.log(1.1)] * 2)
 
 
 def test_run_deviations_are_around_the_results_own_mean():
@@ -31,13 +31,13 @@ def test_run_deviations_are_around_the_results_own_mean():
 
 
 def test_pooled_sd_ignores_differences_between_groups():
-    sd, df = noise.pooled_sd([[1.0, 3.0], [11.0, 13.0]])
+    sd, df = calibrate.pooled_sd([[1.0, 3.0], [11.0, 13.0]])
     assert (sd, df) == (pytest.approx(math.sqrt(2)), 2)
 
 
 def test_a_control_that_lowers_the_spread_clearly_is_kept():
-    quiet = noise.pooled_sd([noise.round_log_ratios(switchback_doc(40, 0.01))])
-    loud = noise.pooled_sd([noise.round_log_ratios(switchback_doc(40, 0.05))])
+    quiet = calibrate.pooled_sd([calibrate.round_log_ratios(switchback_doc(40, 0.01))])
+    loud = calibrate.pooled_sd([calibrate.round_log_ratios(switchback_doc(40, 0.05))])
     p = noise_control.f_test(*quiet, *loud)
     assert p < 0.001
     assert noise_control.verdict(p, quiet[0] / loud[0]).startswith("helps")

@@ -4,7 +4,7 @@ its library, and a server that reports another allocator fails the run."""
 import pytest
 
 from helpers import fixture_recipe, load_error, recipe_text, run_recipe, servers_under, write_recipe
-from tuninglab.engine import allocators
+from tuninglab.engine.server import allocators
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan
 from tuninglab.recipes.load import load

@@ -9,9 +9,10 @@ from types import SimpleNamespace
 import pytest
 
 from helpers import REPO, fixture_recipe, make_doc
-from tuninglab.engine import measure, record
+from tuninglab.engine.measure import phase as measure
+from tuninglab.engine.run import record
 from tuninglab.engine.lab.vm import LabVM
-from tuninglab.engine.server import ServerBinary
+from tuninglab.engine.server.mysqld import ServerBinary
 from tuninglab.engine.workloads import sysbench
 from tuninglab.engine.workloads.sysbench import Report
 from tuninglab.recipes import plan

@@ -11,7 +11,7 @@ import pytest
 
 from helpers import FIXTURES, FakeConnection, make_doc
 from tuninglab.contrib import values
-from tuninglab.engine import cost, measure, sampler
+from tuninglab.engine.measure import cost, phase as measure, sampler
 from tuninglab.engine.workloads import sysbench
 from tuninglab.recipes.model import Dataset, Measure, Workload
 from tuninglab.results import document

@@ -4,7 +4,7 @@ from types import SimpleNamespace
 import pytest
 
 from helpers import FIXTURES
-from tuninglab.engine import device_baseline
+from tuninglab.engine.measure import device_baseline
 from tuninglab.errors import UserError
 
 

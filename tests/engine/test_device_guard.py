@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from helpers import attached_loop, mounted
-from tuninglab.engine import devices
+from tuninglab.engine.host import devices
 from tuninglab.engine.storage import guard
 from tuninglab.errors import UserError
 

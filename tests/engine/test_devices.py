@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from helpers import FIXTURES
-from tuninglab.engine import devices
-from tuninglab.engine.devices import DiskCounters
+from tuninglab.engine.host import devices
+from tuninglab.engine.host.devices import DiskCounters
 from tuninglab.errors import UserError
 
 

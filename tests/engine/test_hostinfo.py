@@ -4,7 +4,7 @@ import subprocess
 
 import pytest
 
-from tuninglab.engine import hostinfo
+from tuninglab.engine.host import hostinfo
 
 CPUINFO = """processor\t: 0
 vendor_id\t: AuthenticAMD

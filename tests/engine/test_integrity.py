@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from tuninglab import cli
-from tuninglab.engine import datadir, leftovers, template_check, workdir
+from tuninglab.engine.host import workdir
+from tuninglab.engine.run import leftovers
+from tuninglab.engine.server import datadir, template_check
 from tuninglab.errors import UserError
 
 Dataset = namedtuple("Dataset", "tables table_size")

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from helpers import REPO, fixture_recipe, run_options, run_recipe, servers_under, tmpfs
-from tuninglab.engine import record, runner, workdir
+from tuninglab.engine.host import workdir
+from tuninglab.engine.run import record, runner
 from tuninglab.errors import UserError
 
 pytestmark = pytest.mark.integration
@@ -108,7 +109,7 @@ def test_two_runs_started_in_the_same_second_keep_both_results(recipes_dir, shar
 KILLED_BUILD = """
 import sys
 from pathlib import Path
-from tuninglab.engine import runner
+from tuninglab.engine.run import runner
 opts = runner.Options(profile="full", workdir=Path(sys.argv[1]), data_dir=Path(sys.argv[2]),
                       recipes_dir=Path(sys.argv[3]), baseline_seconds=1)
 runner.run("big", opts, say=lambda line: print(line, flush=True))

@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 from helpers import FakeLabImage, make_doc, recipe_text
-from tuninglab.engine import hostinfo, pinning, preflight
+from tuninglab.engine.host import hostinfo
+from tuninglab.engine.run import preflight
+from tuninglab.engine.server import pinning
 from tuninglab.engine.lab import guest, image, qemu, raid, vm
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from helpers import FakeLabImage, recipe_text
-from tuninglab.engine import preflight, runner
+from tuninglab.engine.run import preflight, runner
 from tuninglab.engine.lab import guest, image, members, qemu, raid, zfs
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan

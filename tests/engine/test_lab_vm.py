@@ -21,7 +21,7 @@ import pytest
 
 from helpers import REPO, attached_loop, fixture_recipe, needs_real_server
 from tuninglab import files
-from tuninglab.engine import runner
+from tuninglab.engine.run import runner
 from tuninglab.engine.lab import image, qemu
 from tuninglab.engine.storage import guard
 from tuninglab.errors import UserError
@@ -227,7 +227,7 @@ def test_named_devices_are_the_members_and_are_left_reusable(lab_wd, tmp_path):
 DRIVER = """
 import sys
 from pathlib import Path
-from tuninglab.engine import runner
+from tuninglab.engine.run import runner
 from tuninglab.engine.lab import image, qemu
 runner.run("raid-chunk", runner.Options(profile="quick", repeats=1, workdir=Path(sys.argv[1]),
                                         data_dir=Path(sys.argv[2]), baseline_seconds=1))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from helpers import run_recipe, write_recipe
-from tuninglab.engine import memory
+from tuninglab.engine.server import memory
 from tuninglab.errors import UserError
 
 pytestmark = [pytest.mark.integration,

@@ -10,7 +10,8 @@ from types import SimpleNamespace
 import pytest
 
 from helpers import fixture_recipe
-from tuninglab.engine import pinning, record
+from tuninglab.engine.run import record
+from tuninglab.engine.server import pinning
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load
@@ -78,7 +79,7 @@ def test_the_dry_run_and_the_result_say_what_was_pinned(tmp_path, monkeypatch):
 
 
 def test_drop_caches_in_the_work_directory_needs_root(tmp_path, monkeypatch):
-    from tuninglab.engine import preflight
+    from tuninglab.engine.run import preflight
     fixture_recipe(tmp_path, "tiny", replace={"[measure]\n": "[measure]\ndrop_caches = true\n"})
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     with pytest.raises(UserError, match="measure.drop_caches needs root"):

@@ -6,9 +6,9 @@ its captured words (no server binary is run)."""
 import pytest
 
 from helpers import FIXTURES, fixture_recipe, recipe_text, write_recipe
-from tuninglab.engine import preflight
-from tuninglab.engine.server import Checked, parse_values, parse_variables
-from tuninglab.engine.server_options import map_settings, option_problems
+from tuninglab.engine.run import preflight
+from tuninglab.engine.server.mysqld import Checked, parse_values, parse_variables
+from tuninglab.engine.server.option_names import map_settings, option_problems
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load, load_all
@@ -175,7 +175,8 @@ def test_max_connections_in_the_settings_lets_more_threads_run(tmp_path):
 ], ids=["sweep-value", "server-setting", "threads"])
 def test_a_dry_run_refuses_what_the_real_server_would(tmp_path, monkeypatch, replace, message):
     """The README's promise: every option is checked before anything starts, in a dry run too."""
-    from tuninglab.engine import runner, server
+    from tuninglab.engine.run import runner
+    from tuninglab.engine.server import mysqld as server
     monkeypatch.undo()  # the real check_settings
     binary = server.find()
     if binary.flavor != "mariadb":

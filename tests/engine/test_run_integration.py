@@ -11,7 +11,8 @@ import time
 import pytest
 
 from helpers import REPO, fixture_recipe, run_options, run_recipe, servers_under, tmpfs
-from tuninglab.engine import runner, workdir
+from tuninglab.engine.host import workdir
+from tuninglab.engine.run import runner
 from tuninglab.errors import UserError
 from tuninglab.recipes.load import load
 from tuninglab.results import document
@@ -106,7 +107,7 @@ RUNNER_SCRIPT = """
 import sys
 from pathlib import Path
 from tuninglab import cli
-from tuninglab.engine import runner
+from tuninglab.engine.run import runner
 opts = runner.Options(profile="full", workdir=Path(sys.argv[1]), data_dir=Path(sys.argv[2]),
                       recipes_dir=Path(sys.argv[3]), baseline_seconds=1)
 cli.guard(runner.run, "slow", opts)
@@ -181,7 +182,7 @@ STORAGE_SWEEP = {'setting = "innodb_doublewrite"\nvalues = ["ON", "OFF"]\n':
 def test_storage_sweep_runs_each_point_on_its_own_sandbox(recipes_dir, shared_workdir, tmp_path):
     if os.geteuid() != 0:
         pytest.skip("needs root: loop devices, mkfs and mount")
-    from tuninglab.engine.storage.ledger import Ledger
+    from tuninglab.engine.host.ledger import Ledger
     fixture_recipe(recipes_dir, "tiny", "sched", replace=STORAGE_SWEEP)
     _, doc = run_recipe("sched", recipes_dir, shared_workdir, tmp_path / "data", repeats=1)
     for point in doc["points"]:

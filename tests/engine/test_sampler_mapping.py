@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 
 from helpers import FIXTURES, FakeConnection
-from tuninglab.engine import sampler
+from tuninglab.engine.measure import sampler
 
 # metric -> (SHOW GLOBAL STATUS variable, its value in the MariaDB 10.11 capture)
 MARIADB = {

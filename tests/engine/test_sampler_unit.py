@@ -4,8 +4,8 @@
 import pytest
 
 from helpers import FIXTURES
-from tuninglab.engine import sampler
-from tuninglab.engine.devices import DiskCounters
+from tuninglab.engine.measure import sampler
+from tuninglab.engine.host.devices import DiskCounters
 from tuninglab.engine.workloads.sysbench import Interval
 
 

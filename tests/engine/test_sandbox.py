@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 
 from helpers import NOTHING, REPO, attached_loop, leftovers, mounted
-from tuninglab.engine.storage import check, sandbox
-from tuninglab.engine.storage.ledger import Ledger
+from tuninglab.engine.lab import check
+from tuninglab.engine.run.leftovers import undo_recorded
+from tuninglab.engine.storage import sandbox
+from tuninglab.engine.host.ledger import Ledger
 from tuninglab.errors import UserError
 
 pytestmark = pytest.mark.integration
@@ -23,7 +25,7 @@ def wd(tmp_path):
     if not ROOT:
         pytest.skip("needs root: loop devices, mkfs and mount")
     yield tmp_path
-    sandbox.clean(tmp_path)
+    undo_recorded(tmp_path)
 
 
 @pytest.mark.parametrize("fs, mount_options", [
@@ -112,7 +114,7 @@ def test_clean_refuses_a_ledger_entry_outside_the_workdir(wd, tmp_path_factory):
     elsewhere.write_bytes(b"keep me")
     Ledger(wd).record({"kind": "file", "path": str(elsewhere)})
     with pytest.raises(UserError, match="refusing to remove"):
-        sandbox.clean(wd)
+        undo_recorded(wd)
     assert elsewhere.read_bytes() == b"keep me"
     Ledger(wd).forget(Ledger(wd).entries()[0])
 

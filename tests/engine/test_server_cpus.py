@@ -14,7 +14,8 @@ from helpers import (
     servers_under,
     write_recipe,
 )
-from tuninglab.engine import pinning, preflight
+from tuninglab.engine.run import preflight
+from tuninglab.engine.server import pinning
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan
 from tuninglab.recipes.load import load

@@ -3,7 +3,7 @@
 import pytest
 
 from helpers import needs_real_server, servers_under
-from tuninglab.engine import server as srv
+from tuninglab.engine.server import mysqld as srv
 from tuninglab.errors import UserError
 
 pytestmark = pytest.mark.integration

@@ -3,7 +3,7 @@
 import pytest
 
 from helpers import FIXTURES
-from tuninglab.engine import server_options
+from tuninglab.engine.server import option_names as server_options
 from tuninglab.errors import UserError
 
 MARIADB_10_11 = ("mariadb", (10, 11, 19))

@@ -8,8 +8,8 @@ import subprocess
 import pytest
 
 from helpers import FIXTURES
-from tuninglab.engine import server
-from tuninglab.engine.server import Server, ServerBinary
+from tuninglab.engine.server import mysqld as server
+from tuninglab.engine.server.mysqld import Server, ServerBinary
 from tuninglab.errors import UserError
 
 MARIADB = "mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)"

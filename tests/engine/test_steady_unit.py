@@ -8,7 +8,7 @@ import time
 import pytest
 from scipy.stats import t as student_t
 
-from tuninglab.engine import steady
+from tuninglab.engine.measure import steady
 from tuninglab.engine.workloads import sysbench
 from tuninglab.recipes.model import Measure
 
@@ -103,7 +103,7 @@ class Clock:
 def warm_up(levels, steady_on=True, warmup=5.0):
     """measure.warm over a fake sysbench whose per-second throughput is levels; the seconds
     it ran and what warm() reported."""
-    from tuninglab.engine import measure
+    from tuninglab.engine.measure import phase as measure
     from tuninglab.recipes.model import Measure
     ran, asked = [], []
 

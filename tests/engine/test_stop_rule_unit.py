@@ -6,7 +6,7 @@ import datetime as dt
 import pytest
 
 from helpers import fixture_recipe, make_doc, make_run
-from tuninglab.engine import stop_rule
+from tuninglab.engine.run import stop_rule
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load

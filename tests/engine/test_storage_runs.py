@@ -23,7 +23,7 @@ from helpers import (
     needs_real_server,
     servers_under,
 )
-from tuninglab.engine import runner
+from tuninglab.engine.run import runner
 from tuninglab.errors import UserError
 from tuninglab.results import document
 
@@ -34,7 +34,7 @@ INVOKE = str(REPO / ".venv/bin/invoke")
 DRIVER = """
 import sys
 from pathlib import Path
-from tuninglab.engine import runner
+from tuninglab.engine.run import runner
 recipes, data, wd = map(Path, sys.argv[1:4])
 runner.run("tiny-storage", runner.Options(profile="quick", recipes_dir=recipes, data_dir=data,
                                           workdir=wd, baseline_seconds=1))

@@ -9,8 +9,9 @@ import pytest
 
 from helpers import NOTHING, fixture_recipe, leftovers, run_options, run_recipe, servers_under
 from tuninglab.contrib import forgery, values
-from tuninglab.engine import dynamic, runner
-from tuninglab.engine.resume import Saved
+from tuninglab.engine.run import runner
+from tuninglab.engine.server import dynamic
+from tuninglab.engine.run.resume import Saved
 from tuninglab.errors import Interrupted, UserError
 from tuninglab.results import document
 

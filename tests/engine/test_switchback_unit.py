@@ -6,7 +6,8 @@ import json
 import pytest
 
 from helpers import fixture_recipe
-from tuninglab.engine import dynamic, switchback
+from tuninglab.engine.run import switchback
+from tuninglab.engine.server import dynamic
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load

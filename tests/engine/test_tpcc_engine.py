@@ -10,7 +10,8 @@ from types import SimpleNamespace
 import pytest
 
 from helpers import FIXTURES, load_error, recipe_text
-from tuninglab.engine import datadir, measure
+from tuninglab.engine.measure import phase as measure
+from tuninglab.engine.server import datadir
 from tuninglab.engine.workloads import sysbench, tpcc
 from tuninglab.errors import UserError
 from tuninglab.recipes.model import Dataset, Measure, Workload

@@ -11,7 +11,7 @@ import pymysql
 import pytest
 
 from helpers import needs_real_server, servers_under
-from tuninglab.engine import server as srv
+from tuninglab.engine.server import mysqld as srv
 from tuninglab.engine.workloads import tpcc
 
 pytestmark = pytest.mark.integration

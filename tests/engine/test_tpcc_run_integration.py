@@ -6,7 +6,7 @@ import json
 import pytest
 
 from helpers import fixture_recipe, run_options, run_recipe, servers_under
-from tuninglab.engine import runner
+from tuninglab.engine.run import runner
 from tuninglab.engine.workloads import tpcc
 from tuninglab.errors import UserError
 

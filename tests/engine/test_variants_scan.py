@@ -3,8 +3,8 @@
 import pytest
 
 from helpers import fixture_recipe_text, make_doc, write_recipe
-from tuninglab.engine import record
-from tuninglab.engine.server import ServerBinary
+from tuninglab.engine.run import record
+from tuninglab.engine.server.mysqld import ServerBinary
 from tuninglab.engine.workloads import scan
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tuninglab.engine import workdir
+from tuninglab.engine.host import workdir
 from tuninglab.errors import UserError
 
 MOUNTINFO = """\

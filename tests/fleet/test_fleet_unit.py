@@ -13,7 +13,7 @@ from paramiko.ssh_exception import NoValidConnectionsError
 
 from helpers import committed_data_files
 from tuninglab.contrib import check
-from tuninglab.engine import hostinfo
+from tuninglab.engine.host import hostinfo
 from tuninglab.errors import UserError
 from tuninglab.files import DATA_DIR
 from tuninglab.fleet import fetch, inventory, remote, run, ship

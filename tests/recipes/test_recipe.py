@@ -528,7 +528,7 @@ def test_profile_threads_keep_the_options(tmp_path):
 
 
 def test_a_threads_sweep_needs_connections_for_its_most_threads(tmp_path):
-    from tuninglab.engine import preflight
+    from tuninglab.engine.run import preflight
     r = load(tmp_path, recipe_text(sweep='[sweep]\nsetting = "workload.threads"\n'
                                          'values = [1, 4, 64]\nbaseline = 4\n'))
     e = r.experiment()

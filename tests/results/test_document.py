@@ -9,8 +9,9 @@ import pytest
 
 from helpers import make_doc, make_run
 from tuninglab import files
-from tuninglab.engine import measure, record
-from tuninglab.engine.server import ServerBinary
+from tuninglab.engine.measure import phase as measure
+from tuninglab.engine.run import record
+from tuninglab.engine.server.mysqld import ServerBinary
 from tuninglab.files import atomic_write_json
 from tuninglab.recipes import plan
 from tuninglab.recipes.load import load

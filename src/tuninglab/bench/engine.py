@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from tuninglab.bench import template
-from tuninglab.engine import preflight, runner
+from tuninglab.engine.run import preflight, runner
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import list_names, load_all
 from tuninglab.results import document, stats

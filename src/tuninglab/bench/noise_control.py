@@ -21,7 +21,8 @@ from scipy.stats import f as f_dist
 from scipy.stats import t as student_t
 
 from tuninglab.bench import template
-from tuninglab.engine import noise, preflight, runner
+from tuninglab import calibrate
+from tuninglab.engine.run import preflight, runner
 from tuninglab.results import document
 
 SWITCHBACK_ROUNDS = 10   # per result; two results per condition
@@ -68,7 +69,7 @@ def run(say=print):
 
 
 def _switchback_recipe(key: str, on: bool, title: str) -> str:
-    text = noise.scratch_recipe("switchback", 20, 5, SWITCHBACK_ROUNDS, title,
+    text = calibrate.scratch_recipe("switchback", 20, 5, SWITCHBACK_ROUNDS, title,
                                 "Does a noise control make a switchback's blocks repeat?")
     return text + f"{key} = {'true' if on else 'false'}\n"
 
@@ -138,9 +139,9 @@ def _level(docs: list[dict]) -> float:
 
 def report_switchback(results: dict, say, title: str, labels: tuple) -> None:
     """A switchback control's spreads without and with it, and whether it helps."""
-    sd = {on: noise.pooled_sd([noise.round_log_ratios(d) for d in results[on]])
+    sd = {on: calibrate.pooled_sd([calibrate.round_log_ratios(d) for d in results[on]])
           for on in (False, True)}
-    cv = {on: statistics.median(noise.per_second_cv_pct(d) for d in results[on])
+    cv = {on: statistics.median(calibrate.per_second_cv_pct(d) for d in results[on])
           for on in (False, True)}
     ratio = sd[True][0] / sd[False][0]
     p = f_test(*sd[True], *sd[False])
@@ -159,7 +160,7 @@ def _warm_ups(docs: list[dict]) -> str:
 
 
 def report_drop(results: dict, say) -> None:
-    sd = {on: noise.pooled_sd([run_log_deviations(d) for d in results[on]])
+    sd = {on: calibrate.pooled_sd([run_log_deviations(d) for d in results[on]])
           for on in (False, True)}
     ratio = sd[True][0] / sd[False][0]
     p = f_test(*sd[True], *sd[False])

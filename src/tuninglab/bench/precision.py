@@ -11,7 +11,8 @@ import time
 from pathlib import Path
 
 from tuninglab.bench import template
-from tuninglab.engine import noise, preflight, runner
+from tuninglab import calibrate
+from tuninglab.engine.run import preflight, runner
 from tuninglab.results import document, stats
 from tuninglab.results.metrics import COST, METRICS
 from tuninglab.units import human_seconds
@@ -21,7 +22,7 @@ from tuninglab.units import human_seconds
 # (name, the sweep, rounds)
 AB = ("precision-ab", {"setting": "innodb_flush_log_at_trx_commit", "values": "1, 2",
                        "baseline": "1"}, 20)
-AA = ("precision-aa", noise.A_A, 40)
+AA = ("precision-aa", calibrate.A_A, 40)
 TRIAL_ROUNDS = 20      # an A/A trial: as many rounds as the A/B
 TRIALS = 1000
 TARGETS = {"switchback_pct": 3.0, "switchback_s": 300.0, "restart_pct": 5.0,
@@ -46,7 +47,7 @@ def run(say=print):
 
 
 def recipe_text(sweep: dict, rounds: int) -> str:
-    return noise.scratch_recipe("switchback", 20, 5, rounds,
+    return calibrate.scratch_recipe("switchback", 20, 5, rounds,
                                 f"{sweep['setting']}: {sweep['values']}",
                                 "How precise is a switchback on this host?", **sweep)
 

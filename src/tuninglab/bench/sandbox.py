@@ -5,7 +5,9 @@ import time
 
 from tuninglab import files
 from tuninglab.bench import template
-from tuninglab.engine import datadir, preflight, runner, workdir
+from tuninglab.engine.host import workdir
+from tuninglab.engine.run import preflight, runner
+from tuninglab.engine.server import datadir
 from tuninglab.engine.storage.sandbox import Sandbox, Spec, require_root
 
 

@@ -3,7 +3,8 @@
 from pathlib import Path
 
 from tuninglab import files
-from tuninglab.engine import datadir, workdir
+from tuninglab.engine.host import workdir
+from tuninglab.engine.server import datadir
 
 
 def ensure(plan, binary, say) -> Path:

@@ -7,8 +7,9 @@ import shutil
 import time
 
 from tuninglab import files
-from tuninglab.engine import datadir, workdir
-from tuninglab.engine import server as srv
+from tuninglab.engine.host import workdir
+from tuninglab.engine.server import datadir
+from tuninglab.engine.server import mysqld as srv
 from tuninglab.engine.workloads import sysbench, tpcc
 
 LOAD_TARGET_S = 180

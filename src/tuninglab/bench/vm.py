@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tuninglab import files
 from tuninglab.bench import template
-from tuninglab.engine import preflight, runner
+from tuninglab.engine.run import preflight, runner
 from tuninglab.engine.lab import image, qemu
 
 

@@ -20,7 +20,7 @@ from tuninglab.recipes.scripts import PROJECT_SCRIPTS
 from tuninglab.results.metrics import PRIMARY
 
 # Data shapes: the IO settings only show their effect when the data does not fit in memory.
-# A disk-bound shape also caps the server's memory (engine/memory.py), page cache included:
+# A disk-bound shape also caps the server's memory (engine/server/memory.py), page cache included:
 # about 400 MB of tables : 192M of memory : a 64M buffer pool, as in the 2004 runs (about 30 GB
 # of data, 4 GB of RAM, a 1.8 GB pool) neither the pool nor the OS can hold the data. A
 # cpu-bound shape's pool holds every page: nothing to cap.
@@ -64,7 +64,7 @@ ZFS_SWEEPABLE = {"recordsize", "compression", "logbias", "primarycache"}
 SWEPT_TABLES = {"storage": STORAGE_SWEEPABLE, "raid": RAID_SWEEPABLE, "lab": LAB_KEYS,
                 "zfs": ZFS_SWEEPABLE, "server": {"allocator", "cpus"}, "workload": {"threads"} | {
                     key for options in PROJECT_SCRIPTS.values() for key in options}}
-# The server's memory allocator: glibc's malloc, or one preloaded (engine/allocators.py).
+# The server's memory allocator: glibc's malloc, or one preloaded (engine/server/allocators.py).
 ALLOCATORS = ("glibc", "jemalloc", "tcmalloc")
 MAX_CPUS = 256  # [server] cpus: the CPUs the server is held to (0: every one the runner has)
 # ... or two CPUs placed by SMT: one core's two hardware threads, or threads of two cores.
@@ -81,7 +81,7 @@ PLAIN_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,30}")
 PROFILE_KEYS = {"warmup", "duration", "repeats", "threads", "tables", "table_size",
                 "buffer_pool_size", "memory_limit", "warehouses", "design", "settle",
                 "precision", "budget"}
-# A steady-state warm-up's window (engine/steady.py): the recipe's warm-up, at most 20 s; one
+# A steady-state warm-up's window (engine/measure/steady.py): the recipe's warm-up, at most 20 s; one
 # under 5 s is too short to show a trend and stays fixed.
 STEADY_WINDOW_S, MIN_STEADY_WINDOW_S = 20, 5
 # How a sweep is measured ([measure] design): "restart" runs each repeat of each point on its
@@ -98,7 +98,7 @@ class Dataset:
     table_size: int
     buffer_pool_size: str
     warehouses: int | None = None   # the TPC-C-like scale W (tool = "tpcc"); None otherwise
-    # The server's memory, page cache included (engine/memory.py); None: not capped
+    # The server's memory, page cache included (engine/server/memory.py); None: not capped
     memory_limit: str | None = None
 
     def memory_problem(self) -> str | None:
@@ -174,13 +174,13 @@ class Measure:
     # budget (seconds from the result's start) would be overrun. None and None: no stop rule.
     precision_pct: float | None = None
     budget: float | None = None
-    # [measure] pin: the server and the load generator on CPUs of their own (engine/pinning.py)
+    # [measure] pin: the server and the load generator on CPUs of their own (engine/server/pinning.py)
     pin: bool = False
     # [measure] drop_caches: a run in the work directory starts with the page cache dropped, as
     # a sandboxed run does (storage.drop_caches); needs root
     drop_caches: bool = False
     # [measure] steady (the default; false: a fixed warm-up): the warm-up (a restart run's, or
-    # a switchback's) goes on while the load still trends, up to warmup_bound (engine/steady.py)
+    # a switchback's) goes on while the load still trends, up to warmup_bound (engine/measure/steady.py)
     steady: bool = True
 
     @property

@@ -1,6 +1,6 @@
 """Result files: one JSON document per run of a recipe, with full provenance, every repeat of every
 point and its per-second series: its schema, its statistics once the runs are done, its name
-under data/. The engine writes it (engine/record.py); the site and the checks read it."""
+under data/. The engine writes it (engine/run/record.py); the site and the checks read it."""
 
 import datetime as dt
 import errno

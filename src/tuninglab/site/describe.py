@@ -116,7 +116,7 @@ def host_name(doc: dict) -> str:
 
 
 def uncapped(doc: dict) -> bool:
-    """Whether a disk-bound result ran without the memory model (engine/memory.py): before it
+    """Whether a disk-bound result ran without the memory model (engine/server/memory.py): before it
     existed, or on a host that could not give it."""
     return doc["dataset"].get("shape") == "disk-bound" and \
         not (doc.get("memory") or {}).get("capped")

@@ -16,10 +16,11 @@ import traceback
 from pathlib import Path
 
 from tuninglab import units
-from tuninglab.engine import datadir, measure
-from tuninglab.engine import server as srv
-from tuninglab.engine.device_baseline import device_baseline
-from tuninglab.engine.hostinfo import parse_cpu_list, parse_cpuinfo, parse_meminfo
+from tuninglab.engine.measure import phase as measure
+from tuninglab.engine.server import datadir
+from tuninglab.engine.server import mysqld as srv
+from tuninglab.engine.measure.device_baseline import device_baseline
+from tuninglab.engine.host.hostinfo import parse_cpu_list, parse_cpuinfo, parse_meminfo
 from tuninglab.engine.lab import raid, zfs
 from tuninglab.engine.lab.commands import run as checked
 from tuninglab.engine.lab.members import SWAP_SERIAL

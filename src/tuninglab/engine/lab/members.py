@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from tuninglab import units
-from tuninglab.engine.devices import storage_info, whole_disk
+from tuninglab.engine.host.devices import storage_info, whole_disk
 from tuninglab.errors import UserError
 
 DEFAULT_SIZE = "2G"   # one disk without [raid]: the [storage] size, else this

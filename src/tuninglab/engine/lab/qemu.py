@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tuninglab.engine.server import die_with_parent
+from tuninglab.engine.server.mysqld import die_with_parent
 from tuninglab.errors import UserError
 
 KVM_PROBE_S = 30          # a KVM boot that has not finished by then never will, here

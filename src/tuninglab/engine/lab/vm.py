@@ -15,7 +15,7 @@ from pathlib import Path
 from tuninglab import units
 from tuninglab.engine.lab import image as images_mod
 from tuninglab.engine.lab import members, qemu
-from tuninglab.engine.workdir import dir_bytes
+from tuninglab.engine.host.workdir import dir_bytes
 from tuninglab.errors import UserError
 from tuninglab.results import document
 

@@ -10,7 +10,7 @@ import stat
 import subprocess
 from pathlib import Path
 
-from tuninglab.engine.devices import parse_mountinfo
+from tuninglab.engine.host.devices import parse_mountinfo
 from tuninglab.errors import UserError
 
 # blkid TYPEs of a device that is one piece of a larger volume (RAID, LVM, ZFS, LUKS, bcache):

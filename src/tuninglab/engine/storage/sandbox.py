@@ -7,7 +7,7 @@ the file and the loop device; the rest is the same, and it is never detached.
 
 Safety: the only block devices touched are loop devices this code attached to files under the
 work directory, and a named device that guard.check_device accepts right before mkfs;
-clean() checks the backing file again before detaching anything.
+undo() checks the backing file again before detaching anything.
 """
 
 import json
@@ -19,11 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tuninglab import units
-from tuninglab.engine import memory
-from tuninglab.engine.devices import storage_info
+from tuninglab.engine.host.devices import storage_info
 from tuninglab.engine.storage import guard
-from tuninglab.engine.storage.ledger import Ledger
-from tuninglab.engine.workdir import check_free
+from tuninglab.engine.host.ledger import Ledger
+from tuninglab.engine.host.workdir import check_free
 from tuninglab.errors import UserError
 
 MKFS = {"ext4": (["mkfs.ext4", "-q", "-F"], "e2fsprogs"),
@@ -197,7 +196,8 @@ def _loop_backing(device: str) -> str | None:
 
 
 def undo(entry: dict, workdir: Path) -> str:
-    """Undo one recorded step; refuse anything outside the work directory."""
+    """Undo one recorded storage step (a queue setting, mount, loop device, mount point or file);
+    refuse anything outside the work directory."""
     kind = entry["kind"]
     inside = lambda p: Path(p).resolve().is_relative_to(Path(workdir).resolve())
     if kind == "queue":
@@ -206,8 +206,6 @@ def undo(entry: dict, workdir: Path) -> str:
         if Path(entry["path"]).exists():
             Path(entry["path"]).write_text(entry["previous"])
         return f"restored {entry['path']} to {entry['previous']}"
-    if kind == "cgroup":
-        return memory.remove(Path(entry["path"]))
     if kind == "mount":
         if not inside(entry["path"]):
             raise UserError(f"refusing to unmount {entry['path']}: not under {workdir}")
@@ -241,13 +239,3 @@ def undo(entry: dict, workdir: Path) -> str:
         Path(entry["path"]).unlink(missing_ok=True)
         return f"removed {entry['path']}"
     raise ValueError(f"unknown ledger entry {entry!r}")
-
-
-def clean(workdir: Path) -> list[str]:
-    """Remove whatever a killed run left, newest first, as the ledger lists it."""
-    ledger = Ledger(workdir)
-    done = []
-    for entry in reversed(ledger.entries()):
-        done.append(undo(entry, workdir))
-        ledger.forget(entry)
-    return done

@@ -6,7 +6,8 @@ import secrets
 from pathlib import Path
 
 from tuninglab import files
-from tuninglab.engine import device_baseline, devices, hostinfo, noise
+from tuninglab.engine.host import devices, hostinfo
+from tuninglab.engine.measure import device_baseline, noise
 
 
 def provenance(runs_dir: Path, baseline_seconds: int) -> dict:

@@ -6,20 +6,22 @@ import json
 import pytest
 
 from helpers import fixture_recipe, run_options, run_recipe, servers_under
-from tuninglab.engine import noise, runner
+from tuninglab import calibrate
+from tuninglab.engine.measure import noise
+from tuninglab.engine.run import runner
 
 pytestmark = pytest.mark.integration
 
 
 def test_the_calibration_is_stored_and_carried_by_later_results(recipes_dir, shared_workdir,
                                                                 tmp_path, monkeypatch):
-    monkeypatch.setattr(noise, "SHAPES", {"switchback": {"full": (2, 2, 3)},
+    monkeypatch.setattr(calibrate, "SHAPES", {"switchback": {"full": (2, 2, 3)},
                                           "restart": {"full": (1, 2, 2)}})
-    monkeypatch.setattr(noise, "RECIPE", noise.RECIPE.replace(
+    monkeypatch.setattr(calibrate, "RECIPE", calibrate.RECIPE.replace(
         'shape = "cpu-bound"', 'shape = "cpu-bound"\ntables = 2\ntable_size = 2000\n'
                                'buffer_pool_size = "32M"'))
     lines = []
-    figures = noise.calibrate(shared_workdir, say=lines.append)
+    figures = calibrate.calibrate(shared_workdir, say=lines.append)
     stored = json.loads((shared_workdir / noise.FILE).read_text())
     assert stored == figures
     assert figures["switchback"]["rounds"] == 3 and figures["restart"]["repeats"] == 2

@@ -15,9 +15,9 @@ import subprocess
 import time
 from pathlib import Path
 
-from tuninglab.engine import server as srv
-from tuninglab.engine import template_check
-from tuninglab.engine.workdir import blame_full_disk, check_free, disk_error
+from tuninglab.engine.server import mysqld as srv
+from tuninglab.engine.server import template_check
+from tuninglab.engine.host.workdir import blame_full_disk, check_free, disk_error
 from tuninglab.engine.workloads import sysbench, tpcc
 from tuninglab.errors import UserError
 from tuninglab.files import atomic_write_json

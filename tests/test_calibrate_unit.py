@@ -6,7 +6,8 @@ import math
 import pytest
 
 from helpers import fixture_recipe, make_doc
-from tuninglab.engine import noise
+from tuninglab import calibrate
+from tuninglab.engine.measure import noise
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load
 
@@ -27,7 +28,7 @@ def restart_doc():
 
 
 def test_a_switchback_round_spread_is_that_of_its_log_ratios():
-    figures = noise.switchback_figures(switchback_doc())
+    figures = calibrate.switchback_figures(switchback_doc())
     logs = [math.log(a / b) for a, b in zip([1010, 1089, 909, 990], [1000, 1100, 900, 1000])]
     mean = sum(logs) / 4
     sd = math.sqrt(sum((x - mean) ** 2 for x in logs) / 3)
@@ -38,7 +39,7 @@ def test_a_switchback_round_spread_is_that_of_its_log_ratios():
 
 
 def test_a_restart_spread_is_pooled_over_the_points():
-    figures = noise.restart_figures(restart_doc())
+    figures = calibrate.restart_figures(restart_doc())
     on = [math.log(x) for x in (1000, 1100, 900)]
     off = [math.log(x) for x in (1000, 1050, 950)]
     ss = sum((x - sum(v) / 3) ** 2 for v in (on, off) for x in v)
@@ -51,13 +52,13 @@ def test_the_per_second_variation_is_the_median_over_the_runs():
     for p in doc["points"]:
         for run in p["runs"]:
             run["series"]["tps"] = [90.0, 110.0, None]
-    assert noise.per_second_cv_pct(doc) == pytest.approx(100 * math.sqrt(200) / 100, abs=0.01)
+    assert calibrate.per_second_cv_pct(doc) == pytest.approx(100 * math.sqrt(200) / 100, abs=0.01)
 
 
 def figures():
     return {"host_id": "a" * 16, "measured": "2026-11-23T01:00:00+00:00",
-            "switchback": noise.switchback_figures(switchback_doc()),
-            "restart": noise.restart_figures(restart_doc())}
+            "switchback": calibrate.switchback_figures(switchback_doc()),
+            "restart": calibrate.restart_figures(restart_doc())}
 
 
 def test_figures_are_loaded_for_their_own_host_only(tmp_path):
@@ -82,7 +83,7 @@ def test_the_expected_precision_narrows_with_rounds_and_block_length(tmp_path):
 
 
 def test_the_report_says_every_figure():
-    text = noise.report(figures())
+    text = calibrate.report(figures())
     for words in ("one second to the next", "one run to the next", "an A/B of 5 minutes",
                   "8 times in 10", "the A/A verdicts"):
         assert words in text
@@ -92,7 +93,7 @@ def test_the_calibration_recipes_are_valid(tmp_path):
     for design in ("switchback", "restart"):
         for quick in (False, True):
             (tmp_path / design).mkdir(exist_ok=True)
-            (tmp_path / design / "recipe.toml").write_text(noise.recipe_text(design, quick))
+            (tmp_path / design / "recipe.toml").write_text(calibrate.recipe_text(design, quick))
             plan = planner.build(load(design, recipes_dir=tmp_path).experiment())
             assert plan.design == design
             assert plan.estimate(template_cached=True) <= 330

@@ -3,8 +3,10 @@ with the sampler running over it. Stdlib and the engine only: the lab VM's guest
 
 from contextlib import contextmanager
 
-from tuninglab.engine import cost, pinning, steady
-from tuninglab.engine.sampler import Sampler, merge_series
+from tuninglab.engine.measure import cost, steady
+
+from tuninglab.engine.server import pinning
+from tuninglab.engine.measure.sampler import Sampler, merge_series
 from tuninglab.engine.workloads import scan, sysbench, tpcc
 from tuninglab.errors import UserError
 

@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import tempfile
 
-from tuninglab.engine.hostinfo import parse_fio_version
+from tuninglab.engine.host.hostinfo import parse_fio_version
 from tuninglab.errors import UserError
 
 MIB = 1024 * 1024

@@ -9,21 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tuninglab import files
-from tuninglab.engine import (
-    datadir,
-    dynamic,
-    leftovers,
-    memory,
-    preflight,
-    record,
-    stop_rule,
-    switchback,
-    workdir,
-)
-from tuninglab.engine.progress import Progress
-from tuninglab.engine.provenance import provenance
-from tuninglab.engine.repeat import measure_run
-from tuninglab.engine.resume import Saved
+from tuninglab.engine.host import workdir
+from tuninglab.engine.run import leftovers, preflight, record, stop_rule, switchback
+from tuninglab.engine.server import datadir, dynamic, memory
+from tuninglab.engine.run.progress import Progress
+from tuninglab.engine.measure.provenance import provenance
+from tuninglab.engine.run.repeat import measure_run
+from tuninglab.engine.run.resume import Saved
 from tuninglab.errors import Interrupted, UserError
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load_all
@@ -90,8 +82,8 @@ def run(name: str, opts: Options, say=print, prepared=None) -> Path | None:
 
 def _expected_precision(plan, wd: Path) -> str:
     """The dry run's word on the precision to expect, from this host's calibration."""
-    from tuninglab.engine import noise
-    from tuninglab.engine.provenance import host_id
+    from tuninglab.engine.measure import noise
+    from tuninglab.engine.measure.provenance import host_id
     figures = noise.load(wd, host_id())
     if not figures:
         return ("expected precision: unknown for this host (`invoke lab.noise` measures its "

@@ -5,7 +5,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from tuninglab.engine.devices import storage_info
+from tuninglab.engine.host.devices import storage_info
 from tuninglab.engine.storage.sandbox import MKFS, have_tool
 
 

@@ -1,8 +1,8 @@
 """`invoke lab.noise`: how noisy this host is, measured by two A/A experiments (two points that
 run the same thing: innodb_lock_wait_timeout 50 and 51, which oltp_write_only's transactions,
 each on its own rows, never wait on), one per design. Its figures go into the work directory
-(noise.json); every later result of this host carries them in its provenance ("noise"), and
-the dry run says from them what precision to expect.
+(engine/measure/noise.py keeps them): every later result of this host carries them, and the
+dry run says from them what precision to expect.
 
 The figures: how much throughput moves from one second to the next, and (restart) from one run
 to the next; the spread of a switchback round's log ratio; and per design the 95% interval an
@@ -18,9 +18,11 @@ from pathlib import Path
 from scipy.stats import t as student_t
 
 from tuninglab import files
+from tuninglab.engine.measure.noise import FILE
+from tuninglab.engine.run import runner
+from tuninglab.recipes.plan import RUN_OVERHEAD_S
 from tuninglab.results import document
 
-FILE = "noise.json"
 FIVE_MINUTES = 300.0
 POWER = 0.8  # the smallest effect detected this often
 # A scratch recipe on the CPU-bound shape and load of flush-log-at-trx-commit (also the
@@ -76,7 +78,6 @@ def recipe_text(design: str, quick: bool) -> str:
 def calibrate(wd: Path | None = None, quick: bool = False, say=print) -> dict:
     """Run both A/A experiments on this host, store their figures in the work directory and
     return them."""
-    from tuninglab.engine import runner  # the engine only where a calibration runs
     wd = Path(wd or files.default_workdir()).resolve()
     scratch = Path(tempfile.mkdtemp(prefix="tuninglab-noise-"))
     docs = {}
@@ -152,7 +153,6 @@ def restart_figures(doc: dict) -> dict:
     # the spread of a run about its point's mean, pooled over the points
     sd, _ = pooled_sd([math.log(r["summary"]["tps"]) for r in p["runs"]] for p in doc["points"])
     plan = doc["plan"]
-    from tuninglab.recipes.plan import RUN_OVERHEAD_S  # the planner's own per-run cost
     runs = int(FIVE_MINUTES // (2 * (plan["warmup_s"] + plan["duration_s"] + RUN_OVERHEAD_S)))
     _, other = _points(doc)
     return {"run_s": plan["duration_s"], "repeats": plan["repeats"],
@@ -173,18 +173,6 @@ def _five_minutes(se: float, df: int, n: int) -> dict:
             "five_minute_smallest_effect_pct": round((math.exp(detected) - 1) * 100, 2)}
 
 
-def load(wd: Path, host_id: str) -> dict | None:
-    """This host's figures from the work directory, or None (none measured, another host's,
-    or a file that is not ours)."""
-    try:
-        figures = json.loads((Path(wd) / FILE).read_text())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(figures, dict) or figures.get("host_id") != host_id:
-        return None
-    return figures
-
-
 def report(figures: dict) -> str:
     s, r = figures["switchback"], figures["restart"]
     return "\n".join([
@@ -200,21 +188,3 @@ def report(figures: dict) -> str:
         f"  smallest effect called 8 times in 10 in 5 minutes: switchback "
         f"{s['five_minute_smallest_effect_pct']}%, restart {r['five_minute_smallest_effect_pct']}%",
         f"  the A/A verdicts: switchback {s['a_a_verdict']}, restart {r['a_a_verdict']}"])
-
-
-def expected_half_width_pct(figures: dict, plan) -> float | None:
-    """About how wide (± %) this plan's ratios should come out here, from the figures: a
-    switchback's round spread scaled to its block length (per-second noise averages out over
-    longer blocks), a restart's run-to-run spread as it is (it comes per run)."""
-    m = plan.experiment.measure
-    n = m.repeats
-    if n < 2:
-        return None
-    if plan.switchback:
-        s = figures["switchback"]
-        sd = s["round_log_ratio_sd_pct"] / 100 * math.sqrt(s["block_s"] / m.duration)
-        se, df = sd / math.sqrt(n), n - 1
-    else:
-        sd = figures["restart"]["run_to_run_sd_pct"] / 100
-        se, df = sd * math.sqrt(2 / n), 2 * n - 2
-    return round((math.exp(student_t.ppf(0.975, df) * se) - 1) * 100, 1)

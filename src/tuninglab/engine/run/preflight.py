@@ -6,10 +6,12 @@ import os
 from pathlib import Path
 
 from tuninglab import units
-from tuninglab.engine import allocators, hostinfo, pinning, stop_rule
-from tuninglab.engine import server as srv
-from tuninglab.engine.measure import OWN_CONNECTIONS
-from tuninglab.engine.server_options import (
+from tuninglab.engine.host import hostinfo
+from tuninglab.engine.run import stop_rule
+from tuninglab.engine.server import allocators, pinning
+from tuninglab.engine.server import mysqld as srv
+from tuninglab.engine.measure.phase import OWN_CONNECTIONS
+from tuninglab.engine.server.option_names import (
     check_known,
     describe_problem,
     option_choices,

@@ -29,7 +29,7 @@ def target_pct(plan) -> float:
     m = plan.experiment.measure
     if m.precision_pct is not None:
         return m.precision_pct
-    from tuninglab.engine.record import smallest_effect_pct  # the recipe's, or the default
+    from tuninglab.engine.run.record import smallest_effect_pct  # the recipe's, or the default
     return smallest_effect_pct(m)
 
 

@@ -1,6 +1,6 @@
 """One sample a second during the measured phase: InnoDB state from the server, IO from
 /proc/diskstats for the devices holding the datadir, CPU from /proc/stat; and over the whole
-phase, the server's own cost (engine/cost.py).
+phase, the server's own cost (engine/measure/cost.py).
 
 MariaDB and MySQL name the InnoDB counters differently; a metric a server lacks is recorded as
 absent (None), never guessed.
@@ -9,8 +9,8 @@ absent (None), never guessed.
 import threading
 import time
 
-from tuninglab.engine import cost
-from tuninglab.engine.devices import read_diskstats
+from tuninglab.engine.measure import cost
+from tuninglab.engine.host.devices import read_diskstats
 
 # metric -> (SHOW GLOBAL STATUS name, information_schema.INNODB_METRICS name) per flavour.
 STATUS_METRICS = {

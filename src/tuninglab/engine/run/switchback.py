@@ -7,7 +7,7 @@ in noise (results.stats.compare_paired).
 
 Seconds are sysbench's: its report at second t covers the second before it. A block switched
 after second s drops seconds s+1 to s+settle and measures the next `duration` seconds.
-Whether the server can change a setting at run time: engine/dynamic.py. A recipe with
+Whether the server can change a setting at run time: engine/server/dynamic.py. A recipe with
 [storage] gets one sandbox, whose device's queue settings are switched in sysfs.
 """
 
@@ -19,22 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tuninglab import units
-from tuninglab.engine import (
-    cost,
-    datadir,
-    device_baseline,
-    dynamic,
-    measure,
-    memory,
-    pinning,
-    steady,
-)
-from tuninglab.engine import server as srv
-from tuninglab.engine.devices import read_diskstats
-from tuninglab.engine.repeat import drop_caches, sandbox_fields
-from tuninglab.engine.sampler import cpu_times, disk_delta, merge_series
+from tuninglab.engine.measure import cost, device_baseline, phase as measure, steady
+from tuninglab.engine.server import datadir, dynamic, memory, pinning
+from tuninglab.engine.server import mysqld as srv
+from tuninglab.engine.host.devices import read_diskstats
+from tuninglab.engine.run.repeat import drop_caches, sandbox_fields
+from tuninglab.engine.measure.sampler import cpu_times, disk_delta, merge_series
 from tuninglab.engine.storage.sandbox import Sandbox, Spec
-from tuninglab.engine.workdir import blame_full_disk
+from tuninglab.engine.host.workdir import blame_full_disk
 from tuninglab.engine.workloads import sysbench
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan as planner

@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 from tuninglab import files
-from tuninglab.engine import record
+from tuninglab.engine.run import record
 from tuninglab.results import document
 
 

@@ -5,7 +5,9 @@ import hashlib
 import json
 import secrets
 
-from tuninglab.engine import measure, memory, pinning
+from tuninglab.engine.measure import phase as measure
+
+from tuninglab.engine.server import memory, pinning
 from tuninglab.engine.workloads import scan, sysbench
 from tuninglab.results import stats
 from tuninglab.results.document import SCHEMA_VERSION, now
@@ -57,7 +59,7 @@ def new_document(plan, binary, provenance: dict) -> dict:
 
 
 def _memory(e) -> dict:
-    """The memory model the runs were held to, if the dataset asks for one (engine/memory.py)."""
+    """The memory model the runs were held to, if the dataset asks for one (engine/server/memory.py)."""
     block = memory.describe(e.dataset, e.recipe.in_lab_vm)
     return {"memory": block} if block else {}
 

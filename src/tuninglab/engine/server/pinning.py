@@ -11,7 +11,7 @@ import os
 from contextlib import contextmanager
 from pathlib import Path
 
-from tuninglab.engine import hostinfo
+from tuninglab.engine.host import hostinfo
 from tuninglab.errors import UserError
 
 

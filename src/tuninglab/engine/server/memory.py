@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tuninglab import units
-from tuninglab.engine.storage.ledger import Ledger
+from tuninglab.engine.host.ledger import Ledger
 from tuninglab.errors import UserError
 
 V1_ROOT = Path("/sys/fs/cgroup/memory")

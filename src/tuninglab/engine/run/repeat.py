@@ -8,10 +8,12 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from tuninglab.engine import datadir, device_baseline, measure, memory, pinning
-from tuninglab.engine import server as srv
+from tuninglab.engine.measure import device_baseline, phase as measure
+
+from tuninglab.engine.server import datadir, memory, pinning
+from tuninglab.engine.server import mysqld as srv
 from tuninglab.engine.storage.sandbox import Sandbox, Spec
-from tuninglab.engine.workdir import blame_full_disk
+from tuninglab.engine.host.workdir import blame_full_disk
 from tuninglab.results import document
 
 

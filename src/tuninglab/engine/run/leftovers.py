@@ -9,7 +9,22 @@ import signal
 import time
 from pathlib import Path
 
-from tuninglab.engine.workdir import dir_bytes
+from tuninglab.engine.host.ledger import Ledger
+from tuninglab.engine.host.workdir import dir_bytes
+from tuninglab.engine.server import memory
+from tuninglab.engine.storage import sandbox
+
+
+def undo_recorded(workdir: Path) -> list[str]:
+    """Undo whatever a killed run left, newest first, as the work directory's ledger lists it:
+    the server's memory cgroups and the storage sandboxes' steps."""
+    ledger = Ledger(workdir)
+    done = []
+    for entry in reversed(ledger.entries()):
+        done.append(memory.remove(Path(entry["path"])) if entry["kind"] == "cgroup"
+                    else sandbox.undo(entry, workdir))
+        ledger.forget(entry)
+    return done
 
 
 def reap_stale_servers(wd: Path) -> list[int]:

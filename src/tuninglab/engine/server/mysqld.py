@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pymysql
 
-from tuninglab.engine import allocators
-from tuninglab.engine.server_options import (
+from tuninglab.engine.server import allocators
+from tuninglab.engine.server.option_names import (
     Problem,
     engine_settings,
     map_settings,

@@ -31,8 +31,10 @@ def run(c, name, quick=False, profile=None, repeats=None, duration=None, warmup=
         destroy_data=False, precision=None, budget=None):
     """Run a recipe (its main experiment, then each variant): build, measure, write
     data/<recipe>/<file>.json, print the table."""
-    cli.guard(cli.recipe_run, name, quick, profile, repeats, duration, warmup, mysqld, workdir,
-              dry_run, seed, variant, device or [], destroy_data, precision, budget)
+    cli.guard(cli.recipe_run, name, quick=quick, profile=profile, repeats=repeats,
+              duration=duration, warmup=warmup, mysqld=mysqld, workdir=workdir, dry_run=dry_run,
+              seed=seed, variant=variant, devices=device or [], destroy_data=destroy_data,
+              precision=precision, budget=budget)
 
 
 @task(name="list")
@@ -155,8 +157,10 @@ def fleet_run(c, name, hosts=None, inventory=None, quick=False, profile=None, va
               duration=None, warmup=None):
     """Run a recipe on every host: ship this revision, set it up, run, stream progress, fetch
     the results into data/<recipe>/ and print each host's verdicts. Rerun to resume."""
-    cli.guard(cli.fleet_run, name, hosts, inventory, quick, profile, variant, device or [],
-              destroy_data, parallel, dry_run, repeats, duration, warmup)
+    cli.guard(cli.fleet_run, name, names=hosts, inventory=inventory, quick=quick,
+              profile=profile, variant=variant, devices=device or [], destroy_data=destroy_data,
+              parallel=parallel, dry_run=dry_run, repeats=repeats, duration=duration,
+              warmup=warmup)
 
 
 @task(name="clean", help=HOSTS_HELP)

@@ -22,10 +22,10 @@ def say(message: str = "") -> None:
     print(message, flush=True)
 
 
-def guard(func, *args):
+def guard(func, *args, **kwargs):
     """Run a command; a user error becomes one line on stderr and an exit code, no traceback."""
     try:
-        return func(*args)
+        return func(*args, **kwargs)
     except UserError as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(exc.exit_code) from None
@@ -54,6 +54,13 @@ def _seed(value) -> int:
     return int(text)
 
 
+def profile_name(quick: bool, profile: str | None) -> str:
+    """--quick or --profile NAME (default: full), which must not disagree."""
+    if quick and profile and profile != "quick":
+        raise UserError("--quick and --profile disagree; give one of them")
+    return "quick" if quick else (profile or "full")
+
+
 def _check_names(name, variant) -> None:
     """A recipe is a plain name, never a path out of recipes/; a variant a plain name too."""
     check_name(name)
@@ -63,15 +70,17 @@ def _check_names(name, variant) -> None:
                         f"letters, digits and dashes (variants of {name}: {known})")
 
 
-def recipe_run(name, quick, profile, repeats, duration, warmup, mysqld, workdir, dry_run, seed,
-               variant=None, devices=(), destroy_data=False, precision=None, budget=None):
-    if quick and profile and profile != "quick":
-        raise UserError("--quick and --profile disagree; give one of them")
+def recipe_run(name, *, quick=False, profile=None, repeats=None, duration=None, warmup=None,
+               mysqld=None, workdir=None, dry_run=False, seed=None, variant=None, devices=(),
+               destroy_data=False, precision=None, budget=None):
+    """`invoke recipe`: the command line's options checked and made into the run's Options,
+    once; then the recipe's experiments run (runner.run_all)."""
+    profile = profile_name(quick, profile)
     _check_names(name, variant)
     # Also in a dry run, which holds no work directory: a file or /proc is said at once.
     workdir_mod.check_place(Path(workdir) if workdir else files.default_workdir())
     opts = runner.Options(
-        profile="quick" if quick else (profile or "full"),
+        profile=profile,
         repeats=_count_option("repeats", repeats),
         duration=duration, warmup=warmup,
         mysqld=mysqld, workdir=Path(workdir) if workdir else None, dry_run=dry_run,
@@ -174,12 +183,12 @@ def fleet_check(names, inventory, setup=False, say=print):
         raise SystemExit(1)
 
 
-def fleet_run(name, names, inventory, quick, profile, variant, devices, destroy_data,
-              parallel, dry_run, repeats=None, duration=None, warmup=None, say=print):
+def fleet_run(name, *, names=None, inventory=None, quick=False, profile=None, variant=None,
+              devices=(), destroy_data=False, parallel=None, dry_run=False, repeats=None,
+              duration=None, warmup=None, say=print):
     from tuninglab.fleet import inventory as inv
     from tuninglab.fleet import run
-    if quick and profile and profile != "quick":
-        raise UserError("--quick and --profile disagree; give one of them")
+    profile = profile_name(quick, profile)
     _check_names(name, variant)
     parallel = 4 if parallel is None else parallel
     if not str(parallel).isdigit():
@@ -187,7 +196,7 @@ def fleet_run(name, names, inventory, quick, profile, variant, devices, destroy_
     extra = [(f"--{k}", str(v)) for k, v in (("repeats", _count_option("repeats", repeats)),
                                              ("duration", duration), ("warmup", warmup))
              if v is not None]
-    job = run.Job(name, "quick" if quick else (profile or "full"), variant, destroy_data,
+    job = run.Job(name, profile, variant, destroy_data,
                   int(parallel), tuple(word for pair in extra for word in pair))
     state = run.run(inv.hosts(names, inventory, devices), job, say, dry_run=dry_run)
     if not dry_run and any(entry["status"] != "done" for entry in state.values()):

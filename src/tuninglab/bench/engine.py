@@ -24,7 +24,7 @@ def run(say=print):
             estimate = estimates[profile]
             say(f"  {name:26} {profile:5} {human_seconds(estimate):>7}  {estimate / budget:.2f}")
     opts = runner.Options(profile="quick", data_dir=Path(tempfile.mkdtemp(prefix="bench-data-")))
-    plan, binary = preflight.prepare("doublewrite", opts)
+    plan, binary, _ = preflight.prepare_named("doublewrite", opts)
     m = plan.experiment.measure
     say("\ndoublewrite --quick for real (the template is built first and not counted):")
     template.ensure(plan, binary, say)

@@ -99,10 +99,11 @@ def _sitting(scratch: Path, control: str, recipe, say) -> dict:
         name = f"{control}-{'on' if on else 'off'}"
         opts = runner.Options(data_dir=scratch / "data", recipes_dir=recipes,
                               seed=len(out[on]) + 1)
-        plan, binary = preflight.prepare(name, opts)
+        prepared = preflight.prepare_named(name, opts)
+        plan, binary = prepared.plan, prepared.binary
         template.ensure(plan, binary, say)
         say(f"\n== {name} ({len(out[on]) + 1} of 2)")
-        out[on].append(json.loads(Path(runner.run(name, opts, say, (plan, binary))).read_text()))
+        out[on].append(json.loads(Path(runner.run(name, opts, say, prepared)).read_text()))
     return out
 
 

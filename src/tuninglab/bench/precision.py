@@ -58,11 +58,12 @@ def _measure(name, scratch: Path, say, recipes_dir=None):
     opts = runner.Options(profile="quick" if recipes_dir is None else "full",
                           data_dir=scratch / "data",
                           **({"recipes_dir": recipes_dir} if recipes_dir else {}))
-    plan, binary = preflight.prepare(name, opts)
+    prepared = preflight.prepare_named(name, opts)
+    plan, binary = prepared.plan, prepared.binary
     say(f"\n{name}: the template is built first and not counted")
     template.ensure(plan, binary, say)
     started = time.monotonic()
-    path = runner.run(name, opts, say, (plan, binary))
+    path = runner.run(name, opts, say, prepared)
     return json.loads(Path(path).read_text()), time.monotonic() - started
 
 

@@ -15,7 +15,7 @@ def run(say=print):
     """Setting up one sandboxed point: loop device, mkfs, mount, and the disk-bound template
     copied onto it (target: at most 5 s for a 2 GB sandbox), per filesystem."""
     require_root("the sandbox benchmark")
-    plan, binary = preflight.prepare("filesystems", runner.Options(profile="quick"))
+    plan, binary, _ = preflight.prepare_named("filesystems", runner.Options(profile="quick"))
     data = template.ensure(plan, binary, say)
     with workdir.held(files.default_workdir()) as wd:
         for fs in ("ext4", "xfs", "btrfs"):

@@ -35,7 +35,7 @@ def run(say=print):
         shutil.rmtree(scratch, ignore_errors=True)
     opts = runner.Options(profile="quick", repeats=1,
                           data_dir=Path(tempfile.mkdtemp(prefix="bench-data-")))
-    plan, binary = preflight.prepare("raid-chunk", opts)
+    plan, binary, _ = preflight.prepare_named("raid-chunk", opts)
     template.ensure(plan, binary, say)
     m = plan.experiment.measure
     started = time.monotonic()

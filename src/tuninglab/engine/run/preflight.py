@@ -4,6 +4,7 @@ every value of every point put to the server binary (which serves nothing to ans
 
 import os
 from pathlib import Path
+from typing import NamedTuple
 
 from tuninglab import units
 from tuninglab.engine.host import hostinfo
@@ -21,24 +22,37 @@ from tuninglab.engine.workloads import sysbench
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load
+from tuninglab.recipes.model import Recipe
 
 
-def prepare(name: str, opts):
+class Prepared(NamedTuple):
+    """A checked experiment, ready to run: its plan, the server binary and the real block
+    devices named for it (resolved and accepted), if any."""
+    plan: object
+    binary: object
+    devices: tuple = ()
+
+
+def prepare_named(name: str, opts) -> Prepared:
+    """prepare() for the recipe's main experiment or opts.variant, loaded from its file."""
+    return prepare(load(name, opts.recipes_dir, opts.variant), opts)
+
+
+def prepare(recipe: Recipe, opts) -> Prepared:
     """Everything that can fail on bad input, checked before anything runs."""
-    recipe = load(name, opts.recipes_dir, opts.variant)
     experiment = recipe.experiment(opts.profile, opts.repeats, opts.duration, opts.warmup,
                                    opts.precision, opts.budget)
     check_needs(recipe)
     plan = planner.build(experiment, opts.seed)
     stop_rule.check(plan)
-    opts.devices = check_devices(recipe, opts, plan.points)
+    devices = check_devices(recipe, opts, plan.points)
     binary = srv.find(opts.mysqld)
     sysbench.executable()
     check_options(recipe, experiment, binary, plan.points)
     check_allocators(recipe, plan.points)
     check_cpus(recipe, experiment, plan.points)
     check_lab_memory(recipe, plan.points)
-    return plan, binary
+    return Prepared(plan, binary, devices)
 
 
 def check_lab_memory(recipe, points, meminfo: str | None = None) -> None:

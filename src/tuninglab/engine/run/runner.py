@@ -18,13 +18,15 @@ from tuninglab.engine.run.repeat import measure_run
 from tuninglab.engine.run.resume import Saved
 from tuninglab.errors import Interrupted, UserError
 from tuninglab.recipes import plan as planner
-from tuninglab.recipes.load import load_all
+from tuninglab.recipes.load import load, load_all
 from tuninglab.results import document, regime, report
 from tuninglab.units import human_seconds
 
 
-@dataclass
+@dataclass(frozen=True)
 class Options:
+    """How to run an experiment, as the command that owns the run built it (cli.recipe_run,
+    lab.noise, the benchmarks); never changed once made."""
     profile: str = "full"
     repeats: int | None = None
     duration: float | None = None
@@ -46,17 +48,17 @@ class Options:
 def run_all(name: str, opts: Options, variant: str | None = None, say=print) -> list:
     """The recipe's main experiment and then each variant (or only the one named), each saved
     to its own result file. Every variant is checked before the first one starts."""
-    names = [variant] if variant is not None else \
-        [r.variant for r in load_all(name, opts.recipes_dir)]
-    chosen = [dataclasses.replace(opts, variant=v) for v in names]
-    prepared = [preflight.prepare(name, one) for one in chosen]
+    recipes = [load(name, opts.recipes_dir, variant)] if variant is not None else \
+        load_all(name, opts.recipes_dir)
+    chosen = [dataclasses.replace(opts, variant=r.variant) for r in recipes]
+    prepared = [preflight.prepare(r, one) for r, one in zip(recipes, chosen)]
     return [run(name, one, say, ready) for one, ready in zip(chosen, prepared)]
 
 
 def run(name: str, opts: Options, say=print, prepared=None) -> Path | None:
     """One experiment (the recipe's main one, or opts.variant); prepared: what
     preflight.prepare returned for it, when the caller has checked it already."""
-    plan, binary = prepared or preflight.prepare(name, opts)
+    plan, binary, devices = prepared or preflight.prepare_named(name, opts)
     wd = Path(opts.workdir or files.default_workdir()).resolve()
     plan = dynamic.settled(plan, wd, binary)
     saved = Saved(wd, plan, binary)
@@ -70,14 +72,14 @@ def run(name: str, opts: Options, say=print, prepared=None) -> Path | None:
         say(_expected_precision(plan, wd))
         for line in validity_lines(plan):
             say(line)
-        if opts.devices:
-            say(f"storage under test: {', '.join(opts.devices)}, erased by every run")
+        if devices:
+            say(f"storage under test: {', '.join(devices)}, erased by every run")
         if plan.experiment.recipe.in_lab_vm:
             say(_lab_vm_plan(plan, wd))
         say("dry run: nothing was started")
         return None
     with workdir.held(wd), signals_interrupt(), disk_errors(wd):
-        return _measure(plan, binary, wd, saved, opts, say)
+        return _measure(plan, binary, wd, saved, opts, devices, say)
 
 
 def _expected_precision(plan, wd: Path) -> str:
@@ -118,7 +120,7 @@ def pending(plan, doc) -> list:
     return [r for r in plan.runs if r.key not in done]
 
 
-def _measure(plan, binary, wd, saved, opts, say):
+def _measure(plan, binary, wd, saved, opts, devices, say):
     e = plan.experiment
     doc = saved.load(say)
     todo = pending(plan, doc)
@@ -131,7 +133,7 @@ def _measure(plan, binary, wd, saved, opts, say):
     leftovers.reap_stale_servers(wd)
     for line in leftovers.remove_stale_files(wd):
         say(line)
-    lab = _lab_vm(plan, binary, wd, say, opts.devices)
+    lab = _lab_vm(plan, binary, wd, say, devices)
     template_data = datadir.ensure(wd, binary, e.dataset, e.workload.threads, say)
     runs_dir = wd / "runs"
     runs_dir.mkdir(exist_ok=True)
@@ -139,7 +141,7 @@ def _measure(plan, binary, wd, saved, opts, say):
     if plan.switchback:
         try:
             fio = opts.baseline_seconds if any(r.repeat == 1 for r in todo) else 0
-            with switchback.Session(plan, binary, template_data, runs_dir, opts.devices,
+            with switchback.Session(plan, binary, template_data, runs_dir, devices,
                                     fio) as session:
                 doc = _document(doc, plan, binary, runs_dir, saved, opts, say)
                 _switchback(session, plan, doc, todo, saved, say)
@@ -165,7 +167,7 @@ def _measure(plan, binary, wd, saved, opts, say):
                 finished = measure_run(run_, binary, template_data, runs_dir,
                                        [disk] if disk else [], e, clock,
                                        opts.baseline_seconds if first_of_point else 0,
-                                       opts.devices)
+                                       devices)
             document.point(doc, run_.point.id)["runs"].append(finished)
             saved.save(doc)
             clock.end(finished)

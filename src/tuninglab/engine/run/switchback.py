@@ -245,75 +245,96 @@ def run_blocks(session, runs, experiment, disks, clock, on_round, offset: int = 
     steady_check: go on warming up while the load still trends, up to the recipe's
     warmup_bound (the outcome in session.warm_up); only after the recipe's own warm-up.
     Returns this session's per-second throughput."""
-    e, server, m = experiment, session.server, experiment.measure
-    measure.check_connections(server, e.workload.threads)
+    m = experiment.measure
+    measure.check_connections(session.server, experiment.workload.threads)
     warmup = m.warmup if warmup is None else warmup
     steady_check = steady_check and warmup == m.warmup and m.steady_window > 0
-    line = _Timeline()
+    blocks = _Blocks(session, runs, m, clock, on_round, offset, steady_check)
     if not steady_check:
-        line.fix(runs, warmup, m)
-    notes = server.log_notes()
-    meter = _Meter(session, disks)
-    state = {"intervals": [], "begin": None, "effective": None, "storage": {}, "round": [],
-             "started": None}
-    done = []
+        blocks.line.fix(runs, warmup, m)
+    blocks.notes = session.server.log_notes()
+    blocks.meter = _Meter(session, disks)
+    try:
+        blocks.run(experiment, disks, warmup)
+    finally:
+        blocks.meter.close()
+    return blocks.tps()
 
-    def switch(block):
-        clock.begin(block.run)
-        clock.phase(f"{block.run.point.value} block", m.settle + m.duration, block.switched_s)
-        state["effective"], state["storage"] = meter.switch(block.run)
-        state["started"] = document.now()
 
-    def warmed(t):
-        tps = [i.tps for i in state["intervals"]]
-        if line.blocks or not steady.ready(tps, m):
+class _Blocks:
+    """One sysbench load on the session's server, cut into blocks as its seconds come in:
+    each second is checked against the timeline (a block ends, a round ends, a setting is
+    switched, a block's measured seconds begin)."""
+
+    def __init__(self, session, runs, m, clock, on_round, offset: int, steady_check: bool):
+        self.session, self.runs, self.m, self.clock = session, runs, m, clock
+        self.on_round, self.offset, self.steady_check = on_round, offset, steady_check
+        self.line = _Timeline()
+        self.notes, self.meter = {}, None  # the server's log notes, the readings' source
+        self.intervals, self.round, self.done = [], [], []
+        self.begin, self.effective, self.storage, self.started = None, None, {}, None
+
+    def tps(self) -> list:
+        return [i.tps for i in self.intervals]
+
+    def run(self, experiment, disks, warmup: float) -> None:
+        m, server = self.m, self.session.server
+        blocks_s = len(self.runs) * int(m.settle + m.duration)
+        seconds = (m.warmup_bound if self.steady_check else int(warmup)) + blocks_s
+        command = measure.run_command(server.socket, experiment.workload, experiment.dataset,
+                                      seconds + 1)  # a second more: the last report
+        if warmup:
+            self.clock.phase("warm-up", warmup)
+        # no warm-up: the first block's settings from the start
+        if 0 in self.line.at["switched_s"]:
+            self.switch(self.line.at["switched_s"][0])
+        if 0 in self.line.settled:
+            self.begin = self.meter.reading()
+        with measure.sampling(server, disks) as sampler, \
+                pinning.pinned(server, pinning.cpus_for(m)):
+            sysbench.run(command, self.on_interval)
+        for record in self.done:  # the sampler's last samples may have come after on_round
+            _add_series(record, self.intervals, sampler.samples, self.offset)
+
+    def switch(self, block) -> None:
+        self.clock.begin(block.run)
+        self.clock.phase(f"{block.run.point.value} block", self.m.settle + self.m.duration,
+                         block.switched_s)
+        self.effective, self.storage = self.meter.switch(block.run)
+        self.started = document.now()
+
+    def warmed(self, t: int) -> None:
+        """Fix the blocks' seconds once the warm-up's load stops trending."""
+        tps = self.tps()
+        if self.line.blocks or not steady.ready(tps, self.m):
             return
-        line.fix(runs, t, m)
-        session.warm_up = {**steady.outcome(tps, m), "seconds": t}
-        clock.say(f"    warm-up: {_warm_up_text(session.warm_up)}")
+        self.line.fix(self.runs, t, self.m)
+        self.session.warm_up = {**steady.outcome(tps, self.m), "seconds": t}
+        self.clock.say(f"    warm-up: {_warm_up_text(self.session.warm_up)}")
 
-    def on_interval(interval):
-        state["intervals"].append(interval)
-        clock.tick(interval)
-        t = round(interval.t)
-        if steady_check:
-            warmed(t)
+    def on_interval(self, interval) -> None:
+        self.intervals.append(interval)
+        self.clock.tick(interval)
+        t, line = round(interval.t), self.line
+        if self.steady_check:
+            self.warmed(t)
         if t in line.at["last_s"]:
-            block = line.at["last_s"][t]
-            record = _record(block, state, meter.reading(), notes, offset)
-            clock.end(record)
-            state["round"].append(record)
-            done.append(record)
-            if t in line.round_ends:
-                on_round(state["round"], [i.tps for i in state["intervals"]])
-                state["round"] = []
+            self.end_block(line.at["last_s"][t], t)
         if t in line.at["switched_s"]:
-            switch(line.at["switched_s"][t])
+            self.switch(line.at["switched_s"][t])
         if t in line.settled:
-            state["begin"] = meter.reading()
-        if steady_check and line.blocks and t == line.end_s:
+            self.begin = self.meter.reading()
+        if self.steady_check and line.blocks and t == line.end_s:
             raise sysbench.Enough  # the load ran for the longest warm-up it might have needed
 
-    blocks_s = len(runs) * int(m.settle + m.duration)
-    seconds = (m.warmup_bound if steady_check else int(warmup)) + blocks_s
-    command = measure.run_command(server.socket, e.workload, e.dataset,
-                                  seconds + 1)  # a second more: the last report
-    try:
-        if warmup:
-            clock.phase("warm-up", warmup)
-        if 0 in line.at["switched_s"]:  # no warm-up: the first block's settings from the start
-            switch(line.at["switched_s"][0])
-        if 0 in line.settled:
-            state["begin"] = meter.reading()
-        cpus = pinning.cpus_for(m)
-        with measure.sampling(server, disks) as sampler, \
-                pinning.pinned(server, cpus):
-            sysbench.run(command, on_interval)
-        for record in done:  # the sampler's last samples may have come after on_round
-            _add_series(record, state["intervals"], sampler.samples, offset)
-    finally:
-        meter.close()
-    return [i.tps for i in state["intervals"]]
+    def end_block(self, block, t: int) -> None:
+        record = _record(block, self, self.meter.reading(), self.notes, self.offset)
+        self.clock.end(record)
+        self.round.append(record)
+        self.done.append(record)
+        if t in self.line.round_ends:
+            self.on_round(self.round, self.tps())
+            self.round = []
 
 
 def _warm_up_text(w: dict) -> str:
@@ -323,15 +344,15 @@ def _warm_up_text(w: dict) -> str:
             "order is balanced, so a drift widens the interval without favouring a point)")
 
 
-def _record(block, state, end: dict, notes: dict, offset: int) -> dict:
+def _record(block, blocks, end: dict, notes: dict, offset: int) -> dict:
     """One block as a run of the document: its summary over its measured seconds, its costs
     per transaction between its readings, its settings read back, where it lies."""
-    seconds = [i for i in state["intervals"] if block.first_s <= round(i.t) <= block.last_s]
+    seconds = [i for i in blocks.intervals if block.first_s <= round(i.t) <= block.last_s]
     if not seconds:
         raise UserError(f"sysbench reported none of the seconds {block.first_s} to "
                         f"{block.last_s} of block {block.run.key}")
     transactions = round(sum(i.tps for i in seconds))  # per-second rates over 1 s each
-    begin = state["begin"]
+    begin = blocks.begin
     disk = {d: disk_delta(end["disk"][d], begin["disk"][d]) for d in end["disk"]}
     summary = {"transactions": transactions,
                "tps": round(statistics.fmean(i.tps for i in seconds), 2),
@@ -342,12 +363,12 @@ def _record(block, state, end: dict, notes: dict, offset: int) -> dict:
     per_trx = cost.per_transaction(cost.delta(begin["cost"], end["cost"]), transactions)
     if per_trx:
         summary["cost"] = per_trx
-    return {"repeat": block.run.repeat, "order": block.run.index, "started": state["started"],
-            "finished": document.now(), "effective": state["effective"], "server_log": notes,
+    return {"repeat": block.run.repeat, "order": block.run.index, "started": blocks.started,
+            "finished": document.now(), "effective": blocks.effective, "server_log": notes,
             "summary": summary, "series": merge_series(seconds, []),
             "block": {"switched_s": block.switched_s + offset,
                       "first_s": block.first_s + offset, "last_s": block.last_s + offset},
-            **state["storage"]}
+            **blocks.storage}
 
 
 def _add_series(record: dict, intervals, samples, offset: int) -> None:

@@ -1,6 +1,6 @@
 """The [lab] table: the lab VM as a recipe boots it (kernel, disks' write cache, CPU topology,
-memory and swap), the values each key takes, and where each filesystem can be made. Standard
-library only, as the model: the guest's code imports it with the engine's."""
+memory and swap) and the values each key takes (which filesystems it makes: filesystems.py).
+Standard library only, as the model: the guest's code imports it with the engine's."""
 
 from tuninglab import units
 from tuninglab.recipes.reader import Reader
@@ -21,10 +21,6 @@ MITIGATIONS = ("auto", "off")
 DISK_CACHES = ("none", "writeback", "writethrough", "directsync", "unsafe")
 TOPOLOGIES = ("cores", "threads")
 LAB_MEMORY = ("512M", "16G")   # the guest's memory: below this the server does not start
-# The mkfs tools in the lab VM's image; JFS and ReiserFS 3 (the 2004 talk's) only with the
-# generic kernel flavour: the cloud and realtime ones have neither module.
-OLD_LAB_FILESYSTEMS = ("jfs", "reiserfs")
-LAB_FILESYSTEMS = ("ext4", "xfs", "ext3", "ext2") + OLD_LAB_FILESYSTEMS
 
 
 def image_name(kernel: str, kernel_from: str = "bookworm", zfs: bool = False) -> str:
@@ -64,24 +60,6 @@ def lab_problem(key: str, value: str) -> str | None:
     if key == "swap" and size and size < 16 << 20:
         return f"expected 0 (no swap) or a swap disk of at least 16M, got {value!r}"
     return None
-
-
-def check_filesystems(storage: tuple, lab: tuple, sweep, top: Reader) -> None:
-    """Each point's filesystem can be made where it runs: JFS and ReiserFS only in the lab VM
-    with the generic kernel; in the lab VM, only what its image has the tools for."""
-    swept = sweep.setting == "storage.filesystem"
-    names = sweep.values if swept else (dict(storage)["filesystem"],)
-    key = "sweep.values" if swept else "storage.filesystem"
-    kernels = sweep.values if sweep.setting == "lab.kernel" else (dict(lab).get("kernel"),)
-    for fs in names:
-        if lab and fs not in LAB_FILESYSTEMS:
-            top.fail(key, f"{fs!r}: the lab VM's image makes {', '.join(LAB_FILESYSTEMS)}")
-        if fs in OLD_LAB_FILESYSTEMS and not lab:
-            top.fail(key, f"{fs!r}: this host's kernel cannot be relied on to have {fs}: it is "
-                          'made in the lab VM (add [lab] with kernel = "amd64")')
-        if fs in OLD_LAB_FILESYSTEMS and set(kernels) != {"amd64"}:
-            top.fail(key, f"{fs!r}: only the generic kernel flavour has the {fs} module "
-                          '(expected lab.kernel = "amd64")')
 
 
 def check_lab_values(sweep, sweep_table: Reader) -> None:

@@ -1,6 +1,7 @@
 """recipes/<name>/recipe.toml -> frozen dataclasses, with errors that name the file and the key:
 finding the recipe files, reading them, merging each [variants.<name>] over the main experiment
-and building a Recipe from the parsed tables (tables.py).
+and building a Recipe from the parsed tables (tables.py, lab.py) once the checks across
+them (rules.py) pass.
 
 TOML, not YAML: YAML 1.1 reads MySQL's OFF as a boolean.
 """
@@ -12,22 +13,11 @@ from pathlib import Path
 
 from tuninglab import files
 from tuninglab.errors import UserError
-from tuninglab.recipes import regime
-from tuninglab.recipes.lab import LAB_DEFAULTS, check_filesystems, check_lab_values, parse_lab
-from tuninglab.recipes.model import (
-    LOGS,
-    NEEDS,
-    PLAIN_NAME,
-    VARIANT_KEYS,
-    Recipe,
-    check_warehouses,
-)
+from tuninglab.recipes import regime, rules
+from tuninglab.recipes.lab import parse_lab
+from tuninglab.recipes.model import NEEDS, PLAIN_NAME, VARIANT_KEYS, Recipe
 from tuninglab.recipes.reader import Reader
 from tuninglab.recipes.tables import (
-    check_arrays,
-    check_server_values,
-    check_workload_values,
-    check_zfs_values,
     parse_allocator,
     parse_dataset,
     parse_measure,
@@ -113,9 +103,25 @@ def _merged(base: dict, over: dict, whole=("workload",)) -> dict:
 
 
 def _build(data, path, raw, variant="") -> Recipe:
+    """Each table parsed alone, the rules across tables applied, the Recipe built."""
     top = Reader(path, data, f"variants.{variant}" if variant else "")
     top.only("title", "question", "topic", "needs", "dataset", "server", "workload", "sweep",
              "measure", "profiles", "storage", "raid", "lab", "zfs", "regime")
+    t = rules.apply(_parse(top))
+    return Recipe(
+        name=path.parent.name, path=path, sha256=hashlib.sha256(raw).hexdigest(),
+        text=raw.decode("utf-8"), title=top.get("title", str), question=top.get("question", str),
+        topic=top.get("topic", str, path.parent.name), needs=t.needs,
+        dataset=t.dataset, server_settings=parse_settings(top.table("server", False)),
+        workload=t.workload, sweep=t.sweep,
+        measure=parse_measure(top.table("measure"), t.workload.timed),
+        profiles=parse_profiles(top.table("profiles", False)), storage=t.storage, raid=t.raid,
+        lab=t.lab, zfs=t.zfs, variant=variant, regime=regime.parse(top, t.sweep.values),
+        allocator=t.allocator, cpus=t.cpus)
+
+
+def _parse(top: Reader) -> rules.Tables:
+    """The tables the rules look at, each parsed alone, in the order their errors come."""
     needs = top.get("needs", list, [])
     for need in needs:
         if not isinstance(need, str) or need not in NEEDS:
@@ -125,65 +131,10 @@ def _build(data, path, raw, variant="") -> Recipe:
     raid = parse_raid(raid_table)
     lab = parse_lab(top.table("lab")) if "lab" in top.data else ()
     zfs = parse_zfs(top.table("zfs")) if "zfs" in top.data else ()
-    if zfs and (storage or raid):
-        top.fail("zfs", "a ZFS pool is the storage itself: drop [storage] and [raid]")
-    if zfs:
-        storage = (("filesystem", "zfs"), ("size", dict(zfs)["size"]))
-    elif (raid or lab) and not storage:
-        storage = parse_storage(Reader(path, {"filesystem": "ext4"}, "storage"))
-    sweep = top.table("sweep")
-    parsed_sweep = parse_sweep(sweep)
-    swept = parsed_sweep.table
-    tables = {"storage": storage, "raid": raid, "lab": lab, "zfs": zfs}
-    if swept in tables and not tables[swept]:
-        sweep.fail("setting", f"a {swept}.* sweep needs a [{swept}] table")
-    if storage and "root" not in needs:
-        needs = list(needs) + ["root"]  # loop devices, mkfs and mount
+    sweep_table = top.table("sweep")
+    sweep = parse_sweep(sweep_table)
     workload = parse_workload(top.table("workload"))
-    if swept == "workload":
-        check_workload_values(parsed_sweep, workload, sweep)
-    if raid:
-        check_arrays(raid, parsed_sweep, raid_table, sweep)
-    if swept == "lab":
-        check_lab_values(parsed_sweep, sweep)
-    if zfs and (dict(lab).get("kernel_from") == "bookworm-backports"
-                or parsed_sweep.setting == "lab.kernel_from"):
-        top.fail("lab.kernel_from", "the ZFS image builds OpenZFS for bookworm's own kernel: "
-                                    "expected bookworm with [zfs]")
-    if swept == "zfs":
-        check_zfs_values(parsed_sweep, sweep)
     server = top.table("server", False)
-    allocator, cpus = parse_allocator(server), parse_server_cpus(server)
-    if swept == "server":
-        check_server_values(parsed_sweep, sweep)
-    if (raid or lab or zfs) and (allocator != "glibc" or cpus or swept == "server"):
-        top.fail(parsed_sweep.setting if swept == "server" else "server",
-                 "the lab VM's server keeps glibc's allocator and the VM's CPUs: allocators "
-                 "and CPU counts are measured on this host (no [raid], [lab] or [zfs])")
-    if parsed_sweep.setting == "storage.logs":
-        for value in parsed_sweep.values:
-            if value not in LOGS:
-                sweep.fail("values", f"{value!r}: expected one of {', '.join(LOGS)}")
-    if (raid or lab or zfs) and not workload.timed:
-        top.fail("workload.tool", "recipes in the lab VM measure sysbench workloads")
-    if (raid or lab or zfs) and (dict(storage).get("logs") == "separate"
-                                 or parsed_sweep.setting == "storage.logs"):
-        top.fail("storage.logs", "the lab VM keeps the redo log in the datadir")
-    if storage and not zfs:
-        check_filesystems(storage, lab or (raid and tuple(LAB_DEFAULTS.items())), parsed_sweep,
-                          top)
-    dataset = parse_dataset(top.table("dataset"))
-    check_warehouses(top, dataset, workload, parsed_sweep)
-    if not workload.timed and not storage:
-        top.fail("workload.tool", "a scan needs a [storage] table: its sandbox lets the page "
-                                  "cache be dropped before each scan")
-    return Recipe(
-        name=path.parent.name, path=path, sha256=hashlib.sha256(raw).hexdigest(),
-        text=raw.decode("utf-8"), title=top.get("title", str), question=top.get("question", str),
-        topic=top.get("topic", str, path.parent.name), needs=tuple(needs),
-        dataset=dataset, server_settings=parse_settings(server),
-        workload=workload, sweep=parsed_sweep,
-        measure=parse_measure(top.table("measure"), workload.timed),
-        profiles=parse_profiles(top.table("profiles", False)), storage=storage, raid=raid, lab=lab,
-        zfs=zfs, variant=variant, regime=regime.parse(top, parsed_sweep.values),
-        allocator=allocator, cpus=cpus)
+    return rules.Tables(top, sweep_table, raid_table, tuple(needs), storage, raid, lab, zfs,
+                        sweep, workload, parse_allocator(server), parse_server_cpus(server),
+                        parse_dataset(top.table("dataset")))

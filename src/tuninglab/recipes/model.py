@@ -15,6 +15,7 @@ from pathlib import Path
 from tuninglab import units
 from tuninglab.errors import UserError
 from tuninglab.recipes.lab import LAB_DEFAULTS, LAB_KEYS, image_name
+from tuninglab.recipes.raid import array_spec
 from tuninglab.recipes.reader import Reader
 from tuninglab.recipes.scripts import PROJECT_SCRIPTS
 from tuninglab.results.metrics import PRIMARY
@@ -34,7 +35,11 @@ SHAPES = {
 # with a 64M pool holds about 70 MiB more): a memory limit below the pool and this is refused.
 SERVER_MEMORY = "96M"
 NEEDS = {"root", "md", "zfs", "kvm"}
-TOOLS = ("sysbench", "scan", "tpcc")
+# The workload kinds ([workload] tool): a sysbench script (its own or the project's), one full
+# scan of every table, the project's TPC-C-like workload. results/ spells them too (its metrics'
+# PRIMARY, the schema): it sits below recipes/, so a unit test holds the two together.
+SYSBENCH, SCAN, TPCC = "sysbench", "scan", "tpcc"
+TOOLS = (SYSBENCH, SCAN, TPCC)
 SYSBENCH_SCRIPTS = {"oltp_read_only", "oltp_read_write", "oltp_write_only", "oltp_update_index",
                     "oltp_update_non_index", "oltp_insert", "oltp_delete", "oltp_point_select"}
 
@@ -50,8 +55,6 @@ STORAGE_KEYS = {"filesystem", "size", "mount_options", "mkfs_options", "schedule
 STORAGE_SWEEPABLE = {"filesystem", "mount_options", "scheduler", "read_ahead_kb", "logs"}
 # Where the redo log lives: in the datadir, or on a second sandbox of its own (logs_size).
 LOGS = ("same", "separate")
-# ext2 and ext3: the 2004 filesystems, which today's ext4 driver still mounts.
-FILESYSTEMS = ("ext4", "xfs", "btrfs", "ext3", "ext2")
 # An md RAID array under the filesystem: built natively or in the lab VM (lab/raid.py).
 RAID_KEYS = {"level", "chunk", "disks", "member_size", "state", "layout"}
 RAID_SWEEPABLE = {"level", "chunk", "disks", "state", "layout"}
@@ -91,13 +94,18 @@ DESIGNS = ("auto", "switchback", "restart")
 DATASET_KEYS = ("tables", "table_size", "buffer_pool_size", "memory_limit", "warehouses")
 
 
+def in_lab_vm(raid, lab, zfs) -> bool:
+    """A recipe with a [raid], [lab] or [zfs] table runs in the lab VM (engine/lab/vm.py)."""
+    return bool(raid or lab or zfs)
+
+
 @dataclass(frozen=True)
 class Dataset:
     shape: str
     tables: int
     table_size: int
     buffer_pool_size: str
-    warehouses: int | None = None   # the TPC-C-like scale W (tool = "tpcc"); None otherwise
+    warehouses: int | None = None   # the TPC-C-like scale W (tool = TPCC); None otherwise
     # The server's memory, page cache included (engine/server/memory.py); None: not capped
     memory_limit: str | None = None
 
@@ -115,7 +123,7 @@ class Dataset:
 
 @dataclass(frozen=True)
 class Workload:
-    tool: str
+    tool: str   # the kind: one of TOOLS
     script: str
     threads: int
     options: tuple = ()   # sorted (key, value) pairs of a project script's options
@@ -129,9 +137,17 @@ class Workload:
         return PRIMARY[self.tool]
 
     @property
+    def is_tpcc(self) -> bool:
+        return self.tool == TPCC
+
+    @property
+    def is_scan(self) -> bool:
+        return self.tool == SCAN
+
+    @property
     def timed(self) -> bool:
         """sysbench and tpcc run for a set time; a scan runs until the table is read."""
-        return self.tool != "scan"
+        return not self.is_scan
 
 
 @dataclass(frozen=True)
@@ -226,7 +242,7 @@ class Recipe:
 
     @property
     def in_lab_vm(self) -> bool:
-        return bool(self.raid or self.lab or self.zfs)
+        return in_lab_vm(self.raid, self.lab, self.zfs)
 
     @property
     def label(self) -> str:
@@ -261,10 +277,10 @@ class Recipe:
             key = "memory_limit" if "memory_limit" in over else "buffer_pool_size"
             where = f"profiles.{profile}.{key}" if key in over else "dataset.memory_limit"
             raise UserError(f"{self.path}: {where}: {problem}")
-        if "warehouses" in over and workload.tool != "tpcc":
+        if "warehouses" in over and not workload.is_tpcc:
             raise UserError(f"{self.path}: profiles.{profile}.warehouses: only a tpcc workload "
                             "loads warehouses")
-        if workload.tool == "tpcc":
+        if workload.is_tpcc:
             check_warehouses(Reader(self.path, {}, f"profiles.{profile}"), dataset, workload,
                               self.sweep)
         return Experiment(self, profile, dataset, workload, self.sweep, measure)
@@ -344,15 +360,6 @@ class Experiment:
         return array_spec(self._swept(self.recipe.raid, "raid", value))
 
 
-def array_spec(raid: dict) -> dict:
-    chunk = units.size_bytes(raid["chunk"])
-    if chunk % 1024:
-        raise ValueError(f"chunk {raid['chunk']!r} is not a whole number of KiB")
-    return {"level": str(raid["level"]), "chunk_kib": chunk // 1024,
-            "disks": int(raid["disks"]), "member_size": str(raid["member_size"]),
-            "state": str(raid["state"]), "layout": str(raid.get("layout", "n2"))}
-
-
 def _command_line_value(key, value):
     reader = Reader(f"--{key}", {key: value})
     reader.fail = lambda _key, expected: _raise(f"--{key}: {expected}")
@@ -369,7 +376,7 @@ def _raise(message):
 
 def check_warehouses(top: Reader, dataset: Dataset, workload: Workload, sweep: Sweep):
     """A tpcc workload's scale is [dataset] warehouses; no other workload has one."""
-    if workload.tool != "tpcc":
+    if not workload.is_tpcc:
         if dataset.warehouses is not None:
             top.fail("dataset.warehouses", 'only a tpcc workload loads warehouses (tool = "tpcc")')
         return

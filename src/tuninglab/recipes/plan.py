@@ -200,7 +200,7 @@ def switchback_obstacle(experiment) -> str | None:
         return "the redo log has a sandbox of its own per run (storage.logs = separate)"
     if not w.timed:
         return "a scan is timed once per run, not second by second"
-    if w.tool == "tpcc":
+    if w.is_tpcc:
         return ("the TPC-C-like workload counts its new-order transactions over a whole run, "
                 "not second by second")
     return None
@@ -253,7 +253,7 @@ def describe(plan: Plan, server_label: str, pending=None, template_cached=False,
         threads = ("the sweep's client threads" if e.sweep.setting == "workload.threads"
                    else f"{w.threads} threads")
         workload = (f"the TPC-C-like workload ({_active_text(w, d)}), {threads}"
-                    if w.tool == "tpcc" else f"sysbench {w.script}{''.join(fixed)}, {threads}")
+                    if w.is_tpcc else f"sysbench {w.script}{''.join(fixed)}, {threads}")
         warm = (f"at least {human_seconds(m.warmup)}, longer while its throughput still "
                 f"trends (at most {human_seconds(m.warmup_bound)})" if m.steady_window
                 else human_seconds(m.warmup))

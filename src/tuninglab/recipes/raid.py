@@ -3,6 +3,8 @@ lab VM's guest imports it."""
 
 from dataclasses import dataclass
 
+from tuninglab import units
+
 # Members each md level needs at least (RAID10 "near 2" works from 2 members). "1+0" and "0+1"
 # are nested arrays, the 2004 talk's two software RAID10s: RAID0 striped over RAID1 pairs, and
 # RAID1 mirroring two RAID0 halves.
@@ -25,6 +27,16 @@ class ArraySpec:
     member_size: str  # each member device, e.g. "1G"
     state: str = "normal"
     layout: str = "n2"   # RAID10 only
+
+
+def array_spec(raid: dict) -> dict:
+    """A [raid] table (or one point's, a value swept in) as ArraySpec's fields."""
+    chunk = units.size_bytes(raid["chunk"])
+    if chunk % 1024:
+        raise ValueError(f"chunk {raid['chunk']!r} is not a whole number of KiB")
+    return {"level": str(raid["level"]), "chunk_kib": chunk // 1024,
+            "disks": int(raid["disks"]), "member_size": str(raid["member_size"]),
+            "state": str(raid["state"]), "layout": str(raid.get("layout", "n2"))}
 
 
 def nested_arrays(spec: ArraySpec) -> list[tuple[str, list[int]]]:

@@ -24,12 +24,15 @@ def _commit_every(value):
     return f"expected statement, a whole number of statements >= 1 or 1s, got {value!r}"
 
 
+# The TPC-C-like workload's script (lua/tpcc.lua), which a tpcc workload runs: it is named
+# after the workload's kind (model.TPCC), and no sysbench workload may name it.
+TPCC_SCRIPT = "tpcc"
 # The project's own sysbench scripts (workloads/lua/<name>.lua): for each option of
 # [workload.options], what says a value is wrong (None if fine), and its default.
 PROJECT_SCRIPTS = {
     "insert_batch": {"commit": (_commit_every, "statement"),
                      "key": (_one_of("unique", "primary"), "unique")},
-    # The TPC-C-like workload (tool = "tpcc"): active_warehouses N > 0 keeps the transactions'
-    # home warehouses to 1..N, the small, CPU-bound shape; 0 uses all the dataset's.
-    "tpcc": {"active_warehouses": (_whole_number, "0")},
+    # The TPC-C-like workload: active_warehouses N > 0 keeps the transactions' home warehouses
+    # to 1..N, the small, CPU-bound shape; 0 uses all the dataset's.
+    TPCC_SCRIPT: {"active_warehouses": (_whole_number, "0")},
 }

@@ -1,16 +1,15 @@
 """One parser per TOML table of a recipe ([dataset], [server], [workload], [storage], [raid],
 [zfs], [sweep], [measure], [profiles]; [lab] in lab.py), each taking the table's Reader and
-returning its part of the Recipe, and the checks across tables: a sweep's values against the
-table it sweeps.
+returning its part of the Recipe, and the checks of a sweep's values against the table it
+sweeps, which rules.py applies with the other checks across tables.
 """
 
 from tuninglab import units
-from tuninglab.recipes.lab import OLD_LAB_FILESYSTEMS
+from tuninglab.recipes.filesystems import FILESYSTEMS
 from tuninglab.recipes.model import (
     ALLOCATORS,
     CPU_PLACEMENTS,
     DESIGNS,
-    FILESYSTEMS,
     LOGS,
     MAX_CPUS,
     MAX_REPEATS,
@@ -21,20 +20,23 @@ from tuninglab.recipes.model import (
     PROJECT_SCRIPTS,
     RAID_KEYS,
     RESERVED_OPTIONS,
+    SCAN,
     SHAPES,
     STORAGE_KEYS,
     SWEPT_TABLES,
+    SYSBENCH,
     SYSBENCH_SCRIPTS,
     TOOLS,
+    TPCC,
     ZFS_KEYS,
     Dataset,
     Measure,
     Sweep,
     Workload,
-    array_spec,
 )
-from tuninglab.recipes.raid import ArraySpec, problems
+from tuninglab.recipes.raid import ArraySpec, array_spec, problems
 from tuninglab.recipes.reader import Reader, option_name, option_value
+from tuninglab.recipes.scripts import TPCC_SCRIPT
 
 
 def parse_dataset(t: Reader) -> Dataset:
@@ -119,19 +121,19 @@ def parse_settings(t: Reader):
 
 
 def parse_workload(t: Reader) -> Workload:
-    tool = t.get("tool", str, "sysbench")
+    tool = t.get("tool", str, SYSBENCH)
     if tool not in TOOLS:
         t.fail("tool", f"expected one of {', '.join(TOOLS)}, got {tool!r}")
-    if tool == "scan":  # one full scan of every table, one query at a time, as in 2008
+    if tool == SCAN:  # one full scan of every table, one query at a time, as in 2008
         t.only("tool")
         return Workload(tool, "full-scan", 1)
-    if tool == "tpcc":  # the project's TPC-C-like script, its scale in [dataset] warehouses
+    if tool == TPCC:  # the project's TPC-C-like script, its scale in [dataset] warehouses
         t.only("tool", "threads", "options")
-        return Workload(tool, "tpcc", t.positive_int("threads", 4, MAX_THREADS),
-                        _script_options("tpcc", t.table("options", required=False)))
+        return Workload(tool, TPCC_SCRIPT, t.positive_int("threads", 4, MAX_THREADS),
+                        _script_options(TPCC_SCRIPT, t.table("options", required=False)))
     t.only("tool", "script", "threads", "options")
     script = t.get("script", str)
-    if script == "tpcc":
+    if script == TPCC_SCRIPT:
         t.fail("script", 'the TPC-C-like workload is its own tool: tool = "tpcc", no script')
     if script not in SYSBENCH_SCRIPTS and script not in PROJECT_SCRIPTS:
         known = sorted(SYSBENCH_SCRIPTS) + sorted(PROJECT_SCRIPTS)
@@ -193,9 +195,9 @@ def parse_storage(t: Reader) -> tuple:
            "logs": t.get("logs", str, "same"), "logs_size": t.size("logs_size", "1G")}
     if out["logs"] not in LOGS:
         t.fail("logs", f"expected one of {', '.join(LOGS)}, got {out['logs']!r}")
-    known = FILESYSTEMS + OLD_LAB_FILESYSTEMS
-    if out["filesystem"] not in known:
-        t.fail("filesystem", f"expected one of {', '.join(known)}, got {out['filesystem']!r}")
+    if out["filesystem"] not in FILESYSTEMS:
+        t.fail("filesystem", f"expected one of {', '.join(FILESYSTEMS)}, "
+                             f"got {out['filesystem']!r}")
     if not all(isinstance(o, str) for o in out["mkfs_options"]):
         t.fail("mkfs_options", "expected an array of strings")
     return tuple(out.items())

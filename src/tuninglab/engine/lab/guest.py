@@ -24,10 +24,12 @@ from tuninglab.engine.host.hostinfo import parse_cpu_list, parse_cpuinfo, parse_
 from tuninglab.engine.lab import raid, zfs
 from tuninglab.engine.lab.commands import run as checked
 from tuninglab.engine.lab.members import SWAP_SERIAL
+from tuninglab.recipes.filesystems import LAB_FILESYSTEMS
 from tuninglab.recipes.model import Dataset, Measure, Workload
 
 ARRAY = "/dev/md0"
 MOUNT = Path("/mnt/lab")
+# How the guest makes each filesystem the lab VM makes (recipes/filesystems.py says which).
 MKFS = {"ext4": ["mkfs.ext4", "-q", "-F"], "xfs": ["mkfs.xfs", "-q", "-f"],
         "ext3": ["mkfs.ext3", "-q", "-F"], "ext2": ["mkfs.ext2", "-q", "-F"],
         "jfs": ["mkfs.jfs", "-q"], "reiserfs": ["mkfs.reiserfs", "-q", "-f", "-f"]}
@@ -57,7 +59,7 @@ def main(job_dir: Path) -> int:
 
 
 def run(job: dict, job_dir: Path) -> dict:
-    # jfs and reiserfs: only the generic kernel flavour has them (recipes/lab.py).
+    # jfs and reiserfs: only the generic kernel flavour has them (recipes/filesystems.py).
     for module in ("md_mod", "raid0", "raid1", "raid10", "raid456", "xfs", "jfs", "reiserfs"):
         subprocess.run(["modprobe", module], check=False)
     members = devices_by_serial(job["members"])
@@ -221,8 +223,8 @@ def devices_by_serial(serials: list[str], sys_block: Path = Path("/sys/block")) 
 
 def make_filesystem(storage: dict, device: str) -> dict:
     fs = storage["filesystem"]
-    if fs not in MKFS:
-        raise RuntimeError(f"the lab VM makes {', '.join(MKFS)}, not {fs}")
+    if fs not in LAB_FILESYSTEMS:
+        raise RuntimeError(f"the lab VM makes {', '.join(LAB_FILESYSTEMS)}, not {fs}")
     subprocess.run(MKFS[fs] + list(storage.get("mkfs_options") or []) + [device], check=True,
                    capture_output=True)
     MOUNT.mkdir(parents=True, exist_ok=True)

@@ -32,7 +32,7 @@ def oltp(server, disks, workload, measure, dataset, clock, aside=(), extra=None)
     the summary, the per-second series and the IO totals of each disk (and of those aside,
     which are left out of the summary and series)."""
     check_connections(server, workload.threads)
-    if workload.tool == "tpcc":
+    if workload.is_tpcc:
         check_tpcc_dataset(server, dataset)
 
     def command(seconds):
@@ -61,7 +61,7 @@ def oltp(server, disks, workload, measure, dataset, clock, aside=(), extra=None)
     if warm_up:
         summary["warm_up"] = warm_up
     series = merge_series(measured.intervals, sampler.samples)
-    if workload.tool == "tpcc":
+    if workload.is_tpcc:
         summary.update(tpcc.summary(measured.text, measured.summary.get("total_time_s")
                                     or measure.duration))
         series.update(tpcc.series(measured.text, len(series["t"])))
@@ -92,7 +92,7 @@ def warm(command, measure, clock) -> dict | None:
 
 def run_command(socket, workload, dataset, seconds) -> list[str]:
     """The timed workload's command line: a sysbench script, or the TPC-C-like workload."""
-    if workload.tool == "tpcc":
+    if workload.is_tpcc:
         return tpcc.run_command(socket, dataset.warehouses, workload.threads, seconds,
                                 dict(workload.options).get("active_warehouses", 0))
     return sysbench.run_command(socket, workload.script, dataset.tables, dataset.table_size,

@@ -21,6 +21,7 @@ from tuninglab.engine.host.workdir import blame_full_disk, check_free, disk_erro
 from tuninglab.engine.workloads import sysbench, tpcc
 from tuninglab.errors import UserError
 from tuninglab.files import atomic_write_json
+from tuninglab.recipes.model import TPCC
 
 # Loading is not measured: make it fast and leave no redo or undo backlog in the copy.
 LOAD_SETTINGS = {"innodb_buffer_pool_size": "1G", "innodb_flush_log_at_trx_commit": "0",
@@ -32,7 +33,7 @@ WAREHOUSE_BYTES = 110 * 2**20  # on-disk bytes per TPC-C-like warehouse, rounded
 def identity(dataset) -> dict:
     """What a template holds, beyond the server's version."""
     if dataset.warehouses:
-        return {"warehouses": dataset.warehouses, "workload": "tpcc",
+        return {"warehouses": dataset.warehouses, "workload": TPCC,
                 "schema_version": tpcc.SCHEMA_VERSION}
     return {"tables": dataset.tables, "table_size": dataset.table_size,
             "workload": "sysbench-oltp"}

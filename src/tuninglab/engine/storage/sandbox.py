@@ -24,7 +24,10 @@ from tuninglab.engine.storage import guard
 from tuninglab.engine.host.ledger import Ledger
 from tuninglab.engine.host.workdir import check_free
 from tuninglab.errors import UserError
+from tuninglab.recipes.filesystems import HOST_FILESYSTEMS
 
+# How each filesystem a sandbox makes (recipes/filesystems.py says which) is made, and the
+# Debian package of its mkfs.
 MKFS = {"ext4": (["mkfs.ext4", "-q", "-F"], "e2fsprogs"),
         "xfs": (["mkfs.xfs", "-q", "-f"], "xfsprogs"),
         "btrfs": (["mkfs.btrfs", "-q", "-f"], "btrfs-progs"),
@@ -85,9 +88,9 @@ class Sandbox:
 
     def _build(self) -> None:
         s = self.spec
-        if s.filesystem not in MKFS:
+        if s.filesystem not in HOST_FILESYSTEMS:
             raise UserError(f"filesystem {s.filesystem!r} is not supported "
-                            f"(expected one of {', '.join(MKFS)})")
+                            f"(expected one of {', '.join(HOST_FILESYSTEMS)})")
         mkfs, package = MKFS[s.filesystem]
         if not have_tool(mkfs[0]):
             raise UserError(f"{mkfs[0]} not found: install it with `apt-get install {package}`")

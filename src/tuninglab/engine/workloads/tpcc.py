@@ -12,8 +12,9 @@ import re
 from dataclasses import asdict, dataclass
 
 from tuninglab.engine.workloads import sysbench
+from tuninglab.recipes.scripts import TPCC_SCRIPT
 
-SCRIPT = "tpcc"
+SCRIPT = TPCC_SCRIPT   # lua/tpcc.lua: a tpcc workload's script (Workload.script)
 DATABASE = "tpcc"
 CREATE_DATABASE = f"CREATE DATABASE IF NOT EXISTS {DATABASE}"
 SCHEMA_VERSION = 1   # SCHEMA_VERSION in lua/tpcc.lua: a dataset of another version is reloaded

@@ -182,8 +182,8 @@ def test_a_cost_claim_compares_the_cost():
 def test_an_inverted_claim_reads_the_comparison_the_other_way():
     v = cv.verdict_for(claim(0.8, invert=True), result(stats.FASTER, 1.25, 1.1, 1.4))
     assert v.kind == cv.REPRODUCED
-    assert v.ratio["ratio"] == pytest.approx(0.8)
-    assert (v.ratio["ci_low"], v.ratio["ci_high"]) == pytest.approx((1 / 1.4, 1 / 1.1))
+    assert v.ratio.ratio == pytest.approx(0.8)
+    assert (v.ratio.ci_low, v.ratio.ci_high) == pytest.approx((1 / 1.4, 1 / 1.1))
 
 
 def test_throughput_under_tcg_is_not_testable_but_a_cost_is():

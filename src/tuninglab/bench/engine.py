@@ -10,7 +10,7 @@ from tuninglab.bench import template
 from tuninglab.engine.run import preflight, runner
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import list_names, load_all
-from tuninglab.results import document, stats
+from tuninglab.results.result import Result
 from tuninglab.units import human_seconds
 
 
@@ -33,7 +33,7 @@ def run(say=print):
     wall = time.monotonic() - started
     doc = json.loads(Path(path).read_text())
     workload = len(plan.runs) * (m.warmup + m.duration)
-    base = stats.Summary(**document.point(doc, doc["sweep"]["baseline"])["stats"]["tps"])
+    base = Result(doc).baseline_point.summary("tps")
     say(f"wall time {wall:.1f}s, of which warm-up + measured {workload:.0f}s")
     say(f"harness overhead: {(wall - workload) / wall:.3f} of wall time (target <= 0.10)")
     say(f"quick profile time: {wall / 300:.2f} of the 5-minute budget (target <= 1.00)")

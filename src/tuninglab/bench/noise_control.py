@@ -23,7 +23,7 @@ from scipy.stats import t as student_t
 from tuninglab.bench import template
 from tuninglab import calibrate
 from tuninglab.engine.run import preflight, runner
-from tuninglab.results import document
+from tuninglab.results.result import Result
 
 SWITCHBACK_ROUNDS = 10   # per result; two results per condition
 RESTART_REPEATS = 3      # per point and result
@@ -110,8 +110,8 @@ def _sitting(scratch: Path, control: str, recipe, say) -> dict:
 def run_log_deviations(doc: dict) -> list[float]:
     """A restart A/A's runs (both points run the same) as deviations of their log throughput
     from the result's mean: sittings may differ in level, not in what is compared."""
-    name = document.metric(doc)
-    logs = [math.log(r["summary"][name]) for p in doc["points"] for r in p["runs"]]
+    result = Result(doc)
+    logs = [math.log(v) for p in result.points for v in p.values(result.metric)]
     mean = statistics.fmean(logs)
     return [v - mean for v in logs]
 
@@ -133,9 +133,8 @@ def verdict(p: float, ratio: float) -> str:
 
 
 def _level(docs: list[dict]) -> float:
-    name = document.metric(docs[0])
-    return statistics.median(r["summary"][name] for d in docs for p in d["points"]
-                             for r in p["runs"])
+    name = Result(docs[0]).metric
+    return statistics.median(v for d in docs for p in Result(d).points for v in p.values(name))
 
 
 def report_switchback(results: dict, say, title: str, labels: tuple) -> None:
@@ -155,8 +154,7 @@ def report_switchback(results: dict, say, title: str, labels: tuple) -> None:
 
 
 def _warm_ups(docs: list[dict]) -> str:
-    seconds = [d["switchback"]["warm_up"]["seconds"] for d in docs
-               if d.get("switchback", {}).get("warm_up")]
+    seconds = [w["seconds"] for w in (Result(d).warm_up for d in docs) if w]
     return f"; warm-ups {', '.join(f'{s} s' for s in seconds)}" if seconds else ""
 
 

@@ -13,8 +13,9 @@ from pathlib import Path
 from tuninglab.bench import template
 from tuninglab import calibrate
 from tuninglab.engine.run import preflight, runner
-from tuninglab.results import document, stats
+from tuninglab.results import stats
 from tuninglab.results.metrics import COST, METRICS
+from tuninglab.results.result import Point, Result
 from tuninglab.units import human_seconds
 
 # The switchback recipes, written to a scratch recipes directory: the shape, load and blocks
@@ -67,18 +68,17 @@ def _measure(name, scratch: Path, say, recipes_dir=None):
     return json.loads(Path(path).read_text()), time.monotonic() - started
 
 
-def _other(doc: dict) -> dict:
-    return next(p for p in doc["points"] if p["id"] != doc["sweep"]["baseline"])
+def _other(doc: dict) -> Point:
+    return next(p for p in Result(doc).points if not p.is_baseline)
 
 
 def _report_ab(doc, wall, say, what=None, target_pct="switchback_pct",
                target_s="switchback_s"):
     """An A/B's ratio, its half-width and its wall time as ratios to the design's targets."""
-    r = _other(doc)["stats"]["ratio"]
-    hw = stats.ratio_half_width_pct(r)
-    what = what or f"switchback A/B ({doc['recipe']['title']}, {doc['plan']['repeats']} rounds)"
-    say(f"{what}: ratio {r['ratio']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}], "
-        f"{r['verdict']}")
+    r, result = _other(doc).ratio, Result(doc)
+    hw = r.half_width_pct
+    what = what or f"switchback A/B ({result.title}, {result.repeats} rounds)"
+    say(f"{what}: {r.text(3, sep=', ', decided=False)}")
     say(f"  half-width {hw:.1f}%: {hw / TARGETS[target_pct]:.2f} of the "
         f"{TARGETS[target_pct]:g}% target; wall {human_seconds(wall)}: "
         f"{wall / TARGETS[target_s]:.2f} of {TARGETS[target_s] / 60:g} minutes")
@@ -89,10 +89,10 @@ def false_verdict_rate(doc: dict, rounds: int = TRIAL_ROUNDS, trials: int = TRIA
     """How often an A/A result's trials of `rounds` rounds are called faster or slower: each
     trial draws rounds at random from the result and, as both points run the same thing,
     swaps the two blocks of each round with even odds (the pairs stay pairs)."""
-    name = document.metric(doc)
-    base = {r["repeat"]: r["summary"][name] for r in document.point(
-        doc, doc["sweep"]["baseline"])["runs"]}
-    other = {r["repeat"]: r["summary"][name] for r in _other(doc)["runs"]}
+    result = Result(doc)
+    name = result.metric
+    base = {r["repeat"]: r["summary"][name] for r in result.baseline_point.runs}
+    other = {r["repeat"]: r["summary"][name] for r in _other(doc).runs}
     pairs = [(other[k], base[k]) for k in sorted(base) if k in other]
     if len(pairs) < rounds:
         raise ValueError(f"{len(pairs)} rounds, fewer than a trial's {rounds}")
@@ -105,26 +105,25 @@ def false_verdict_rate(doc: dict, rounds: int = TRIAL_ROUNDS, trials: int = TRIA
 
 
 def _report_aa(doc, wall, say):
-    r = _other(doc)["stats"]["ratio"]
-    hw = stats.ratio_half_width_pct(r)
+    r, result = _other(doc).ratio, Result(doc)
+    hw = r.half_width_pct
     rate = false_verdict_rate(doc)
-    say(f"switchback A/A ({doc['recipe']['title']}, {doc['plan']['repeats']} rounds, "
-        f"{human_seconds(wall)}): ratio {r['ratio']:.3f} [{r['ci_low']:.3f}, "
-        f"{r['ci_high']:.3f}], {r['verdict']}; half-width {hw:.1f}%")
+    say(f"switchback A/A ({result.title}, {result.repeats} rounds, {human_seconds(wall)}): "
+        f"{r.text(3, sep=', ', decided=False)}; half-width {hw:.1f}%")
     say(f"  called faster or slower in {rate:.1%} of {TRIALS} trials of {TRIAL_ROUNDS} rounds "
         f"drawn from it: {rate / TARGETS['false_verdicts']:.2f} of the 5% target")
 
 
 def _report_restart(doc, wall, say):
-    _report_ab(doc, wall, say, f"restart A/B (doublewrite --quick, {doc['plan']['repeats']} "
+    _report_ab(doc, wall, say, f"restart A/B (doublewrite --quick, {Result(doc).repeats} "
                "repeats)", "restart_pct", "restart_s")
 
 
 def _report_costs(doc, say):
     say("costs per transaction in the switchback A/B, half-width of each ratio (target 1%):")
-    cost = _other(doc)["stats"].get("cost", {})
+    other = _other(doc)
     for key in COST:
-        ratio = cost.get(key, {}).get("ratio")
-        if ratio and ratio.get("ci_low") is not None:
-            hw = stats.ratio_half_width_pct(ratio)
+        ratio = other.cost_ratio(key)
+        if ratio and ratio.ci_low is not None:
+            hw = ratio.half_width_pct
             say(f"  {METRICS[key].label:45} {hw:6.2f}%  {hw / TARGETS['cost_pct']:.2f}")

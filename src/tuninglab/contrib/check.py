@@ -23,6 +23,7 @@ from tuninglab.files import DATA_DIR
 from tuninglab.recipes.load import list_names, load_all, recipe_path
 from tuninglab.recipes.reader import Reader
 from tuninglab.results import document, stats
+from tuninglab.results.result import Result
 
 MAX_BYTES = 20_000_000          # a full run is ~1 MB; more is not a result
 MAX_TEXT = 2_000                # characters in any string of the document...
@@ -180,7 +181,7 @@ def check_recipe(doc: dict) -> list[str]:
     if name not in list_names():
         return [at("recipe/name", f"no recipe {name!r}: recipes/{name}/recipe.toml does not "
                                   "exist; expected a recipe in recipes/ (invoke recipe.list)")]
-    problems = check_variant(name, doc.get("variant", ""))
+    problems = check_variant(name, Result(doc).variant)
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
     if digest != sha:
         return problems + [at("recipe/sha256", f"{sha} is not the sha256 of recipe/text "
@@ -216,8 +217,9 @@ def check_smallest_effect(doc: dict) -> list[str]:
     an effect "equivalent"."""
     try:
         data = tomllib.loads(doc["recipe"]["text"])
+        variant = Result(doc).variant
         measure = {**data.get("measure", {}),
-                   **data.get("variants", {}).get(doc.get("variant", ""), {}).get("measure", {})}
+                   **data.get("variants", {}).get(variant, {}).get("measure", {})}
         named = Reader("recipe/text", measure, "measure").percent("smallest_effect", None)
     except (tomllib.TOMLDecodeError, UserError, AttributeError, TypeError):
         return []  # a text no version of the recipe has: check_recipe says so

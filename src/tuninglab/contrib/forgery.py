@@ -11,6 +11,7 @@ from tuninglab.contrib.jsonpaths import at, is_number
 from tuninglab.errors import UserError
 from tuninglab.recipes import regime
 from tuninglab.results import document
+from tuninglab.results.result import Result
 
 # A recomputation on another machine or Python may differ in the last digits, never more.
 REL_TOLERANCE = 1e-9
@@ -25,8 +26,9 @@ HOST_PREFIX = 8       # the characters of a host id that file names and the site
 def check_statistics(doc: dict) -> list[str]:
     """Each point's stats and trends, and the methods, as document.point_stats computes them
     from the runs: the site recomputes them, the terminal and older copies read them."""
-    ids = [p["id"] for p in doc["points"]]
-    if doc["sweep"]["baseline"] not in ids or len(set(ids)) != len(ids):
+    r = Result(doc)
+    ids = [p.id for p in r.points]
+    if r.baseline not in ids or len(set(ids)) != len(ids):
         return []  # check_points names the problem; there is nothing to compare with
     try:
         computed = document.point_stats(doc)
@@ -35,9 +37,9 @@ def check_statistics(doc: dict) -> list[str]:
                              "expected runs whose summaries hold the primary metric as a real "
                              "run measures it")]
     found = []
-    for i, (p, c) in enumerate(zip(doc["points"], computed)):
+    for i, (p, c) in enumerate(zip(r.points, computed)):
         for part in ("stats", "trends"):
-            found += differences(p.get(part, MISSING), c.get(part, MISSING),
+            found += differences(p.raw.get(part, MISSING), c.get(part, MISSING),
                                  ("points", i, part))
     methods = doc.get("methods") or {}
     for key, value in document.methods(doc).items():
@@ -87,7 +89,7 @@ def check_regime(doc: dict) -> list[str]:
     """The regime checks a result carries are those its recipe's text declares for it: a
     condition dropped or loosened in the file would turn "regime not reached" into a verdict."""
     try:
-        wanted = regime.declared(doc["recipe"]["text"], doc.get("variant", ""))
+        wanted = regime.declared(doc["recipe"]["text"], Result(doc).variant)
     except (UserError, tomllib.TOMLDecodeError, KeyError, TypeError, AttributeError):
         return []  # the recipe's own checks name a text that does not parse
     if (doc.get("regime") or []) == wanted:
@@ -110,7 +112,7 @@ def project_hosts(data_dir: Path, leave_out=()) -> dict[str, Path]:
         try:
             doc = json.loads(path.read_text())
             if isinstance(doc, dict) and "contribution" not in doc:
-                hosts.setdefault(str(doc["host"]["id"]), path)
+                hosts.setdefault(str(Result(doc).host_id), path)
         except (OSError, ValueError, KeyError, TypeError):
             continue  # a broken file is checked on its own; it names no host
     return hosts
@@ -122,7 +124,7 @@ def check_contribution(doc: dict, hosts: dict[str, Path]) -> list[str]:
     if "contribution" not in doc:
         return [at("contribution", "missing: a pull request adds contributed results only; "
                                    "expected a result prepared by invoke data.submit")]
-    host = doc["host"]["id"]
+    host = Result(doc).host_id
     for project_host, path in hosts.items():
         if host[:HOST_PREFIX] == project_host[:HOST_PREFIX]:
             return [at("host/id", f"{host} is (or begins as) the host of the project's own "

@@ -1,6 +1,8 @@
 """Walking a result document and naming a place in it as data.check's lines do: points/0/runs/1,
 (top) for the document itself."""
 
+from tuninglab.results.result import Result
+
 
 def walk(value, path=()):
     """(path, value) of every value in document order, iteratively: a deeply nested file must
@@ -16,8 +18,9 @@ def walk(value, path=()):
 
 
 def runs(doc: dict):
-    for i, point in enumerate(doc["points"]):
-        for j, run in enumerate(point["runs"]):
+    """(its path, the run) of every run of every point."""
+    for i, point in enumerate(Result(doc).points):
+        for j, run in enumerate(point.runs):
             yield ("points", i, "runs", j), run
 
 

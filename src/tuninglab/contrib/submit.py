@@ -26,6 +26,7 @@ from tuninglab.contrib import check
 from tuninglab.contrib.jsonpaths import walk
 from tuninglab.errors import UserError
 from tuninglab.results import document
+from tuninglab.results.result import Result
 
 MAX_DESCRIPTION = 500
 TOOL = "data.submit"
@@ -126,10 +127,11 @@ def write_new(doc: dict, data_dir: Path, replacing: Path | None = None) -> Path:
     untracked result being prepared in place) nor outside data_dir/<recipe>/ (a profile is
     free text: it could hold '/' or '..')."""
     target = document.final_path(doc, data_dir)
-    home = data_dir / doc["recipe"]["name"]
+    r = Result(doc)
+    home = data_dir / r.recipe
     if target.parent != home or not target.resolve().is_relative_to(data_dir.resolve()):
         raise UserError(f"refusing to write {target}: outside {home}/ (profile "
-                        f"{doc['profile']!r}); expected a file in data/<recipe>/")
+                        f"{r.profile!r}); expected a file in data/<recipe>/")
     if replacing and target.resolve() == replacing.resolve():
         tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
         tmp.write_text(json.dumps(doc, indent=1) + "\n")
@@ -233,10 +235,10 @@ def report(stripped: Counter, kept: list[str], secrets: int, keep_paths: bool, s
 
 def git_commands(doc: dict, target: Path, description) -> list[str]:
     """The commands that open the pull request, for the contributor to run."""
-    recipe = doc["recipe"]["name"]
+    r = Result(doc)
+    recipe = r.recipe
     branch = shlex.quote(f"result-{recipe}-{target.stem}")  # recipe, time, host id, profile
-    hardware = " ".join((description or doc["host"]["cpu_model"] or
-                         f"host {doc['host']['id'][:8]}").split())
+    hardware = " ".join((description or r.cpu_model or f"host {r.host_id[:8]}").split())
     return ["open the pull request (data.submit runs no git command):",
             f"  git checkout -b {branch}",
             f"  git add {shlex.quote(shown(target))}",

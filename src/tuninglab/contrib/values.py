@@ -7,6 +7,7 @@ from itertools import islice
 
 from tuninglab.contrib.jsonpaths import at, fmt, is_number, runs, walk
 from tuninglab.results import document
+from tuninglab.results.result import Result
 
 SAMPLE_SLACK = 2                # series samples more or fewer than plan/duration_s
 
@@ -46,7 +47,8 @@ def check_numbers(doc: dict) -> list[str]:
 def check_magnitudes(doc: dict) -> list[str]:
     """No measure beyond what a real machine could produce (BOUNDS): the runs' summaries and
     series, the device baseline the charts divide by, the host."""
-    parts = [(("device_baseline",), doc.get("device_baseline") or {}), (("host",), doc["host"])]
+    parts = [(("device_baseline",), doc.get("device_baseline") or {}),
+             (("host",), Result(doc).host)]
     parts += [((*run_path, part), run[part]) for run_path, run in runs(doc)
               for part in ("summary", "series")]
     problems = []
@@ -67,10 +69,11 @@ def bound_of(path: tuple) -> tuple[float, str]:
 
 
 def check_repeats(doc: dict) -> list[str]:
-    n = doc["plan"]["repeats"]
+    r = Result(doc)
+    n = r.repeats
     problems = []
-    for i, point in enumerate(doc["points"]):
-        got = sorted(run["repeat"] for run in point["runs"])
+    for i, point in enumerate(r.points):
+        got = sorted(run["repeat"] for run in point.runs)
         if len(got) == n and got == list(range(1, n + 1)):
             continue
         count = n - len({r for r in got if r <= n})
@@ -86,7 +89,7 @@ def check_repeats(doc: dict) -> list[str]:
 def check_series(doc: dict) -> list[str]:
     """One sample a second: every series as long as series/t, and about plan/duration_s of
     them (a scan is untimed: duration 0, no samples or a stray one)."""
-    duration = doc["plan"]["duration_s"]
+    duration = Result(doc).duration_s
     problems = []
     for run_path, run in runs(doc):
         series = run["series"]
@@ -104,13 +107,14 @@ def check_series(doc: dict) -> list[str]:
 
 def check_times(doc: dict) -> list[str]:
     """started <= each run's started <= its finished <= finished, and none in the future."""
-    if doc["finished"] is None:
+    r = Result(doc)
+    if r.finished is None:
         return [at("finished", "null; expected the time the run finished (only finished "
                                "results belong in data/)")]
     problems = []
     for run_path, run in runs(doc):
-        chain = [(("started",), doc["started"]), ((*run_path, "started"), run["started"]),
-                 ((*run_path, "finished"), run["finished"]), (("finished",), doc["finished"])]
+        chain = [(("started",), r.started), ((*run_path, "started"), run["started"]),
+                 ((*run_path, "finished"), run["finished"]), (("finished",), r.finished)]
         times = [document.parse_time(value) for _, value in chain]
         problems += [at(key, f"{value!r} is not a date-time with a time zone; expected one "
                              "like 2026-11-21T23:38:47+00:00")
@@ -125,11 +129,11 @@ def check_times(doc: dict) -> list[str]:
 
 def future_times(doc: dict) -> list[str]:
     """A result dated in the future would sort after every real one, forever."""
-    limit = now()
-    stamps = [(("started",), doc["started"]), (("finished",), doc["finished"])]
+    limit, r = now(), Result(doc)
+    stamps = [(("started",), r.started), (("finished",), r.finished)]
     stamps += [((*run_path, key), run[key]) for run_path, run in runs(doc)
                for key in ("started", "finished")]
-    stamps += [(("contribution", "submitted"), (doc.get("contribution") or {}).get("submitted"))]
+    stamps += [(("contribution", "submitted"), (r.contribution or {}).get("submitted"))]
     skew = document.CLOCK_SKEW.seconds // 60
     return [at(key, f"{value} is in the future (the checker's clock says "
                     f"{limit.isoformat(timespec='seconds')}); expected a time that has passed "
@@ -139,14 +143,14 @@ def future_times(doc: dict) -> list[str]:
 
 def check_points(doc: dict) -> list[str]:
     """Point ids are unique (runs and charts find points by id) and the baseline is one."""
-    problems, first = [], {}
-    for i, point in enumerate(doc["points"]):
-        if point["id"] in first:
-            problems.append(at(("points", i, "id"), f"{point['id']!r} is also points/"
-                                                    f"{first[point['id']]}/id; expected unique "
+    problems, first, r = [], {}, Result(doc)
+    for i, point in enumerate(r.points):
+        if point.id in first:
+            problems.append(at(("points", i, "id"), f"{point.id!r} is also points/"
+                                                    f"{first[point.id]}/id; expected unique "
                                                     "point ids"))
-        first.setdefault(point["id"], i)
-    baseline = doc["sweep"]["baseline"]
+        first.setdefault(point.id, i)
+    baseline = r.baseline
     if baseline not in first:
         problems.append(at("sweep/baseline", f"{baseline!r} is no point; expected one of: "
                                              f"{', '.join(map(repr, first))}"))

@@ -10,7 +10,8 @@ from pathlib import Path
 from tuninglab.contrib import check, submit
 from tuninglab.fleet.remote import HostError
 from tuninglab.results import document
-from tuninglab.results.report import table
+from tuninglab.results.report import ratio_cells, table
+from tuninglab.results.result import Result
 
 
 def results(remote, run_id: str, data_dir: Path, host_name: str) -> list[Path]:
@@ -69,14 +70,8 @@ def verdict_table(hosts, state: dict, data_dir: Path) -> str:
 
 
 def _file_rows(host_name: str, path: Path) -> list[list[str]]:
-    doc = json.loads(path.read_text())
-    experiment = doc["recipe"]["name"] + (f":{doc['variant']}" if doc.get("variant") else "")
-    base = doc["sweep"]["baseline"]
-    rows = []
-    for p in doc["points"]:
-        ratio = p.get("stats", {}).get("ratio") or {}
-        if p["id"] == base or ratio.get("ratio") is None:
-            continue
-        rows.append([host_name, experiment, p["id"], f"{ratio['ratio']:.3f}",
-                     f"{ratio['ci_low']:.3f} .. {ratio['ci_high']:.3f}", ratio["verdict"]])
-    return rows or [[host_name, experiment, "-", "-", "-", "no comparison"]]
+    r = Result(json.loads(path.read_text()))
+    rows = [[host_name, r.experiment, p.id, *ratio_cells(p.ratio, 3, grouped=False),
+             p.ratio.verdict]
+            for p in r.points if not p.is_baseline and p.ratio and p.ratio.ratio is not None]
+    return rows or [[host_name, r.experiment, "-", "-", "-", "no comparison"]]

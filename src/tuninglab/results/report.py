@@ -3,8 +3,9 @@
 import textwrap
 
 from tuninglab.results import document, regime, stats
-from tuninglab.results.document import metric, smallest_effect
 from tuninglab.results.metrics import COST, METRICS, decimals, ratio_decimals
+from tuninglab.results.result import Point, Ratio, Result
+from tuninglab.results.stats import Summary
 
 
 def _fmt(value, digits=1):
@@ -24,40 +25,50 @@ def table(rows: list[list[str]]) -> str:
 
 def results_table(doc: dict) -> str:
     """Median of the primary metric, its interval, the ratio to the baseline and the verdict."""
-    name, written_per_trx = metric(doc), METRICS["write_bytes_per_trx"]
+    r = Result.of(doc)
+    name, written_per_trx = r.metric, METRICS["write_bytes_per_trx"]
     rows = [["point", f"median {METRICS[name].short}", "95% CI", "ratio", "95% CI", "verdict",
              written_per_trx.short]]
-    for p in doc["points"]:
-        s, ratio = p["stats"][name], p["stats"]["ratio"]
-        written = p["stats"].get("write_bytes_per_trx")
-        row = [p["id"], _fmt(s["median"]), _interval(s["ci_low"], s["ci_high"])]
+    for p in r.points:
+        s, ratio = p.summary(name), p.ratio
+        written = p.summary("write_bytes_per_trx")
+        row = [p.id, _fmt(s.median), _interval(s.ci_low, s.ci_high)]
         if ratio is None:
             row += ["1 (baseline)", "", ""]
         else:
-            row += [_fmt(ratio["ratio"], 3), _interval(ratio["ci_low"], ratio["ci_high"], 3),
-                    verdict(ratio)]
-        row.append(_fmt(written["median"] * written_per_trx.scale if written else None))
+            row += ratio_cells(ratio, 3) + [verdict(ratio)]
+        row.append(_fmt(written.median * written_per_trx.scale if written else None))
         rows.append(row)
-    design = textwrap.fill(f"design: {document.design_text(doc)}", width=100)
-    return (design + "\n\n" + table(rows) + verdicts_legend(doc) + regime_table(doc)
-            + cost_tables(doc) + trends_table(doc))
+    design = textwrap.fill(f"design: {document.design_text(r.raw)}", width=100)
+    return (design + "\n\n" + table(rows) + verdicts_legend(r) + regime_table(r)
+            + cost_tables(r) + trends_table(r))
+
+
+def ratio_cells(ratio: Ratio, digits: int, grouped: bool = True) -> list[str]:
+    """A comparison's ratio and 95% interval, as two cells of a terminal table ("-" for a
+    number it has not); grouped: with thousands commas, as the report's other numbers."""
+    return [ratio.text(digits, mark="", with_interval=False, with_verdict=False,
+                       grouped=grouped),
+            ratio.text(digits, with_ratio=False, with_verdict=False, dots=True,
+                       grouped=grouped)]
 
 
 def regime_table(doc: dict) -> str:
     """The recipe's regime checks: each condition, and every point's value (the median over
     its runs) and whether it met the bound; and the memory the server was held to."""
+    r = Result.of(doc)
     lines = []
-    block = doc.get("memory")
+    block = r.memory
     if block:
         lines.append(f"memory: held to {block['limit_bytes'] // 2**20}M ({block['controller']})"
                      if block["capped"] else
                      f"memory: NOT capped ({block['reason']}): the OS may have cached the data")
-    found = regime.conditions(doc)
+    found = regime.conditions(r.raw)
     if found:
-        rows = [["regime check"] + [p["value"] for p in doc["points"]]]
+        rows = [["regime check"] + [p.value for p in r.points]]
         for i, c in enumerate(found):
             rows.append([textwrap.shorten(regime.describe(c), 90)]
-                        + [_check_cell(p, i) for p in doc["points"]])
+                        + [_check_cell(p.raw, i) for p in r.points])
         lines += [table(rows) + "\n" + textwrap.fill(
             'A comparison whose point or baseline missed a check says "regime not reached": '
             "it measured another situation than the question's.", width=100)]
@@ -71,20 +82,19 @@ def _check_cell(p: dict, i: int) -> str:
     return f"{regime.value_text(check)} {'ok' if check['ok'] else 'MISSED'}"
 
 
-def verdict(ratio: dict) -> str:
+def verdict(ratio: Ratio) -> str:
     """The verdict, and for an equivalence the 90% interval that decided it (the 95% one
     beside it may reach past the margin)."""
-    if ratio.get("verdict_kind") != stats.EQUIVALENT:
-        return ratio["verdict"]
-    return f"{ratio['verdict']} (90% CI {_interval(ratio['tost_low'], ratio['tost_high'], 3)})"
+    return ratio.text(with_ratio=False, with_interval=False, dots=True, grouped=True)
 
 
 def verdicts_legend(doc: dict) -> str:
     """What the verdicts mean, with this result's margin: "too noisy to tell" is not "no
     effect". Empty without a point to compare."""
-    if all(p["stats"]["ratio"] is None for p in doc["points"]):
+    r = Result.of(doc)
+    if all(p.ratio is None for p in r.points):
         return ""
-    margin = smallest_effect(doc)
+    margin = r.smallest_effect
     return "\n" + textwrap.fill(
         f"verdicts: faster or slower when the 95% CI excludes 1; {stats.equivalent_text(margin)}"
         f" when the 90% CI lies inside {1 / (1 + margin):.3f} .. {1 + margin:.3f} (two "
@@ -98,40 +108,38 @@ def cost_tables(doc: dict) -> str:
     results whose runs measured no cost. The 90% interval that decides an equivalence, which
     the throughput table shows beside the verdict, is left to the legend: within 100 columns
     there is no room for it."""
-    points = [p for p in doc["points"] if p["stats"].get("cost")]
+    r = Result.of(doc)
+    points = [p for p in r.points if p.costs]
     if not points:
         return ""
-    tables = [cost_table(p, p["id"] == doc["sweep"]["baseline"]) for p in points]
+    tables = [cost_table(p) for p in points]
     return ("\n\ncost per transaction (lower is cheaper; median of the repeats, 95% CI, ratio to "
-            "the baseline):\n\n" + "\n\n".join(tables) + cost_legend(doc))
+            "the baseline):\n\n" + "\n\n".join(tables) + cost_legend(r))
 
 
-def cost_table(p: dict, baseline: bool) -> str:
-    costs = p["stats"]["cost"]
-    rows = [["cost", "median", "95% CI"] + ([] if baseline else ["ratio", "95% CI", "verdict"])]
-    for key in (k for k in COST if k in costs):
-        m, c = METRICS[key], costs[key]
-        digits = decimals(c["median"] * m.scale)
-        row = [m.short, _fmt(c["median"] * m.scale, digits),
-               _interval(*_scaled(c, m.scale), digits)]
-        if not baseline:
-            ratio = c["ratio"]
-            digits = ratio_decimals(ratio["ratio"], 3)
-            row += [_fmt(ratio["ratio"], digits),
-                    _interval(ratio["ci_low"], ratio["ci_high"], digits), ratio["verdict"]]
+def cost_table(p: Point) -> str:
+    rows = [["cost", "median", "95% CI"] + ([] if p.is_baseline else ["ratio", "95% CI",
+                                                                     "verdict"])]
+    for key in (k for k in COST if k in p.costs):
+        m, c = METRICS[key], p.cost(key)
+        digits = decimals(c.median * m.scale)
+        row = [m.short, _fmt(c.median * m.scale, digits), _interval(*_scaled(c, m.scale), digits)]
+        if not p.is_baseline:
+            ratio = p.cost_ratio(key)
+            row += ratio_cells(ratio, ratio_decimals(ratio.ratio, 3)) + [ratio.verdict]
         rows.append(row)
-    return f"{p['id']}{' (baseline)' if baseline else ''}\n" + table(rows)
+    return f"{p.id}{' (baseline)' if p.is_baseline else ''}\n" + table(rows)
 
 
-def _scaled(summary: dict, scale: float) -> tuple:
-    low, high = summary["ci_low"], summary["ci_high"]
+def _scaled(summary: Summary, scale: float) -> tuple:
+    low, high = summary.ci_low, summary.ci_high
     return (None, None) if low is None else (low * scale, high * scale)
 
 
 def cost_legend(doc: dict) -> str:
     """The cost verdicts, with this result's margin: the table has no room for the 90%
     interval that decides an equivalence."""
-    margin = smallest_effect(doc)
+    margin = Result.of(doc).smallest_effect
     return "\n" + textwrap.fill(
         f"cost verdicts: less or more when the 95% CI excludes 1; "
         f"{stats.equivalent_text(margin)} when the 90% CI lies inside {1 / (1 + margin):.3f} .. "
@@ -142,16 +150,16 @@ def cost_legend(doc: dict) -> str:
 def trends_table(doc: dict) -> str:
     """What the per-second series show, per point (medians over the runs): purge keeping up or
     not, throughput dips, how full the redo log got. Empty for results without series."""
-    points = [p for p in doc["points"] if p.get("trends")]
+    points = [p for p in Result.of(doc).points if p.trends]
     if not points:
         return ""
     rows = [["point", "history list /s", "growing in", "history at end", "dips",
              "dip depth %", "near full redo", "redo fill max %"]]
     for p in points:
-        t = p["trends"]
+        t = p.trends
         growing = t["history_growing_runs"]
         fill = t["checkpoint_fill_max"]
-        rows.append([p["id"], _fmt(t["history_slope_per_s"], 2),
+        rows.append([p.id, _fmt(t["history_slope_per_s"], 2),
                      "-" if growing is None else f"{growing} of {t['runs']} runs",
                      _fmt(t["history_end"], 0), _fmt(t["dips"]), _fmt(t["dip_depth_pct"]),
                      _fmt(t["dips_near_capacity"], 0), _fmt(fill * 100 if fill else fill, 0)])

@@ -14,10 +14,10 @@ import textwrap
 from tuninglab.results import stats, timeseries
 from tuninglab.results.labels import setting_label, setting_title, setting_value
 from tuninglab.results.metrics import METRICS, axis_title, decimals
+from tuninglab.results.result import Point, Result
 from tuninglab.site.describe import (
     TICK_CHARS,
     baseline_text,
-    device,
     esc,
     host_description,
     host_name,
@@ -32,15 +32,15 @@ from tuninglab.site.result_files import latest_per_host
 DERIVED = {"checkpoint_fill_pct": timeseries.fill_pct}
 
 
-def _stat_for(point: dict, metric: str):
-    """The point's summary of a metric, computed from its runs' summaries."""
-    if metric in point["stats"]:
-        return point["stats"][metric]
-    values = [run["summary"].get(metric, run["summary"]["io"].get(metric))
-              for run in point["runs"]]
+def _stat_for(point: Point, metric: str) -> stats.Summary | None:
+    """The point's summary of a metric: stored, or computed from its runs' summaries."""
+    stored = point.summary(metric)
+    if stored is not None:
+        return stored
+    values = point.measured(metric)
     if not values or any(v is None for v in values):
         return None
-    return stats.summarize(values).to_dict()
+    return stats.summarize(values)
 
 
 # Metrics that can be divided by the host's device: (baseline field, per how many, unit). The
@@ -64,15 +64,15 @@ def results_bars(docs: list[dict], metric: str) -> dict:
     by it ("normalise": what the page's toggle swaps in), comparing the settings' effect
     rather than raw speed."""
     label, unit = METRICS[metric].label, METRICS[metric].unit
-    setting = docs[-1]["sweep"]["setting"] if docs else ""
+    setting = Result.of(docs[-1]).setting if docs else ""
     hover = _hovertemplate(setting, label, unit, ".1f")
     shown, others = split_hosts(latest_per_host(docs))
     names = [host_name(doc) for doc in shown]
     traces, normalised = [], []
     for doc, name in zip(shown, names):
         if names.count(name) > 1:  # two machines described alike: tell them apart
-            contributed = ", contributed" if doc.get("contribution") else ""
-            name = f"{name} ({doc['host']['id'][:8]}{contributed})"
+            r = Result.of(doc)
+            name = f"{name} ({r.host_id[:8]}{', contributed' if r.contributed else ''})"
         trace, divided = _host_trace(doc, esc(name), metric, hover)
         traces.append(trace)
         normalised.append(divided)
@@ -132,14 +132,14 @@ def _capital(text: str) -> str:
 def _workload_text(doc: dict) -> str:
     """The workload in a few words: "sysbench oltp_read_write, 4 threads" (without the
     threads where they are what the chart sweeps)."""
-    workload = doc.get("workload") or {}
-    tool, threads = workload.get("tool"), workload.get("threads")
-    if (doc.get("sweep") or {}).get("setting") == "workload.threads":
+    r = Result.of(doc)
+    tool, threads = r.tool, r.workload.get("threads")
+    if r.setting == "workload.threads":
         threads = None
     if tool == "scan":
         return "full table scan"
     what = "TPC-C-like workload" if tool == "tpcc" else \
-        shorten(f"{tool or 'sysbench'} {workload.get('script') or ''}".strip(), 40)
+        shorten(f"{tool or 'sysbench'} {r.workload.get('script') or ''}".strip(), 40)
     return what + (f", {threads} thread{'s' if threads != 1 else ''}" if threads else "")
 
 
@@ -190,8 +190,8 @@ def split_hosts(hosts: list[dict]) -> tuple[list[dict], list[dict]]:
     then the latest contributions up to MAX_HOSTS; both oldest first."""
     if len(hosts) <= MAX_HOSTS:
         return hosts, []
-    own = [d for d in hosts if not d.get("contribution")]
-    contributed = [d for d in hosts if d.get("contribution")]
+    own = [d for d in hosts if not Result.of(d).contributed]
+    contributed = [d for d in hosts if Result.of(d).contributed]
     room = max(MAX_HOSTS - len(own), 0)
     recent = contributed[len(contributed) - room:] if room else []
     keep = {id(d) for d in own + recent}
@@ -200,35 +200,35 @@ def split_hosts(hosts: list[dict]) -> tuple[list[dict], list[dict]]:
 
 def _host_trace(doc: dict, name: str, metric: str, hover: str) -> tuple[dict, list | None]:
     """One host's bars, and its [y, up, down] divided by its device (None: not normalisable)."""
-    scale = METRICS[metric].scale
+    scale, r = METRICS[metric].scale, Result.of(doc)
     # A disk-bound result without the memory model says so in every bar's hover, so that it
     # is never silently charted beside capped ones (the verdicts' table says it at length).
     about = "<br>".join(esc(text) for text in (
-        host_description(doc), software_text(doc), baseline_text(doc),
-        f"{doc['profile']} result of {doc['started'][:10]}",
-        *(["memory not capped: the OS may have cached the data"] if uncapped(doc) else []),
-        *([f"click for its file: {doc['_file']}"] if doc.get("_file") else [])))
+        host_description(r), software_text(r), baseline_text(r),
+        f"{r.profile} result of {r.date}",
+        *(["memory not capped: the OS may have cached the data"] if uncapped(r) else []),
+        *([f"click for its file: {r.file}"] if r.file else [])))
     xs, ys, up, down, verdicts = [], [], [], [], []
-    for point in doc["points"]:
+    for point in r.points:
         s = _stat_for(point, metric)
         if not s:
             continue
-        median = s["median"] * scale
-        xs.append(esc(point["value"]))
+        median = s.median * scale
+        xs.append(esc(point.value))
         ys.append(median)
-        up.append((s["ci_high"] * scale - median) if s["ci_high"] is not None else 0)
-        down.append((median - s["ci_low"] * scale) if s["ci_low"] is not None else 0)
+        up.append((s.ci_high * scale - median) if s.ci_high is not None else 0)
+        down.append((median - s.ci_low * scale) if s.ci_low is not None else 0)
         verdicts.append(esc(verdict_text(point)))
     # The host's text once per trace (meta), not once per bar.
     trace = {"type": "bar", "name": name, "x": xs, "y": ys,
              "error_y": {"type": "data", "array": up, "arrayminus": down, "visible": True},
              "customdata": verdicts, "meta": about, "hovertemplate": hover}
-    if doc.get("_file"):
-        trace["tl_file"] = esc(doc["_file"])  # charts.js opens it on a click on a bar
+    if r.file:
+        trace["tl_file"] = esc(r.file)  # charts.js opens it on a click on a bar
     divided = None
     if metric in NORMALISE:
         field, per, _ = NORMALISE[metric]
-        baseline = device(doc, field)
+        baseline = r.device(field)
         if baseline is not None:
             divided = [[v * per / baseline for v in values] for values in (ys, up, down)]
     return trace, divided
@@ -296,15 +296,16 @@ def _mode(values: list, title: str, hovertemplate: str) -> dict:
 def series_lines(doc: dict, metric: str) -> dict:
     """A per-second metric over the measured phase: the first repeat of every point."""
     label, unit = METRICS[metric].label, METRICS[metric].unit
-    scale, setting = METRICS[metric].scale, doc["sweep"]["setting"]
+    r = Result.of(doc)
+    scale, setting = METRICS[metric].scale, r.setting
     traces = []
-    for point in doc["points"]:
-        run = point["runs"][0]
+    for point in r.points:
+        run = point.runs[0]
         values = series_values(run["series"], metric)
         if values is None:
             continue
         traces.append({"type": "scatter", "mode": "lines",
-                       "name": esc(setting_value(setting, point["value"])),
+                       "name": esc(setting_value(setting, point.value)),
                        "x": run["series"]["t"],
                        "y": [None if v is None else v * scale for v in values]})
     flat = _flat(doc, metric, traces)
@@ -334,7 +335,7 @@ def _flat(doc: dict, metric: str, traces: list) -> str | None:
         return f"At most one second of {m.label} was sampled a run here: too few for a line."
     if len(drawn) > 1:
         return None
-    everywhere = {v * m.scale for point in doc["points"] for run in point["runs"]
+    everywhere = {v * m.scale for point in Result.of(doc).points for run in point.runs
                   for v in series_values(run.get("series") or {}, metric) or []
                   if v is not None}
     runs = "every run" if everywhere == drawn else "the first run at every setting"
@@ -359,13 +360,14 @@ IO_TRACES = (
 def io_bars(doc: dict) -> dict:
     """IO requests per transaction at the array and at its members, median over repeats: how
     the level and chunk size turn one page write into member IOs, on any storage."""
-    traces, setting = [], doc["sweep"]["setting"]
+    r = Result.of(doc)
+    traces, setting = [], r.setting
     for name, where, field in IO_TRACES:
         xs, ys = [], []
-        for point in doc["points"]:
-            values = [run["summary"].get(where, {}).get(field) for run in point["runs"]]
+        for point in r.points:
+            values = point.io(where, field)
             if values and all(v is not None for v in values):
-                xs.append(esc(point["value"]))
+                xs.append(esc(point.value))
                 ys.append(stats.summarize(values).median)
         if xs:
             traces.append({"type": "bar", "name": esc(name), "x": xs, "y": ys,

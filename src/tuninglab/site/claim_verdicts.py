@@ -18,7 +18,8 @@ claim's point with the recipe's baseline gives a ratio, its 95% interval and its
 import math
 from dataclasses import dataclass
 
-from tuninglab.results import document, stats
+from tuninglab.results import stats
+from tuninglab.results.result import Ratio, Result
 from tuninglab.site import describe, hostviews, result_files
 from tuninglab.site.claims_map import Claim
 
@@ -40,43 +41,24 @@ _DOWN = {stats.SLOWER, stats.LESS}
 class Verdict:
     kind: str             # one of KINDS
     text: str             # the kind, or its words with the margin ("equivalent within ±3%")
-    ratio: dict | None    # today's comparison, oriented as the claim reads (None: none)
+    ratio: Ratio | None   # today's comparison, oriented as the claim reads (None: none)
     doc: dict | None      # the result it comes from
     why: str = ""         # a reason, for not testable / not measured / regime not reached
 
 
-def flipped(ratio: dict) -> dict:
-    """The comparison the other way round: baseline against point."""
-    swap = {stats.FASTER: stats.SLOWER, stats.SLOWER: stats.FASTER, stats.MORE: stats.LESS,
-            stats.LESS: stats.MORE}
-    out = dict(ratio)
-
-    def inv(v):
-        return None if v is None or v == 0 else 1 / v
-    out["ratio"] = inv(ratio.get("ratio"))
-    out["ci_low"], out["ci_high"] = inv(ratio.get("ci_high")), inv(ratio.get("ci_low"))
-    out["tost_low"], out["tost_high"] = inv(ratio.get("tost_high")), inv(ratio.get("tost_low"))
-    kind = ratio.get("verdict_kind")
-    if kind in swap:
-        out["verdict_kind"] = out["verdict"] = swap[kind]
-    return out
-
-
-def _today(claim: Claim, doc: dict) -> tuple[dict | None, str]:
+def _today(claim: Claim, doc: dict) -> tuple[Ratio | None, str]:
     """(today's comparison as the claim reads it, or None with why)."""
-    p = next((p for p in doc["points"] if p["value"] == claim.point), None)
+    r = Result.of(doc)
+    p = next((p for p in r.points if p.value == claim.point), None)
     if p is None:
         return None, f"the result has no point {claim.point!r}"
-    metric = claim.metric or document.metric(doc)
-    if metric == document.metric(doc):
-        ratio = p["stats"].get("ratio")
-    else:
-        ratio = (p["stats"].get("cost", {}).get(metric) or {}).get("ratio")
+    metric = claim.metric or r.metric
+    ratio = p.ratio if metric == r.metric else p.cost_ratio(metric)
     if ratio is None:
         return None, f"the result did not measure {metric}"
-    if not p["stats"].get("regime", {}).get("reached", True):
-        ratio = {**ratio, "verdict": REGIME_NOT_REACHED, "verdict_kind": REGIME_NOT_REACHED}
-    return (flipped(ratio) if claim.invert else ratio), ""
+    if not p.regime_reached:
+        ratio = ratio.judged(REGIME_NOT_REACHED)
+    return (ratio.flipped() if claim.invert else ratio), ""
 
 
 def _functional_why(doc: dict) -> str:
@@ -93,13 +75,13 @@ def verdict_for(claim: Claim, doc: dict) -> Verdict:
     ratio, why = _today(claim, doc)
     if ratio is None:
         return Verdict(NOT_MEASURED, NOT_MEASURED, None, doc, why)
-    kind = ratio.get("verdict_kind")
+    kind = ratio.verdict_kind
     if kind == REGIME_NOT_REACHED:
         return Verdict(REGIME_NOT_REACHED, REGIME_NOT_REACHED, ratio, doc,
                        "the page's regime table says which check it missed")
     source = math.log(claim.source_ratio) if claim.source_ratio > 0 else 0.0
     if kind == stats.EQUIVALENT:
-        margin = document.smallest_effect(doc)
+        margin = Result.of(doc).smallest_effect
         if abs(source) <= math.log(1 + margin):
             return Verdict(REPRODUCED, REPRODUCED, ratio, doc)
         return Verdict(EQUIVALENT, stats.equivalent_text(margin), ratio, doc)
@@ -110,7 +92,7 @@ def verdict_for(claim: Claim, doc: dict) -> Verdict:
         same = (source > 0) == (today > 0)
         return Verdict(REPRODUCED if same else REVERSED, REPRODUCED if same else REVERSED,
                        ratio, doc)
-    said = ratio.get("verdict", "")  # "too few repeats", "no throughput to compare": why
+    said = ratio.verdict  # "too few repeats", "no throughput to compare": why
     return Verdict(TOO_NOISY, TOO_NOISY, ratio, doc, "" if said == TOO_NOISY else said)
 
 

@@ -11,7 +11,7 @@ import sys
 import unicodedata
 from functools import lru_cache
 
-from tuninglab.results import stats
+from tuninglab.results.result import Point, Ratio, Result
 
 
 @lru_cache(maxsize=1)
@@ -40,17 +40,16 @@ def esc(text) -> str:
 
 
 def series_name(doc: dict) -> str:
-    host = doc["host"]
-    server = doc["server"]
-    return esc(f"{host.get('cpu_model') or 'unknown CPU'} ({host['id'][:8]}), "
-               f"{server['flavor']} {server['version']}, {doc['profile']}, {doc['started'][:10]}")
+    r = Result.of(doc)
+    return esc(f"{r.cpu_model or 'unknown CPU'} ({r.host_id[:8]}), {r.server}, {r.profile}, "
+               f"{r.date}")
 
 
 # Texts below are plain (unescaped): callers escape them where they put them on the page.
 
-def _hardware(doc: dict) -> list[str]:
-    host = doc["host"]
-    parts = [host.get("cpu_model") or "unknown CPU"]
+def _hardware(r: Result) -> list[str]:
+    host = r.host
+    parts = [r.cpu_model or "unknown CPU"]
     if host.get("cores"):
         parts.append(f"{host['cores']} cores")
     if host.get("memory_bytes"):
@@ -61,10 +60,11 @@ def _hardware(doc: dict) -> list[str]:
 def host_description(doc: dict) -> str:
     """The machine a result ran on: CPU, cores, memory and virtualisation; for a lab VM
     result, the guest first (what the runs measured), then the host that ran it."""
-    virtualization = doc["host"].get("virtualization")
-    host = ", ".join(_hardware(doc) + ([f"virtualised ({virtualization})"]
-                                       if virtualization and virtualization != "none" else []))
-    guest = lab_text(doc)
+    r = Result.of(doc)
+    virtualization = r.host.get("virtualization")
+    host = ", ".join(_hardware(r) + ([f"virtualised ({virtualization})"]
+                                     if virtualization and virtualization != "none" else []))
+    guest = lab_text(r)
     return f"{guest}; on host {host}" if guest else host
 
 
@@ -75,7 +75,7 @@ def _values(labs: list[dict], key: str) -> list:
 def lab_text(doc: dict) -> str | None:
     """The lab VM its runs measured in: accelerator, CPU model, vCPUs and memory (older
     results did not record the guest's CPU model), or None for a result from the host."""
-    labs = lab_runs(doc)
+    labs = Result.of(doc).labs
     if not labs:
         return None
     parts = [f"lab VM ({'/'.join(a.upper() for a in _values(labs, 'accelerator'))})",
@@ -89,16 +89,12 @@ def lab_text(doc: dict) -> str | None:
     return ", ".join(parts)
 
 
-def server_text(doc: dict) -> str:
-    return f"{doc['server']['flavor']} {doc['server']['version']}"
-
-
 def software_text(doc: dict) -> str:
     """Server, sysbench and kernel: the lab VM guest's kernels for a result measured there."""
-    software = doc.get("software", {})
-    guest = ", ".join(_values(lab_runs(doc), "kernel"))
-    kernel = f"guest kernel {guest}" if guest else f"kernel {software.get('kernel') or '?'}"
-    return f"{server_text(doc)}, sysbench {software.get('sysbench') or '?'}, {kernel}"
+    r = Result.of(doc)
+    guest = ", ".join(_values(r.labs, "kernel"))
+    kernel = f"guest kernel {guest}" if guest else f"kernel {r.software.get('kernel') or '?'}"
+    return f"{r.server}, sysbench {r.software.get('sysbench') or '?'}, {kernel}"
 
 
 def shorten(text: str, limit: int = 60) -> str:
@@ -109,27 +105,22 @@ def shorten(text: str, limit: int = 60) -> str:
 def host_name(doc: dict) -> str:
     """A host's series name: the contributor's own description, else its hardware and server;
     after the name a fleet run's inventory gave it (fleet.run), if any."""
-    described = (doc.get("contribution") or {}).get("description")
-    named = (doc.get("fleet") or {}).get("host")
+    r = Result.of(doc)
+    named = r.fleet_host
     return shorten((f"{named}: " if named else "")
-                   + (described or ", ".join(_hardware(doc) + [server_text(doc)])))
+                   + (r.description or ", ".join(_hardware(r) + [r.server])))
 
 
 def uncapped(doc: dict) -> bool:
     """Whether a disk-bound result ran without the memory model (engine/server/memory.py): before it
     existed, or on a host that could not give it."""
-    return doc["dataset"].get("shape") == "disk-bound" and \
-        not (doc.get("memory") or {}).get("capped")
-
-
-def device(doc: dict, field: str) -> float | None:
-    """A device baseline measure of the result, None when it was not measured (or is 0)."""
-    value = (doc.get("device_baseline") or {}).get(field)
-    return value if isinstance(value, (int, float)) and value > 0 else None
+    r = Result.of(doc)
+    return r.shape == "disk-bound" and not (r.memory or {}).get("capped")
 
 
 def baseline_text(doc: dict) -> str:
-    fsync, iops = device(doc, "fsync_per_s"), device(doc, "randwrite_16k_iops")
+    r = Result.of(doc)
+    fsync, iops = r.device("fsync_per_s"), r.device("randwrite_16k_iops")
     if fsync is None:
         return "device baseline: fsync/s not measured, so throughput cannot be normalised"
     writes = "random 16K writes not measured" if iops is None else \
@@ -137,29 +128,11 @@ def baseline_text(doc: dict) -> str:
     return f"device baseline (fio): {fsync:,.0f} fsync/s, {writes}"
 
 
-def verdict_text(point: dict) -> str:
-    return ratio_text(point["stats"].get("ratio"))
-
-
-def ratio_text(ratio: dict | None, digits: int = 2) -> str:
-    """A comparison to the baseline in words (the throughput's or a cost's): the ratio, its
-    95% interval (to digits decimals) and the verdict; "baseline" for the baseline itself."""
-    if ratio is None:
-        return "baseline"
-    if ratio.get("ratio") is None:
-        return ratio.get("verdict", "")
-    low, high = ratio["ci_low"], ratio["ci_high"]
-    interval = f" [{low:.{digits}f}, {high:.{digits}f}]" if low is not None else ""
-    text = f"ratio {ratio['ratio']:.{digits}f}{interval}: {ratio['verdict']}"
-    if ratio.get("verdict_kind") == stats.EQUIVALENT:
-        # The 90% interval decided it; the 95% one shown first may reach past the margin.
-        text += f" (90% CI [{ratio['tost_low']:.3f}, {ratio['tost_high']:.3f}])"
-    return text
-
-
-def lab_runs(doc: dict) -> list[dict]:
-    """The lab VM's record of each run that ran in it (empty for a run on the host)."""
-    return [run["lab"] for p in doc["points"] for run in p["runs"] if "lab" in run]
+def verdict_text(point: dict | Point) -> str:
+    """A point's comparison to the baseline in words: the ratio, its 95% interval and the
+    verdict (Ratio.text); "baseline" for the baseline itself."""
+    ratio = point.ratio if isinstance(point, Point) else Ratio.of(point["stats"].get("ratio"))
+    return "baseline" if ratio is None else ratio.text()
 
 
 # Why a lab VM result shows a mechanism but not the hardware's speed: (the lab record's test,
@@ -172,7 +145,7 @@ FUNCTIONAL = ((lambda lab: lab["accelerator"] == "tcg",
 
 def functional_reasons(doc: dict, short: bool = False) -> list[str]:
     """Each reason a result is functional only (FUNCTIONAL), at length or in a few words."""
-    labs = lab_runs(doc)
+    labs = Result.of(doc).labs
     return [brief if short else long for test, long, brief in FUNCTIONAL
             if any(test(lab) for lab in labs)]
 

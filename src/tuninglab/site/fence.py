@@ -21,8 +21,8 @@ from tuninglab.errors import UserError
 from tuninglab.files import PROJECT_DIR
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load, load_all
-from tuninglab.results import document
-from tuninglab.site import charts, describe, historical, hostviews, result_files, result_tables
+from tuninglab.results.result import Result
+from tuninglab.site import charts, describe, historical, hostviews, result_files
 from tuninglab.units import human_seconds
 
 log = logging.getLogger("mkdocs.tuninglab")
@@ -71,37 +71,33 @@ def _chart(spec: dict) -> str:
             f'{html.escape(source["source"]["software"])}.</p>'
 
     if kind in ("results", "series", "io", "trends", "tpcc", "lab"):
-        name, variant = spec["recipe"], spec.get("variant", "")
-        load(name, variant=variant)  # unknown: an error, not "no data yet"
-        docs = result_files.results_for(name, variant)
-        if not docs:
-            return _no_data(name, variant)
-        doc = hostviews.shown_by_default(docs)
-        if kind == "results":
-            metric = spec.get("metric", document.metric(doc))
-            bars = embed(charts.results_bars(docs, metric))
-            if metric != document.metric(doc):
-                return bars
-            if describe.functional_only(doc) and "write_bytes_per_trx" in \
-                    doc["points"][0]["stats"]:
-                bars = _io_first(docs) + bars
-            view, body = "verdicts", (result_tables.verdicts(doc) + result_tables.validity(doc)
-                                      + result_tables.functional(doc))
-            return bars + _host_view(docs, doc, name, variant, view, body)
-        if kind == "io":
-            view, body = "io", embed(charts.io_bars(doc))
-        elif kind == "trends":
-            view, body = "trends", result_tables.trends(doc)
-        elif kind == "tpcc":
-            view, body = "tpcc", result_tables.tpcc(doc)
-        elif kind == "lab":
-            view, body = "lab", result_tables.lab_machine(doc)
-        else:
-            view, body = f"series:{spec['metric']}", embed(charts.series_lines(doc,
-                                                                                spec["metric"]))
-        return _host_view(docs, doc, name, variant, view, body)
+        return _result_chart(kind, spec)
     raise ValueError("kind must be results, series, io, trends, tpcc, lab, historical, claims or "
                      f"kernels, got {kind!r}")
+
+
+def _result_chart(kind: str, spec: dict) -> str:
+    """A chart or table of a recipe's results: the bars of every host (results), or one
+    host's view (hostviews.view) with a picker of the others."""
+    name, variant = spec["recipe"], spec.get("variant", "")
+    load(name, variant=variant)  # unknown: an error, not "no data yet"
+    docs = result_files.results_for(name, variant)
+    if not docs:
+        return _no_data(name, variant)
+    doc = hostviews.shown_by_default(docs)
+    r, bars = Result.of(doc), ""
+    if kind == "results":
+        metric = spec.get("metric", r.metric)
+        bars = embed(charts.results_bars(docs, metric))
+        if metric != r.metric:
+            return bars
+        if describe.functional_only(doc) and "write_bytes_per_trx" in r.points[0].stats:
+            bars = _io_first(docs) + bars
+    view = "verdicts" if kind == "results" else \
+        f"series:{spec['metric']}" if kind == "series" else kind
+    shown = hostviews.view(doc, view)
+    body = shown["html"] if "html" in shown else embed(shown["figure"])
+    return bars + _host_view(docs, doc, name, variant, view, body)
 
 
 def _io_first(docs: list[dict]) -> str:
@@ -180,9 +176,9 @@ def _reproduce_box(r, flags: str = "") -> str:
                           planner.profile_estimates(load_all(r.name),
                                                     template_cached=False).items())
     docs = result_files.results_for(r.name, variant=None)
-    last = docs[-1]["started"][:10] if docs else "never"
-    main = [d for d in docs if not d.get("variant")]
-    quick = not main or hostviews.shown_by_default(main)["profile"] == "quick"
+    last = Result.of(docs[-1]).date if docs else "never"
+    main = [d for d in docs if not Result.of(d).variant]
+    quick = not main or Result.of(hostviews.shown_by_default(main)).profile == "quick"
     command = " ".join(x for x in (f"invoke recipe {r.name}", "--quick" if quick else "",
                                    flags) if x)
     needs = ", ".join(r.needs) or "nothing beyond the setup (no root)"

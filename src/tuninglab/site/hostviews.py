@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 
 from tuninglab.results.metrics import METRICS
+from tuninglab.results.result import Result
 from tuninglab.site import charts, describe, result_files, result_tables
 
 DIR = "assets/hosts"
@@ -42,40 +43,59 @@ def shown_by_default(docs: list[dict]) -> dict:
     latest result is the project's own, so a contribution adds a host to pick rather than
     replacing the reference; when every host contributed, the newest."""
     hosts = result_files.latest_per_host(docs)
-    own = [doc for doc in hosts if not doc.get("contribution")]
+    own = [doc for doc in hosts if not Result.of(doc).contributed]
     return (own or hosts)[-1]
 
 
 def series_metrics(doc: dict) -> list[str]:
     """The charted metrics this result has a per-second series of (in its first repeats)."""
-    series = [p["runs"][0].get("series") or {} for p in doc["points"]]
+    series = [p.runs[0].get("series") or {} for p in Result.of(doc).points]
     return [m for m in METRICS
             if any(v is not None for s in series for v in charts.series_values(s, m) or [])]
 
 
+def verdicts_view(doc: dict) -> str:
+    """The verdicts' view: the verdicts, the regime and memory checks, and the "functional
+    only" label of a lab VM result."""
+    return (result_tables.verdicts(doc) + result_tables.validity(doc)
+            + result_tables.functional(doc))
+
+
+# The views that are tables, by name; "series:<metric>" and "io" are charts.
+TABLES = {"trends": result_tables.trends, "lab": result_tables.lab_machine,
+          "tpcc": result_tables.tpcc, "verdicts": verdicts_view}
+
+
+def view(doc: dict, name: str) -> dict:
+    """One one-host view of a result, as a page embeds it (fence) and a host's file holds
+    it: {"figure": ...} for "series:<metric>" and "io", {"html": ...} for the TABLES."""
+    if name.startswith("series:"):
+        return {"figure": charts.series_lines(doc, name.removeprefix("series:"))}
+    if name == "io":
+        return {"figure": charts.io_bars(doc)}
+    if name in TABLES:
+        return {"html": TABLES[name](doc)}
+    raise ValueError(f"no one-host view {name!r}")
+
+
 def views(doc: dict) -> dict:
-    """Every one-host view of a result: {"series:<metric>" | "io": {"figure": ...},
-    "trends" | "verdicts": {"html": ...}}."""
-    out = {f"series:{m}": {"figure": charts.series_lines(doc, m)} for m in series_metrics(doc)}
-    io = charts.io_bars(doc)
-    if io["data"]:
-        out["io"] = {"figure": io}
-    out["trends"] = {"html": result_tables.trends(doc)}
-    if describe.lab_runs(doc):
-        out["lab"] = {"html": result_tables.lab_machine(doc)}
-    if doc["workload"].get("tool") == "tpcc":
-        out["tpcc"] = {"html": result_tables.tpcc(doc)}
-    out["verdicts"] = {"html": result_tables.verdicts(doc) + result_tables.validity(doc)
-                                + result_tables.functional(doc)}
+    """Every one-host view of a result that has something to show (view): a series chart per
+    metric sampled, the IO chart where IO was counted, the trends, the lab VM's machine
+    where the runs ran in it, the TPC-C-like mix of that load, the verdicts."""
+    r = Result.of(doc)
+    names = [f"series:{m}" for m in series_metrics(r)] + ["io", "trends"] \
+        + ["lab"] * bool(r.labs) + ["tpcc"] * (r.tool == "tpcc") + ["verdicts"]
+    out = {name: view(doc, name) for name in names}
+    if not out["io"]["figure"]["data"]:
+        del out["io"]
     return out
 
 
 def index(docs: list[dict]) -> dict:
-    hosts = result_files.latest_per_host(docs)
+    hosts = [Result.of(d) for d in result_files.latest_per_host(docs)]
     return {"default": key(shown_by_default(docs)),
-            "hosts": [{"key": key(d), "name": describe.host_name(d),
-                       "started": d["started"][:10],
-                       "contributed": bool(d.get("contribution"))} for d in hosts]}
+            "hosts": [{"key": key(r.raw), "name": describe.host_name(r), "started": r.date,
+                       "contributed": r.contributed} for r in hosts]}
 
 
 def write(site_dir: Path, data_dir: Path) -> dict:
@@ -84,8 +104,8 @@ def write(site_dir: Path, data_dir: Path) -> dict:
     written, largest = 0, 0
     for directory in result_files.result_dirs(data_dir):
         docs = result_files.results_for(directory.name, variant=None, data_dir=data_dir)
-        for variant in sorted({d.get("variant", "") for d in docs}):
-            group = [d for d in docs if d.get("variant", "") == variant]
+        for variant in sorted({Result.of(d).variant for d in docs}):
+            group = [d for d in docs if Result.of(d).variant == variant]
             out = Path(site_dir) / group_path(directory.name, variant)
             out.mkdir(parents=True, exist_ok=True)
             _dump(out / "index.json", index(group))

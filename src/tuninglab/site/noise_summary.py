@@ -13,8 +13,10 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from tuninglab.results import document, stats
+from tuninglab.results import stats
 from tuninglab.results.metrics import METRICS
+from tuninglab.results.result import Point as ResultPoint
+from tuninglab.results.result import Result
 from tuninglab.site import result_files
 from tuninglab.site.describe import esc, lab_text
 from tuninglab.site.fence import embed
@@ -52,9 +54,9 @@ def cv(values: list[float]) -> float | None:
 
 def where(doc: dict) -> str:
     """A short name of the machine a result measured (plain text: escape it to show it)."""
-    host = doc["host"]
-    name = f"{host.get('cpu_model') or 'unknown CPU'}, {host['id'][:8]}"
-    if doc.get("contribution"):
+    r = Result.of(doc)
+    name = f"{r.cpu_model or 'unknown CPU'}, {r.host_id[:8]}"
+    if r.contributed:
         name += ", contributed"
     lab = lab_text(doc)
     return f"{lab.split(',')[0]} on {name}" if lab else name
@@ -77,20 +79,21 @@ def collect(data_dir: Path | None = None) -> Noise:
         for doc in result_files.results_for(directory.name, variant=None, data_dir=data_dir,
                                             listing=True):
             files += 1
-            if doc.get("invalid"):
+            r = Result.of(doc)
+            if r.invalid:
                 skipped[INVALID] += 1
             elif result_files.future(doc):
                 skipped[FUTURE] += 1
             else:
-                mine = [_point(directory.name, doc, p, skipped) for p in doc["points"]]
+                mine = [_point(directory.name, r, p, skipped) for p in r.points]
                 points += filter(None, mine)
                 used += any(mine)
     return Noise(points, skipped, files, used)
 
 
-def _point(recipe: str, doc: dict, p: dict, skipped: Counter) -> Point | None:
-    metric = document.metric(doc)
-    values = [run["summary"].get(metric) for run in p["runs"]]
+def _point(recipe: str, r: Result, p: ResultPoint, skipped: Counter) -> Point | None:
+    metric = r.metric
+    values = p.values(metric)
     reason = (FEW if len(values) < 2 else
               MISSING if not all(_number(v) for v in values) else
               NOTHING if cv(values) is None else None)
@@ -98,10 +101,9 @@ def _point(recipe: str, doc: dict, p: dict, skipped: Counter) -> Point | None:
         skipped[reason] += 1
         return None
     series = [[v for v in run.get("series", {}).get(metric) or [] if _number(v)]
-              for run in p["runs"]]
+              for run in p.runs]
     within = [c for c in map(cv, series) if c is not None]
-    return Point(recipe, doc.get("variant", ""), str(p["value"]), where(doc),
-                 doc["dataset"].get("shape") or "?", doc["plan"].get("design") or "restart",
+    return Point(recipe, r.variant, str(p.value), where(r), r.shape or "?", r.design,
                  metric, len(values), cv(values),
                  statistics.median(within) if within else None,
                  statistics.median(map(len, series)) if within else None)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from tuninglab import files
 from tuninglab.results import document
+from tuninglab.results.result import Result
 from tuninglab.site.describe import host_description, plain, shorten, software_text
 
 DATA_DIR = Path(os.environ.get("TUNINGLAB_DATA_DIR") or files.DATA_DIR)
@@ -105,18 +106,19 @@ def results_for(recipe: str, variant: str | None = "", data_dir: Path | None = N
         return []
     stamp = max((p.stat().st_mtime for p in directory.glob("*.json")), default=0)
     docs = _load_results(str(directory), stamp)
-    return [d for d in docs if (variant is None or d.get("variant", "") == variant)
-            and (listing or not (d.get("invalid") or future(d)))]
+    return [d for d in docs if (variant is None or Result.of(d).variant == variant)
+            and (listing or not (Result.of(d).invalid or future(d)))]
 
 
 def _started(doc: dict) -> dt.datetime:
-    return dt.datetime.fromisoformat(doc["started"])
+    return dt.datetime.fromisoformat(Result.of(doc).started)
 
 
 def host_key(doc: dict) -> tuple[str, bool]:
     """A host: its salted id, and whether the result is contributed. A contribution never
     replaces a project result, even one that carries (or forged) the project host's id."""
-    return doc["host"]["id"], bool(doc.get("contribution"))
+    r = Result.of(doc)
+    return r.host_id, r.contributed
 
 
 def latest_per_host(docs: list[dict]) -> list[dict]:
@@ -139,16 +141,16 @@ def by_kernel(data_dir: Path | None = None) -> list[dict]:
         for doc in results_for(directory.name, variant=None, data_dir=data_dir, listing=True):
             if future(doc):
                 continue
-            labs = [r["lab"] for p in doc["points"] for r in p["runs"] if "lab" in r]
+            r = Result.of(doc)
             kernels = {(lab.get("kernel", "?"), f"lab VM ({lab['accelerator']})")
-                       for lab in labs} or {(doc["software"]["kernel"], "host")}
+                       for lab in r.labs} or {(r.software["kernel"], "host")}
             for kernel, where in kernels:
                 group = groups.setdefault((kernel, where), {"kernel": kernel, "where": where,
                                                             "recipes": set(), "results": 0,
                                                             "latest": ""})
-                group["recipes"].add(doc["recipe"]["name"])
+                group["recipes"].add(r.recipe)
                 group["results"] += 1
-                group["latest"] = max(group["latest"], doc["started"][:10])
+                group["latest"] = max(group["latest"], r.date)
     return [{**g, "recipes": sorted(g["recipes"])}
             for _, g in sorted(groups.items(), key=lambda kv: kv[0])]
 
@@ -186,15 +188,15 @@ def results_index(data_dir: Path | None = None) -> list[dict]:
     for directory in result_dirs(data_dir):
         for doc in sorted(results_for(directory.name, variant=None, data_dir=data_dir,
                                       listing=True), key=_started, reverse=True):
-            contribution = doc.get("contribution")
+            r = Result.of(doc)
+            contribution = r.contribution
             rows.append({
-                "recipe": directory.name, "variant": doc.get("variant", ""), "file": doc["_file"],
-                "profile": doc["profile"], "started": doc["started"][:16].replace("T", " "),
-                "host": f"{shorten(host_description(doc), 200)}; id {doc['host']['id'][:8]}",
-                "software": software_text(doc),
+                "recipe": directory.name, "variant": r.variant, "file": r.file,
+                "profile": r.profile, "started": r.started[:16].replace("T", " "),
+                "host": f"{shorten(host_description(r), 200)}; id {r.host_id[:8]}",
+                "software": software_text(r),
                 "contributed": contribution is not None,
                 "submitted": str((contribution or {}).get("submitted", ""))[:10],
-                "description": shorten((contribution or {}).get("description", ""), 200),
-                "invalid": shorten("; ".join([*doc.get("invalid", []),
-                                              *filter(None, [future(doc)])]), 300)})
+                "description": shorten(r.description or "", 200),
+                "invalid": shorten("; ".join([*r.invalid, *filter(None, [future(doc)])]), 300)})
     return sorted(rows, key=lambda r: (r["recipe"], r["variant"]))  # stable: newest first

@@ -13,6 +13,7 @@ import statistics
 
 from tuninglab.results import document, regime, stats, timeseries
 from tuninglab.results.metrics import COST, METRICS, decimals, ratio_decimals
+from tuninglab.results.result import Point, Result
 from tuninglab.site import describe
 
 # Where the guide explains once what a functional result can and cannot say: the RAID page,
@@ -56,38 +57,38 @@ def _table(classes: str, heads: list[str], rows: list[list[str]],
 def verdicts(doc: dict) -> str:
     """The latest result in words: median, interval, ratio, verdict per point, and below it
     what a transaction cost (costs; nothing for a result whose runs measured no cost)."""
-    rows = []
-    name = document.metric(doc)
-    for p in doc["points"]:
-        s, ratio = p["stats"][name], p["stats"]["ratio"]
-        interval = "" if s["ci_low"] is None else f"{s['ci_low']:,.0f} to {s['ci_high']:,.0f}"
-        verdict = "baseline" if ratio is None else describe.verdict_text(p)
-        rows.append([_breakable(p["value"]), f"{s['median']:,.0f}", interval,
-                     html.escape(verdict)])
-    host = describe.series_name(doc)
+    rows, r = [], Result.of(doc)
+    name = r.metric
+    for p in r.points:
+        s = p.summary(name)
+        interval = "" if s.ci_low is None else f"{s.ci_low:,.0f} to {s.ci_high:,.0f}"
+        rows.append([_breakable(p.value), f"{s.median:,.0f}", interval,
+                     html.escape(describe.verdict_text(p))])
+    host = describe.series_name(r)
     median = f"median {METRICS[name].short}"
     return (_table("tl-verdicts", ["setting", median, "95% CI",
                                    "ratio to baseline, 95% CI: verdict"], rows,
                    ["setting", median, "95% CI", "verdict"])
             + f"<p class='tl-caption'>Latest result: "
-            f"{host}. Design: {html.escape(document.design_text(doc))}; method: "
-            f"{html.escape(doc['methods']['ratio'])}.</p>" + costs(doc))
+            f"{host}. Design: {html.escape(document.design_text(r.raw))}; method: "
+            f"{html.escape(r.methods['ratio'])}.</p>" + costs(r))
 
 
 def validity(doc: dict) -> str:
     """Whether the latest result ran in the regime its question is about: the memory its
     server was held to, and each of the recipe's regime checks with every point's value (as
     computed from the runs on load). Empty for a result that declares neither."""
-    memory = memory_text(doc)
-    found = regime.conditions(doc)
+    r = Result.of(doc)
+    memory = memory_text(r)
+    found = regime.conditions(r.raw)
     if not memory and not found:
         return ""
     parts = [f"<p class='tl-caption tl-memory'>{html.escape(memory)}</p>"] if memory else []
     if found:
         rows = [[html.escape(regime.describe(c))]
-                + [_regime_cell(p, i, c["unit"]) for p in doc["points"]]
+                + [_regime_cell(p.raw, i, c["unit"]) for p in r.points]
                 for i, c in enumerate(found)]
-        heads = ["regime check"] + [p["value"] for p in doc["points"]]
+        heads = ["regime check"] + [p.value for p in r.points]
         parts.append(_table("tl-verdicts tl-regime", heads, rows)
                      + "<p class='tl-caption'>Regime checks of the latest result: each point's "
                      "value (the median over its runs) and whether it met the bound. A "
@@ -106,7 +107,7 @@ def _regime_cell(p: dict, i: int, unit: str) -> str:
 
 def memory_text(doc: dict) -> str:
     """The memory model of a result in a sentence ("" for a CPU-bound one, which has none)."""
-    block = doc.get("memory")
+    block = Result.of(doc).memory
     if block and block["capped"]:
         return (f"Memory: the server, page cache included, was held to "
                 f"{block['limit_bytes'] // 2**20} MiB ({block['controller']}), so neither its "
@@ -127,43 +128,46 @@ def costs(doc: dict) -> str:
     """What a transaction cost at each point: per cost the runs measured, its median and 95%
     interval and, beside the baseline, the ratio, its interval and the verdict (less, more,
     ...). Empty when no point has costs: such a result's page stays as it was."""
-    keys = [k for k in COST if any(k in p["stats"].get("cost", {}) for p in doc["points"])]
+    r = Result.of(doc)
+    keys = [k for k in COST if any(k in p.costs for p in r.points)]
     if not keys:
         return ""
-    heads = ["cost"] + [p["value"] for p in doc["points"]]
+    heads = ["cost"] + [p.value for p in r.points]
     rows = [[html.escape(METRICS[k].label)]  # the units are in the cells
-            + [_cost_cell(p["stats"].get("cost", {}).get(k), k) for p in doc["points"]]
-            for k in keys]
+            + [_cost_cell(p, k) for p in r.points] for k in keys]
     # Past MANY points a column is too narrow for the theme's type: smaller, tighter cells.
-    many = " tl-many" if len(doc["points"]) > MANY else ""
+    many = " tl-many" if len(r.points) > MANY else ""
     return (_table("tl-verdicts tl-costs" + many, heads, rows) + "<p class='tl-caption'>Cost "
             "per transaction in the latest result, lower being cheaper: the median over the "
             "runs with its 95% CI, and the ratio to the baseline with its 95% CI and verdict. "
-            f"Method: {html.escape(doc['methods'].get('cost', stats.COST_METHOD))}.</p>")
+            f"Method: {html.escape(r.methods.get('cost', stats.COST_METHOD))}.</p>")
 
 
-def _cost_cell(cost: dict | None, key: str) -> str:
+def _cost_cell(p: Point, key: str) -> str:
     """One cost of one point: '0.812 ms (0.790 to 0.835)' over 'ratio 0.91 [0.88, 0.94]:
     less'."""
+    cost = p.cost(key)
     if cost is None:  # not measured in every run of this point or of the baseline
         return "-"
     metric = METRICS[key]
-    digits = decimals(cost["median"] * metric.scale)
-    shown = f"{cost['median'] * metric.scale:,.{digits}f} {metric.unit}"
-    if cost["ci_low"] is not None:
-        shown += (f" ({cost['ci_low'] * metric.scale:,.{digits}f} to "
-                  f"{cost['ci_high'] * metric.scale:,.{digits}f})")
-    ratio = cost["ratio"]
-    digits = ratio_decimals(ratio and ratio["ratio"], 2)  # 2 as the throughput's ratio
-    return f"{html.escape(shown)}<br>{html.escape(describe.ratio_text(ratio, digits))}"
+    digits = decimals(cost.median * metric.scale)
+    shown = f"{cost.median * metric.scale:,.{digits}f} {metric.unit}"
+    if cost.ci_low is not None:
+        shown += (f" ({cost.ci_low * metric.scale:,.{digits}f} to "
+                  f"{cost.ci_high * metric.scale:,.{digits}f})")
+    ratio = p.cost_ratio(key)
+    if ratio is None:  # the baseline
+        return f"{html.escape(shown)}<br>baseline"
+    digits = ratio_decimals(ratio.ratio, 2)  # 2 as the throughput's ratio
+    return f"{html.escape(shown)}<br>{html.escape(ratio.text(digits))}"
 
 
 def trends(doc: dict) -> str:
     """What the latest result's per-second series show, point by point (computed from the
     series on the page, so a contributed file cannot claim trends its series do not show)."""
     rows = []
-    for p in doc["points"]:
-        t = timeseries.point_trends(p["runs"])
+    for p in Result.of(doc).points:
+        t = timeseries.point_trends(p.runs)
         if t is None:
             continue
         slope, growing = t["history_slope_per_s"], t["history_growing_runs"]
@@ -172,7 +176,7 @@ def trends(doc: dict) -> str:
             f"{t['history_end']:,.0f} at the end")
         fill = t["checkpoint_fill_max"]
         dips = "-" if t["dips"] is None else f"{t['dips']:g} (deepest {t['dip_depth_pct']:g}%)"
-        rows.append([_breakable(p["value"]), history, dips,
+        rows.append([_breakable(p.value), history, dips,
                      "-" if fill is None else f"{100 * fill:.0f}%"])
     heads = ["setting", "history list length: slope, runs where it kept growing, last value",
              "throughput dips below half the median (median per run)",
@@ -200,16 +204,13 @@ def lab_machine(doc: dict) -> str:
     write cache the data disk showed, fio's fsyncs a second, the threads per core, memory and
     swap): a point's number is the median of its runs, a text its runs' values. Columns no run
     recorded are left out; "" for a result not run in the lab VM."""
+    r = Result.of(doc)
     columns = [(head, read) for head, read in LAB_COLUMNS
-               if any(read(run["lab"]) is not None for p in doc["points"]
-                      for run in p["runs"] if "lab" in run)]
+               if any(read(lab) is not None for lab in r.labs)]
     if not columns:
         return ""
-    rows = []
-    for p in doc["points"]:
-        labs = [run["lab"] for run in p["runs"] if "lab" in run]
-        rows.append([_breakable(p["value"])] + [_lab_cell([read(lab) for lab in labs])
-                                                 for _, read in columns])
+    rows = [[_breakable(p.value)] + [_lab_cell([read(lab) for lab in p.labs])
+                                     for _, read in columns] for p in r.points]
     heads = ["setting"] + [head for head, _ in columns]
     return (_table("tl-verdicts", heads, rows) + "<p class='tl-caption'>The lab VM as each "
             f"point's guest saw it, in the latest result ({html.escape(describe.series_name(doc))})"
@@ -234,8 +235,8 @@ def tpcc(doc: dict) -> str:
     """A TPC-C-like result per point: each transaction type's share of the mix and its p95
     latency, the rollbacks and retries, and whether every run kept the data consistent
     (medians over the runs; computed from the runs on the page)."""
-    points = [(p["value"], runs) for p in doc["points"]
-              if (runs := [r["summary"]["tpcc"] for r in p["runs"] if "tpcc" in r["summary"]])]
+    points = [(p.value, runs) for p in Result.of(doc).points
+              if (runs := [r["summary"]["tpcc"] for r in p.runs if "tpcc" in r["summary"]])]
     if not points:
         return ""
     columns = [_tpcc_column(runs) for _, runs in points]

@@ -19,8 +19,8 @@ from markdown.extensions import Extension
 from markdown.inlinepatterns import InlineProcessor
 
 from tuninglab.errors import UserError
-from tuninglab.results import document
 from tuninglab.results.metrics import METRICS
+from tuninglab.results.result import Ratio, Result
 from tuninglab.site import claim_verdicts, claims_map, describe, historical, hostviews, result_files
 from tuninglab.site.claim_verdicts import Verdict
 from tuninglab.site.fence import TOPICS_DIR, _error
@@ -63,7 +63,8 @@ def claim_text(c) -> str:
 
 
 def source_text(c) -> str:
-    return f"x{c.source_ratio:.2f}"
+    """The source's ratio, as today_text gives today's: x1.25."""
+    return Ratio.of({"ratio": c.source_ratio}).text(mark="x", with_verdict=False)
 
 
 def _today_what(c, doc: dict) -> str:
@@ -75,21 +76,18 @@ def _today_what(c, doc: dict) -> str:
 
 
 def _baseline_value(doc: dict) -> str:
-    return document.point(doc, doc["sweep"]["baseline"])["value"]
+    return Result.of(doc).baseline_point.value
 
 
-def ratio_text(ratio: dict | None) -> str:
-    if not ratio or ratio.get("ratio") is None:
-        return "-"
-    interval = f" [{ratio['ci_low']:.2f}, {ratio['ci_high']:.2f}]" \
-        if ratio.get("ci_low") is not None else ""
-    return f"x{ratio['ratio']:.2f}{interval}"
+def times_text(ratio: Ratio | None) -> str:
+    """A comparison as the claims' tables put it beside the source's: x1.25 [1.12, 1.39]."""
+    return "-" if ratio is None else ratio.text(mark="x", with_verdict=False)
 
 
 def today_text(c, v: Verdict) -> str:
     if v.doc is None or v.ratio is None:
         return "-"
-    return f"{_today_what(c, v.doc)}: {ratio_text(v.ratio)}"
+    return f"{_today_what(c, v.doc)}: {times_text(v.ratio)}"
 
 
 def _verdict_cell(v: Verdict, host: str = "", notes: "_Notes | None" = None) -> str:
@@ -156,7 +154,7 @@ def _claim_rows(c, notes: _Notes) -> str:
     why = f'<br><span class="tl-why">Today: {e(c.why)}</span>' if c.why else ""
     folded = ""
     if others:
-        items = "".join(f"<li>{e(_host_note(v.doc, True))}: {e(ratio_text(v.ratio))} "
+        items = "".join(f"<li>{e(_host_note(v.doc, True))}: {e(times_text(v.ratio))} "
                         f"{_verdict_cell(v, notes=notes)}</li>" for v in others)
         folded = (f'<details class="tl-other-hosts"><summary>{len(others)} other '
                   f'host{"s" if len(others) > 1 else ""}</summary><ul>{items}</ul></details>')
@@ -171,8 +169,8 @@ def _host_note(doc: dict | None, several: bool) -> str:
     the memory model."""
     if doc is None:
         return ""
-    notes = [f"{describe.host_name(doc)}, {doc['started'][:10]}"] if several else []
-    if describe.lab_runs(doc):
+    notes = [f"{describe.host_name(doc)}, {Result.of(doc).date}"] if several else []
+    if Result.of(doc).labs:
         notes.append("in the lab VM, whose guest has no memory model")
     elif describe.uncapped(doc):
         notes.append("memory not capped: the OS may have cached the data")
@@ -273,7 +271,7 @@ def _topic_row(meta: dict) -> str:
     else:
         v = claim_verdicts.verdicts(head)[0]
         claim = e(f"{source_text(head)}: {claim_text(head)}")
-        today = f"{e(ratio_text(v.ratio))}<br>{_verdict_cell(v)}"
+        today = f"{e(times_text(v.ratio))}<br>{_verdict_cell(v)}"
     return (f'<tr><td data-label="Topic">{link}</td><td data-label="Advice">'
             f'{e(meta["advice"])}</td><td data-label="The source claimed">{claim}</td>'
             f'<td data-label="Today">{today}</td></tr>')
@@ -285,17 +283,16 @@ def _recipe_today(recipe: str) -> str:
     docs = result_files.results_for(recipe)
     if not docs:
         return "not measured yet"
-    doc = hostviews.shown_by_default(docs)
-    base = _baseline_value(doc)
-    parts = [f"{e(p['value'])} vs {e(base)}: {e(ratio_text(p['stats']['ratio']))} "
-             f"{_verdict_cell(_plain_verdict(p['stats']['ratio']))}"
-             for p in doc["points"] if p["stats"].get("ratio")]
+    r = Result.of(hostviews.shown_by_default(docs))
+    base = r.baseline_point.value
+    parts = [f"{e(p.value)} vs {e(base)}: {e(times_text(p.ratio))} "
+             f"{_verdict_cell(_plain_verdict(p.ratio))}"
+             for p in r.points if p.ratio]
     return "<br>".join(parts)
 
 
-def _plain_verdict(ratio: dict) -> Verdict:
-    kind = ratio.get("verdict_kind") or ""
-    return Verdict(kind, ratio.get("verdict") or kind, ratio, None)
+def _plain_verdict(ratio: Ratio) -> Verdict:
+    return Verdict(ratio.verdict_kind, ratio.verdict or ratio.verdict_kind, ratio, None)
 
 
 # --- inline forms ---------------------------------------------------------------------------
@@ -314,7 +311,7 @@ class _ClaimInline(InlineProcessor):
                 el.text = source_text(c)
             else:
                 v = claim_verdicts.verdicts(c)[0]
-                el.text = v.text if form == "verdict" else ratio_text(v.ratio)
+                el.text = v.text if form == "verdict" else times_text(v.ratio)
         except (UserError, ValueError, KeyError) as exc:
             log.warning("inline {{ %s %s }}: %s", form, claim_id, exc)
             el.text = f"[{form} {claim_id}: {exc}]"

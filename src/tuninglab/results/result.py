@@ -1,0 +1,289 @@
+"""Reading a result document (the JSON document.py builds and result.schema.json describes):
+Result, one result file; Point, one point of its sweep; Ratio, one comparison to the baseline
+(the throughput's, or a cost's). Result and Point wrap the dict as it is (raw) and read it
+through accessors (Field, properties) whose defaults are those of files written before a key
+existed, so every old file keeps loading; Ratio is stats.Comparison read back. None writes: the
+document stays the one format the engine writes, data.check checks and the site publishes.
+
+Ratio.text is the one text of a comparison: the terminal's tables (report.py), the site's
+tables, hovers and verdicts, the fleet's table and the benchmarks each ask it for their form.
+"""
+
+from __future__ import annotations
+
+from copy import copy
+from dataclasses import dataclass, fields, replace
+from functools import cached_property
+from typing import Generic, TypeVar
+
+from tuninglab.results import stats
+from tuninglab.results.stats import Summary
+
+T = TypeVar("T")
+REQUIRED = object()  # Field: a key every result file has
+
+
+def _summary(stored: dict | None) -> Summary | None:
+    """A stored summary (a cost's carries its ratio too), as stats.summarize made it."""
+    return None if stored is None else Summary(**{f.name: stored[f.name] for f in fields(Summary)})
+
+
+def _number(value: float, digits: int, grouped: bool) -> str:
+    return f"{value:{',' if grouped else ''}.{digits}f}"
+
+
+def _interval(low: float, high: float, digits: int, dots: bool, grouped: bool) -> str:
+    """An interval: "[low, high]", or with dots "low .. high" (the terminal's tables)."""
+    low, high = _number(low, digits, grouped), _number(high, digits, grouped)
+    return f"{low} .. {high}" if dots else f"[{low}, {high}]"
+
+
+@dataclass(frozen=True)
+class Ratio(stats.Comparison):
+    """A comparison to the baseline as a result stores it (stats.Comparison.to_dict): the
+    ratio, its 95% interval, the verdict's text and kind, the 90% interval of the equivalence
+    test; each number None where there is none (not compared, too few repeats)."""
+
+    @classmethod
+    def of(cls, raw: dict | None) -> Ratio | None:
+        """A stored comparison (None: none, as the baseline's); a verdict it lacks is ""."""
+        if raw is None:
+            return None
+        found = {f.name: raw.get(f.name) for f in fields(stats.Comparison)}
+        return cls(**found | {"verdict": found["verdict"] or "",
+                              "verdict_kind": found["verdict_kind"] or ""})
+
+    @property
+    def half_width_pct(self) -> float:
+        """The 95% interval's half-width as % of the ratio (it must have both)."""
+        return stats.ratio_half_width_pct(self.to_dict())
+
+    def judged(self, kind: str) -> Ratio:
+        """The same comparison with another verdict (its text being the kind)."""
+        return replace(self, verdict=kind, verdict_kind=kind)
+
+    def flipped(self) -> Ratio:
+        """The comparison the other way round, baseline against point: each number inverted
+        (an interval's ends swapping), faster for slower and more for less."""
+        swap = {stats.FASTER: stats.SLOWER, stats.SLOWER: stats.FASTER, stats.MORE: stats.LESS,
+                stats.LESS: stats.MORE}
+
+        def inv(v):
+            return None if v is None or v == 0 else 1 / v
+        kind = swap.get(self.verdict_kind)
+        return replace(self, ratio=inv(self.ratio), ci_low=inv(self.ci_high),
+                       ci_high=inv(self.ci_low), tost_low=inv(self.tost_high),
+                       tost_high=inv(self.tost_low),
+                       **({"verdict": kind, "verdict_kind": kind} if kind else {}))
+
+    def text(self, digits: int = 2, *, mark: str = "ratio ", with_ratio: bool = True,
+             with_interval: bool = True, with_verdict: bool = True, decided: bool = True,
+             sep: str = ": ", dots: bool = False, grouped: bool = False) -> str:
+        """The comparison in words, to `digits` decimals: `mark` and the ratio, its 95%
+        interval ("[low, high]"; with dots "low .. high"), then after `sep` the verdict and,
+        where decided and it is an equivalence, the 90% interval that decided it (3 decimals;
+        the 95% one beside it may reach past the margin); grouped: thousands commas. A part
+        without its numbers (not compared, too few repeats) or words is left out; "-" if all.
+        The site's: "ratio 1.25 [1.12, 1.39]: faster"; the claims' tables', mark="x" without
+        the verdict: "x1.25 [1.12, 1.39]"; the terminal's and the fleet's, a part a cell
+        (report.ratio_cells): "1.250", "1.120 .. 1.390"; the benchmarks', sep=", "."""
+        compared = self.ratio is not None
+        shown = []
+        if with_ratio and compared:
+            shown.append(mark + _number(self.ratio, digits, grouped))
+        if with_interval and compared and self.ci_low is not None:
+            shown.append(_interval(self.ci_low, self.ci_high, digits, dots, grouped))
+        text = " ".join(shown)
+        if with_verdict and self.verdict:
+            verdict = self.verdict
+            if decided and self.verdict_kind == stats.EQUIVALENT:
+                tost = _interval(self.tost_low, self.tost_high, 3, dots, grouped)
+                verdict += f" (90% CI {tost})"
+            text = f"{text}{sep}{verdict}" if text else verdict
+        return text or "-"
+
+
+class Field(Generic[T]):
+    """A read-only accessor of a document's value at a path of keys: raw[a][b]; with a default,
+    the default where a key is missing or null (what a file written before the key existed
+    reads as; a copy, so that no two reads share an empty list)."""
+
+    def __init__(self, *path: str, default=REQUIRED):
+        self.path, self.default = path, default
+
+    def __get__(self, obj, owner=None) -> T:
+        if obj is None:
+            return self
+        value = obj.raw
+        for key in self.path:
+            if self.default is REQUIRED:
+                value = value[key]
+            else:
+                value = value.get(key) if isinstance(value, dict) else None
+        return copy(self.default) if value is None and self.default is not REQUIRED else value
+
+
+class _Read:
+    """A read-only view of a document's dict (raw), which stays the document."""
+
+    def __init__(self, raw: dict):
+        self.__dict__["raw"] = raw
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{name} is read-only: a result is read, never written")
+
+
+class Point(_Read):
+    """One point of a result's sweep: its id and swept value (as the recipe names it), its
+    runs (each a dict: repeat, summary, series, lab), the statistics computed from them and
+    what its per-second series showed (trends, results/timeseries.py)."""
+
+    id = Field[str]("id")
+    value = Field[str]("value")
+    runs = Field[list]("runs")
+    stats = Field[dict]("stats", default={})
+    trends = Field[dict | None]("trends", default=None)
+
+    def __init__(self, raw: dict, baseline: str | None):
+        super().__init__(raw)
+        self.__dict__["_baseline"] = baseline
+
+    @property
+    def is_baseline(self) -> bool:
+        return self.id == self._baseline
+
+    def summary(self, metric: str) -> Summary | None:
+        """The point's summary of a metric over its runs (None: none stored)."""
+        return _summary(self.stats.get(metric))
+
+    @property
+    def ratio(self) -> Ratio | None:
+        """The primary metric's comparison to the baseline (None: the baseline itself)."""
+        return Ratio.of(self.stats.get("ratio"))
+
+    @property
+    def costs(self) -> dict:
+        """{cost key: its summary with its "ratio"} for the costs every run measured."""
+        return self.stats.get("cost", {})
+
+    def cost(self, key: str) -> Summary | None:
+        return _summary(self.costs.get(key))
+
+    def cost_ratio(self, key: str) -> Ratio | None:
+        """A cost's comparison to the baseline's (None: the baseline, or not measured)."""
+        return Ratio.of((self.costs.get(key) or {}).get("ratio"))
+
+    @property
+    def regime_reached(self) -> bool:
+        """Whether the point and the baseline met the recipe's regime checks (no checks: yes)."""
+        return self.stats.get("regime", {}).get("reached", True)
+
+    def values(self, metric: str) -> list:
+        """Each run's value of a metric of its summary (None where it has none)."""
+        return [run["summary"].get(metric) for run in self.runs]
+
+    def measured(self, metric: str) -> list:
+        """Each run's value of a metric: its summary's, else its IO per transaction's."""
+        return [run["summary"].get(metric, run["summary"]["io"].get(metric))
+                for run in self.runs]
+
+    def io(self, where: str, field: str) -> list:
+        """Each run's IO per transaction field at where ("io", "array_io"...), None: not there."""
+        return [run["summary"].get(where, {}).get(field) for run in self.runs]
+
+    @property
+    def labs(self) -> list[dict]:
+        """The lab VM's record of each run that ran in it."""
+        return [run["lab"] for run in self.runs if "lab" in run]
+
+
+class Result(_Read):
+    """One result file: what ran (recipe, variant, profile, plan, workload), where (host,
+    software, server, storage, device baseline), who ran it (contribution, fleet) and its
+    points. A default is what a file written before its key existed reads as."""
+
+    # What ran: the recipe (its variant, "" for the main experiment) and the plan.
+    recipe = Field[str]("recipe", "name")
+    title = Field[str]("recipe", "title")
+    variant = Field[str]("variant", default="")
+    profile = Field[str]("profile")
+    repeats = Field[int]("plan", "repeats")
+    duration_s = Field[float]("plan", "duration_s")  # 0: an untimed workload (a scan)
+    design = Field[str]("plan", "design", default="restart")  # or switchback
+    # A switchback's warm-up to a steady state: seconds, steady, bound_s (None: none).
+    warm_up = Field[dict | None]("switchback", "warm_up", default=None)
+    # The load: its tool and primary metric (tps in files from before the scan workload).
+    workload = Field[dict]("workload", default={})
+    tool = Field[str | None]("workload", "tool", default=None)
+    metric = Field[str]("workload", "metric", default="tps")
+    shape = Field[str | None]("dataset", "shape", default=None)
+    setting = Field[str]("sweep", "setting")
+    baseline = Field[str]("sweep", "baseline")  # the baseline point's id
+    methods = Field[dict]("methods")
+    # When, where and by whom; memory: a disk-bound shape's memory model (None before it).
+    started = Field[str]("started")
+    finished = Field[str | None]("finished")
+    host = Field[dict]("host")
+    host_id = Field[str]("host", "id")
+    cpu_model = Field[str | None]("host", "cpu_model", default=None)
+    software = Field[dict]("software", default={})
+    memory = Field[dict | None]("memory", default=None)
+    # A contribution: data.submit's block and the contributor's words (None: the project's).
+    contribution = Field[dict | None]("contribution", default=None)
+    description = Field[str | None]("contribution", "description", default=None)
+    fleet_host = Field[str | None]("fleet", "host", default=None)  # as the inventory names it
+    invalid = Field[list]("invalid", default=[])  # why the result is not charted
+    file = Field[str | None]("_file", default=None)  # where the site serves it (the site's)
+
+    @classmethod
+    def of(cls, doc: dict | Result) -> Result:
+        """doc as a Result (a Result stays itself)."""
+        return doc if isinstance(doc, Result) else cls(doc)
+
+    @property
+    def experiment(self) -> str:
+        """recipe, or recipe:variant."""
+        return self.recipe + (f":{self.variant}" if self.variant else "")
+
+    @property
+    def smallest_effect(self) -> float:
+        """The equivalence verdicts' margin, a fraction (files from before it: the default)."""
+        pct = self.raw["plan"].get("smallest_effect_pct")
+        return stats.DEFAULT_SMALLEST_EFFECT if pct is None else pct / 100
+
+    @cached_property
+    def points(self) -> list[Point]:
+        baseline = (self.raw.get("sweep") or {}).get("baseline")
+        return [Point(p, baseline) for p in self.raw["points"]]
+
+    def point(self, point_id: str) -> Point:
+        """The point of that id (StopIteration: none)."""
+        return next(p for p in self.points if p.id == point_id)
+
+    @property
+    def baseline_point(self) -> Point:
+        return self.point(self.baseline)
+
+    @property
+    def labs(self) -> list[dict]:
+        """The lab VM's record of each run that ran in it (empty for a run on the host)."""
+        return [lab for p in self.points for lab in p.labs]
+
+    @property
+    def date(self) -> str:
+        """The day it started, 2026-11-24."""
+        return self.started[:10]
+
+    @property
+    def server(self) -> str:
+        """The server's flavor and version: "mariadb 10.11.6"."""
+        return f"{self.raw['server']['flavor']} {self.raw['server']['version']}"
+
+    def device(self, field: str) -> float | None:
+        """A device baseline measure, None when it was not measured (or is 0)."""
+        value = (self.raw.get("device_baseline") or {}).get(field)
+        return value if isinstance(value, (int, float)) and value > 0 else None
+
+    @property
+    def contributed(self) -> bool:
+        return bool(self.contribution)

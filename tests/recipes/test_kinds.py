@@ -1,10 +1,9 @@
-"""The workload kinds (model.TOOLS) and the rule of the lab VM (model.in_lab_vm), each defined
-once: results/ spells the kinds itself (it sits below recipes/), so they are held together
-here."""
+"""The workload kinds (results/metrics.TOOLS, each with its primary metric, and the schema's
+enum) and the rule of the lab VM (model.in_lab_vm), each defined once."""
 
-from tuninglab.recipes.model import SCAN, SYSBENCH, TOOLS, TPCC, Workload, in_lab_vm
+from tuninglab.recipes.model import Workload, in_lab_vm
 from tuninglab.results import document
-from tuninglab.results.metrics import PRIMARY
+from tuninglab.results.metrics import PRIMARY, SCAN, SYSBENCH, TOOLS, TPCC
 
 
 def test_results_know_the_same_workload_kinds():

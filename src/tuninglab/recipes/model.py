@@ -18,7 +18,7 @@ from tuninglab.recipes.lab import LAB_DEFAULTS, LAB_KEYS, image_name
 from tuninglab.recipes.raid import array_spec
 from tuninglab.recipes.reader import Reader
 from tuninglab.recipes.scripts import PROJECT_SCRIPTS
-from tuninglab.results.metrics import PRIMARY
+from tuninglab.results.metrics import PRIMARY, SCAN, TPCC
 
 # Data shapes: the IO settings only show their effect when the data does not fit in memory.
 # A disk-bound shape also caps the server's memory (engine/server/memory.py), page cache included:
@@ -35,11 +35,8 @@ SHAPES = {
 # with a 64M pool holds about 70 MiB more): a memory limit below the pool and this is refused.
 SERVER_MEMORY = "96M"
 NEEDS = {"root", "md", "zfs", "kvm"}
-# The workload kinds ([workload] tool): a sysbench script (its own or the project's), one full
-# scan of every table, the project's TPC-C-like workload. results/ spells them too (its metrics'
-# PRIMARY, the schema): it sits below recipes/, so a unit test holds the two together.
-SYSBENCH, SCAN, TPCC = "sysbench", "scan", "tpcc"
-TOOLS = (SYSBENCH, SCAN, TPCC)
+# The workload kinds ([workload] tool: SYSBENCH, SCAN, TPCC) are defined once, beside their
+# primary metrics, in results/metrics.py.
 SYSBENCH_SCRIPTS = {"oltp_read_only", "oltp_read_write", "oltp_write_only", "oltp_update_index",
                     "oltp_update_non_index", "oltp_insert", "oltp_delete", "oltp_point_select"}
 

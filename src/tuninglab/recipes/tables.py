@@ -20,20 +20,17 @@ from tuninglab.recipes.model import (
     PROJECT_SCRIPTS,
     RAID_KEYS,
     RESERVED_OPTIONS,
-    SCAN,
     SHAPES,
     STORAGE_KEYS,
     SWEPT_TABLES,
-    SYSBENCH,
     SYSBENCH_SCRIPTS,
-    TOOLS,
-    TPCC,
     ZFS_KEYS,
     Dataset,
     Measure,
     Sweep,
     Workload,
 )
+from tuninglab.results.metrics import SCAN, SYSBENCH, TOOLS, TPCC
 from tuninglab.recipes.raid import ArraySpec, array_spec, problems
 from tuninglab.recipes.reader import Reader, option_name, option_value
 from tuninglab.recipes.scripts import TPCC_SCRIPT

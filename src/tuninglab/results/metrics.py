@@ -109,8 +109,13 @@ REGIME_SERIES = ("tps", "new_order_tpm", "latency_p95_ms", "history_list_length"
 GUEST = ("guest_threads_per_core", "guest_write_cache", "guest_fsyncs_per_s")
 REGIME_METRICS = REGIME_SERIES + COST + GUEST
 
-# The primary metric of each workload tool: what a recipe's points are compared by.
-PRIMARY = {"sysbench": "tps", "scan": "mib_per_s", "tpcc": "new_order_tpm"}
+# The workload kinds ([workload] tool), defined here for every package (recipes/model.py
+# re-exports them): a sysbench script (its own or the project's), one full scan of every table,
+# the project's TPC-C-like workload. Each has its primary metric, what a recipe's points are
+# compared by.
+SYSBENCH, SCAN, TPCC = "sysbench", "scan", "tpcc"
+TOOLS = (SYSBENCH, SCAN, TPCC)
+PRIMARY = {SYSBENCH: "tps", SCAN: "mib_per_s", TPCC: "new_order_tpm"}
 
 
 def decimals(shown: float) -> int:

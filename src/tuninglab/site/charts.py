@@ -13,7 +13,7 @@ import textwrap
 
 from tuninglab.results import stats, timeseries
 from tuninglab.results.labels import setting_label, setting_title, setting_value
-from tuninglab.results.metrics import METRICS, axis_title, decimals
+from tuninglab.results.metrics import METRICS, SCAN, SYSBENCH, TPCC, axis_title, decimals
 from tuninglab.results.result import Point, Result
 from tuninglab.site.describe import (
     TICK_CHARS,
@@ -136,10 +136,10 @@ def _workload_text(doc: dict) -> str:
     tool, threads = r.tool, r.workload.get("threads")
     if r.setting == "workload.threads":
         threads = None
-    if tool == "scan":
+    if tool == SCAN:
         return "full table scan"
-    what = "TPC-C-like workload" if tool == "tpcc" else \
-        shorten(f"{tool or 'sysbench'} {r.workload.get('script') or ''}".strip(), 40)
+    what = "TPC-C-like workload" if tool == TPCC else \
+        shorten(f"{tool or SYSBENCH} {r.workload.get('script') or ''}".strip(), 40)
     return what + (f", {threads} thread{'s' if threads != 1 else ''}" if threads else "")
 
 

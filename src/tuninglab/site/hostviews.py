@@ -17,7 +17,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from tuninglab.results.metrics import METRICS
+from tuninglab.results.metrics import METRICS, TPCC
 from tuninglab.results.result import Result
 from tuninglab.site import charts, describe, result_files, result_tables
 
@@ -84,7 +84,7 @@ def views(doc: dict) -> dict:
     where the runs ran in it, the TPC-C-like mix of that load, the verdicts."""
     r = Result.of(doc)
     names = [f"series:{m}" for m in series_metrics(r)] + ["io", "trends"] \
-        + ["lab"] * bool(r.labs) + ["tpcc"] * (r.tool == "tpcc") + ["verdicts"]
+        + ["lab"] * bool(r.labs) + ["tpcc"] * (r.tool == TPCC) + ["verdicts"]
     out = {name: view(doc, name) for name in names}
     if not out["io"]["figure"]["data"]:
         del out["io"]

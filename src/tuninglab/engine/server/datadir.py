@@ -21,7 +21,7 @@ from tuninglab.engine.host.workdir import blame_full_disk, check_free, disk_erro
 from tuninglab.engine.workloads import sysbench, tpcc
 from tuninglab.errors import UserError
 from tuninglab.files import atomic_write_json
-from tuninglab.recipes.model import TPCC
+from tuninglab.results.metrics import TPCC
 
 # Loading is not measured: make it fast and leave no redo or undo backlog in the copy.
 LOAD_SETTINGS = {"innodb_buffer_pool_size": "1G", "innodb_flush_log_at_trx_commit": "0",

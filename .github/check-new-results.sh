@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
-# The result files a pull request adds, checked by the base branch's checker: data.check, the
-# result schema and the recipes' git history as the base has them, so a pull request cannot
-# weaken the checks it is judged by. Only the pull request's recipes/ are taken with its
-# results (a reviewed recipe change may come with results of its new version).
+# The files a pull request adds or changes under data/, checked by the base branch's checker:
+# data.check, the result schema, the claims and historical readers and the recipes' git history
+# as the base has them, so a pull request cannot weaken the checks it is judged by. Only the
+# pull request's recipes/ are taken with its files (a reviewed recipe change may come with
+# results of its new version).
 #
 #   .github/check-new-results.sh BASE_REF     at the pull request's checkout, full history
+#
+# Every path is checked whatever its name (contrib/pull_request.py): a path that is no regular
+# file (a symbolic link, a submodule) or none of a result, a claims file and a historical
+# source's file is refused, one line each; results are checked as contributions, then the
+# claims map and every historical source are read as the site reads them, strictly
+# (site/check_sources.py).
 #
 # PYTHON: an interpreter with the project's dependencies installed (default: python3).
 set -euo pipefail
@@ -12,27 +19,29 @@ base=${1:?usage: $0 BASE_REF (for example origin/main)}
 python=${PYTHON:-python3}
 repo=$(pwd)
 
-added=()
-while IFS= read -r path; do
-  case $path in data/historical/*) ;; data/*/*.json) added+=("$path") ;; esac
-done < <(git diff --no-renames --diff-filter=A --name-only "$base...HEAD" -- data/)
-if [ ${#added[@]} -eq 0 ]; then
-  echo "no new result files under data/"
+tree=$(mktemp -d)
+raw=$(mktemp)
+cleanup() {
+  git -C "$repo" worktree remove --force "$tree" 2>/dev/null || true
+  rm -rf "$tree" "$raw"
+}
+trap cleanup EXIT
+# -z: every path as git holds it, neither quoted nor escaped (without it, a name holding a
+# non-ASCII byte, " or \ came quoted, matched no pattern and went unchecked); --raw: each
+# file's mode, so that a link is refused, never followed.
+git diff --raw -z --no-renames --no-abbrev "$base...HEAD" -- data/ >"$raw"
+if [ ! -s "$raw" ]; then
+  echo "no file under data/ is added or changed: nothing to check"
   exit 0
 fi
 
-tree=$(mktemp -d)
-cleanup() { git -C "$repo" worktree remove --force "$tree" 2>/dev/null || true; rm -rf "$tree"; }
-trap cleanup EXIT
 git worktree add --quiet --detach "$tree" "$base"
 rm -rf "$tree/recipes" && cp -a recipes "$tree/recipes"
-for path in "${added[@]}"; do
-  mkdir -p "$tree/$(dirname "$path")" && cp "$path" "$tree/$path"
-done
-echo "checking ${#added[@]} new result file(s) with the checker of $base"
+echo "checking the files this pull request adds or changes under data/ with the checker of $base"
 cd "$tree"
-# contributions=True: a pull request adds contributed results only (data.submit's block), none
-# from a host of the project's own results (data.check --contributions).
-PYTHONPATH="$tree/src" "$python" -c \
-  'import sys; from tuninglab import cli; cli.guard(cli.data_check, sys.argv[1:], print, True)' \
-  "${added[@]}"
+status=0
+PYTHONPATH="$tree/src" "$python" -m tuninglab.contrib.pull_request "$repo" "$raw" || status=1
+if ! git -C "$repo" diff --quiet --no-renames "$base...HEAD" -- data/claims data/historical; then
+  PYTHONPATH="$tree/src" "$python" -m tuninglab.site.check_sources || status=1
+fi
+exit "$status"

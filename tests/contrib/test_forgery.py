@@ -323,7 +323,9 @@ def test_data_check_with_contributions_prints_and_fails(data):
 
 def test_the_workflow_checks_new_files_as_contributions():
     script = (DATA.parent / ".github" / "check-new-results.sh").read_text()
-    assert "cli.guard(cli.data_check, sys.argv[1:], print, True)" in script
+    assert "-m tuninglab.contrib.pull_request" in script
+    module = DATA.parent / "src" / "tuninglab" / "contrib" / "pull_request.py"
+    assert "check.check_paths(results, contributions=True)" in module.read_text()
 
 
 # --- D: magnitudes, long numbers, format characters ---------------------------------------------

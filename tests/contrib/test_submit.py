@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers import REPO
-from tuninglab.contrib import check, submit
+from helpers import REPO, committed_data_files
+from tuninglab.contrib import check, scrub, submit
 from tuninglab.errors import UserError
 from tuninglab.results import document, stats
 
@@ -131,7 +131,81 @@ def test_secret_looking_values_are_removed(tmp_path):
     target, lines = run(tmp_path, doc, keep_paths=True)  # secrets go in any case
     assert "--mysql-password=<removed>" in json.loads(target.read_text())["workload"]["command"]
     assert "hunter2" not in target.read_text()
-    assert "secrets: the values of 1 secret-looking options removed" in lines
+    assert "secrets: removed the values of 1: 1 --...password option values" in lines
+
+
+SECRETS = ["MYSQL_PWD=s3cret1", "-ps3cret2", "--password", "s3cret3", "--password=s3cret4",
+           "mysql://root:s3cret5@db1/sbtest", "--mysql-password s3cret6", "DB_TOKEN=s3cret7"]
+
+
+def test_credentials_of_every_kind_are_removed_and_counted_never_shown(tmp_path):
+    doc = alice_doc()
+    doc["workload"]["command"] += SECRETS
+    assert len(scrub.credential_problems(doc)) == 7  # one line per value, naming its kind
+    target, lines = run(tmp_path, doc, keep_paths=True)
+    text = target.read_text()
+    assert "s3cret" not in text and "s3cret" not in " ".join(lines)
+    assert json.loads(text)["workload"]["command"][-len(SECRETS):] == [
+        "MYSQL_PWD=<removed>", "-p<removed>", "--password", "<removed>", "--password=<removed>",
+        "mysql://root:<removed>@db1/sbtest", "--mysql-password <removed>", "DB_TOKEN=<removed>"]
+    assert "secrets: removed the values of 7: 2 secret-looking NAME=value variables " \
+           "(MYSQL_PWD, API_TOKEN...), 3 --...password option values, 1 -p<password> " \
+           "arguments, 1 passwords in URLs (scheme://user:password@host)" in lines
+    assert scrub.credential_problems(json.loads(text)) == []
+
+
+def test_a_credential_line_names_the_place_and_kind_not_the_value():
+    doc = alice_doc()
+    doc["workload"]["command"] += ["--password", "hunter2", "-phunter3"]
+    assert scrub.credential_problems(doc) == [
+        "workload/command/17: holds the value of a credential (-p<password> arguments); "
+        "expected it removed (invoke data.submit removes it)",
+        "workload/command/16: holds the value of a credential (--...password option values); "
+        "expected it removed (invoke data.submit removes it)"]
+
+
+def test_no_committed_result_holds_what_looks_like_a_credential_or_a_home():
+    for name in (n for n in committed_data_files() if n.endswith(".json")):
+        doc = json.loads((REPO / "data" / name).read_text())
+        if isinstance(doc, dict) and "recipe" in doc:
+            assert scrub.credential_problems(doc) == [], name
+            assert not [t for _, t in scrub.strings(doc) if scrub.HOMES.search(t)], name
+
+
+@pytest.mark.parametrize("path, expected", [
+    ("/Users/alice/tmp", "~/tmp"),                 # macOS
+    ("/export/home/alice/tmp", "~/tmp"),           # Solaris, NFS homes
+    ("/usr/home/alice/tmp", "~/tmp"),              # FreeBSD
+    ("/mnt/c/Users/alice/tmp", "~/tmp"),           # WSL
+    ("~alice/tmp", "~/tmp"),
+    ("file:///home/alice/tmp", "file://~/tmp"),
+    ("--tmpdir=/Users/alice", "--tmpdir=~"),
+])
+def test_every_home_like_path_is_replaced(tmp_path, path, expected):
+    doc = alice_doc()
+    doc["points"][0]["runs"][0]["effective"]["innodb_tmpdir"] = path
+    target, lines = run(tmp_path, doc)
+    assert json.loads(target.read_text())["points"][0]["runs"][0]["effective"][
+        "innodb_tmpdir"] == expected
+    assert "alice" not in target.read_text()
+    assert any(line.startswith("paths: ") and " -> ~ (" in line for line in lines)
+
+
+def test_a_project_hosts_id_is_refused_as_ci_refuses_it(tmp_path):
+    """A result of the project's own (no contribution block) in data/ has the host id alice's
+    file carries: CI's data.check --contributions refuses that; so does data.submit, before
+    writing anything."""
+    own = tmp_path / "data" / "doublewrite" / "20261122T003613Z-209a4cf4-full.json"
+    own.parent.mkdir(parents=True)
+    own.write_text(REAL.read_text())
+    lines = []
+    with pytest.raises(SystemExit):
+        submit.submit(incoming(tmp_path, alice_doc()), data_dir=tmp_path / "data",
+                      say=lines.append)
+    assert "host/id: 209a4cf4" in lines[0] and "is (or begins as) the host of the project's " \
+           "own result doublewrite/20261122T003613Z-209a4cf4-full.json" in lines[0]
+    assert lines[-1].endswith("would be refused by CI's data.check; nothing written")
+    assert [p.name for p in own.parent.parent.rglob("*.json")] == [own.name]
 
 
 # --- the contribution block ---------------------------------------------------------------------
@@ -228,6 +302,13 @@ def test_a_missing_file(tmp_path):
         submit.submit(tmp_path / "nope.json", data_dir=tmp_path / "data")
 
 
+def test_a_directory_is_no_result_file(tmp_path):
+    """It used to be called "already committed" (git knows a directory of committed files)."""
+    (tmp_path / "data" / "doublewrite").mkdir(parents=True)
+    with pytest.raises(UserError, match=r"not a file; expected one result file \(a \.json\)"):
+        submit.submit(tmp_path / "data" / "doublewrite", data_dir=tmp_path / "data")
+
+
 @pytest.mark.integration  # runs git
 def test_a_committed_file_in_data_is_refused(tmp_path):
     target, _ = run(tmp_path)
@@ -266,7 +347,7 @@ def test_an_existing_result_is_never_replaced(tmp_path):
 def test_a_profile_that_would_write_outside_data_is_blocked(tmp_path):
     doc = alice_doc()
     doc["profile"] = "../../../escaped"  # free text in the schema
-    with pytest.raises(UserError, match="refusing to write .*: outside"):
+    with pytest.raises((UserError, SystemExit)):  # data.check refuses such a profile first
         run(tmp_path, doc)
     assert not list(tmp_path.rglob("*escaped*"))
 

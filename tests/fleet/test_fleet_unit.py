@@ -64,6 +64,47 @@ def test_a_bad_inventory_says_which_file_and_key(tmp_path, text, message):
         inventory.hosts(None, str(path))
 
 
+@pytest.mark.parametrize("workdir", ["//", "/etc", "/etc/tl", "/usr/local/tl", "/var", "/tmp",
+                                     "/var/tmp/../../etc", "/var/tmp//tl", "~/../..", "../tl",
+                                     "~alice/tl", ".", "/proc/1"])
+def test_a_workdir_that_is_no_directory_of_the_fleets_own_is_refused(tmp_path, workdir):
+    path = tmp_path / "fleet.toml"
+    path.write_text(f'[hosts.a]\nworkdir = "{workdir}"\n')
+    with pytest.raises(UserError) as info:
+        inventory.hosts(None, str(path))
+    assert str(info.value).startswith(f"{path}: hosts.a.workdir: expected a directory of its "
+                                      "own for the fleet")
+    assert str(info.value).endswith(f"got {workdir!r}")
+
+
+@pytest.mark.parametrize("workdir", ["/var/tmp/tl", "/srv/tl/", "/home/bench/tl", "~/fleet",
+                                     "tuninglab-fleet", "/tmp/tl"])
+def test_a_workdir_of_its_own_is_kept(tmp_path, workdir):
+    path = tmp_path / "fleet.toml"
+    path.write_text(f'[hosts.a]\nworkdir = "{workdir}"\n')
+    assert inventory.hosts(None, str(path))[0].workdir == workdir
+
+
+@pytest.mark.parametrize("hosts", [
+    '[hosts.db1]\naddress = "10.0.0.11"\n[hosts.db1b]\naddress = "10.0.0.11"\n',
+    '[hosts.db1]\naddress = "DB1.lab"\nport = 22\n[hosts.db1b]\naddress = "db1.lab."\n',
+    '[hosts.db1]\naddress = "fe80::1"\n[hosts.db1b]\naddress = "fe80:0::1"\n',
+])
+def test_two_names_for_one_machine_are_refused(tmp_path, hosts):
+    path = tmp_path / "fleet.toml"
+    path.write_text(hosts)
+    with pytest.raises(UserError, match=f"^{path}: db1 and db1b are the same machine "
+                                        r"\(.* port 22\); expected each host once$"):
+        inventory.hosts(None, str(path))
+
+
+def test_one_address_on_two_ports_is_two_machines(tmp_path):
+    path = tmp_path / "fleet.toml"
+    path.write_text('[hosts.vm1]\naddress = "10.0.0.1"\nport = 2201\n'
+                    '[hosts.vm2]\naddress = "10.0.0.1"\nport = 2202\n')
+    assert [h.name for h in inventory.hosts(None, str(path))] == ["vm1", "vm2"]
+
+
 def test_hosts_named_on_the_command_line():
     a, b, c = inventory.hosts("db1, root@db2:2222,[fe80::1]:23", None)
     assert (a.name, a.address, a.port) == ("db1", "db1", 22)
@@ -71,6 +112,8 @@ def test_hosts_named_on_the_command_line():
     assert (c.name, c.address, c.port) == ("fe80--1", "fe80::1", 23)
     for bad, message in [("", "name the hosts"), (",", "expected names"),
                          ("a;rm -rf", "is not \\[user@\\]address"), ("a,a", "named twice"),
+                         ("DB1,db1", "--hosts: DB1 and db1 are the same machine \\(db1 port 22\\)"),
+                         ("[fe80::1],[fe80:0::1]", "fe80--1 and fe80-0--1 are the same machine"),
                          ("a:99999", "expected a TCP port")]:
         with pytest.raises(UserError, match=message):
             inventory.hosts(bad, None)

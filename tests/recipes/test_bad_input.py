@@ -7,7 +7,7 @@ import pytest
 from helpers import load_error, recipe_text, write_recipe
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan
-from tuninglab.recipes.load import check_name, load, recipe_path
+from tuninglab.recipes.load import MAX_RECIPE_TEXT, check_name, load, recipe_path
 from tuninglab.recipes.model import MAX_REPEATS, MAX_THREADS
 
 INJECTION = "300\nskip_grant_tables = 1\n[mysqld]\nlog_error = /elsewhere/x.log"
@@ -173,6 +173,21 @@ def test_a_large_plan_within_the_bounds_is_built(tmp_path):
     e = load("demo", recipes_dir=tmp_path).experiment("full", repeats=MAX_REPEATS,
                                                       duration="30s")
     assert len(plan.build(e).runs) == 2 * MAX_REPEATS
+
+
+# --- the recipe's size ---------------------------------------------------------------------------
+
+def test_a_recipe_larger_than_a_result_may_carry_is_refused_when_loaded(tmp_path):
+    """A result carries its recipe's text, which data.check holds to MAX_RECIPE_TEXT bytes:
+    a larger recipe is refused before it runs, not after."""
+    text = recipe_text()
+    path = write_recipe(tmp_path, "demo", text + "#" * (5 * 2**20))
+    message = one_line(load_error(tmp_path, text + "#" * (5 * 2**20)))
+    assert message == f"{path}: more than 65,536 bytes; expected a recipe of at most 65,536 " \
+                      "bytes (data.check's limit on a result's recipe/text)"
+    at_limit = text + "\n" + "#" * (MAX_RECIPE_TEXT - len(text.encode()) - 1)
+    write_recipe(tmp_path, "demo", at_limit)
+    assert len(load("demo", recipes_dir=tmp_path).text.encode()) == MAX_RECIPE_TEXT
 
 
 # --- recipe and profile names -------------------------------------------------------------------

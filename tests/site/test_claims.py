@@ -111,8 +111,11 @@ def test_a_prose_claim_needs_its_reading(tmp_path):
 
 
 def test_an_id_is_given_once(tmp_path):
-    with pytest.raises(UserError, match="'d26' is given to more than one claim"):
+    with pytest.raises(UserError) as exc:
         claims_map.load_map(write_map(tmp_path, DIRECT_IO + DIRECT_IO))
+    assert str(exc.value) == "zaitsev-2004-os-hardware.toml [[claim]] #2: id 'd26' is taken by " \
+                             "zaitsev-2004-os-hardware.toml [[claim]] #1; expected each claim " \
+                             "its own id"
 
 
 def test_untestable_names_real_rows(tmp_path):

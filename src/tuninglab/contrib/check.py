@@ -16,18 +16,19 @@ import unicodedata
 from functools import lru_cache
 from pathlib import Path
 
-from tuninglab.contrib import forgery, values
+from tuninglab.contrib import forgery, scrub, values
 from tuninglab.contrib.jsonpaths import at, walk
 from tuninglab.errors import UserError
 from tuninglab.files import DATA_DIR
-from tuninglab.recipes.load import list_names, load_all, recipe_path
+from tuninglab.recipes.load import MAX_RECIPE_TEXT, list_names, load_all, recipe_path
+from tuninglab.recipes.model import PLAIN_NAME
 from tuninglab.recipes.reader import Reader
 from tuninglab.results import document, stats
 from tuninglab.results.result import Result
 
 MAX_BYTES = 20_000_000          # a full run is ~1 MB; more is not a result
 MAX_TEXT = 2_000                # characters in any string of the document...
-MAX_RECIPE_TEXT = 64 * 1024     # ...but recipe/text, the whole recipe file (UTF-8 bytes)
+# ...but recipe/text, the whole recipe file: MAX_RECIPE_TEXT UTF-8 bytes, as recipes are loaded
 MAX_DIGITS = 20                 # a 64-bit counter, the largest integer a server reports
 MAX_LINE = 400                  # a problem line is cut in the middle beyond this
 
@@ -36,12 +37,21 @@ MAX_LINE = 400                  # a problem line is cut in the middle beyond thi
 
 def result_files(paths=()) -> list[Path]:
     """The files to check: directories expand to their *.json except historical/ (CSV sources);
-    default data/."""
+    default data/. An empty path (Path("") is the current directory, .venv and all) and a
+    directory without a result file are refused: neither is a request to check nothing."""
     found = []
-    for p in [Path(p) for p in paths] or [DATA_DIR]:
+    for text in paths or [DATA_DIR]:
+        if str(text) == "":
+            raise UserError("--path: an empty path; expected a result file or a directory of "
+                            "result files (no --path: all of data/)")
+        p = Path(text)
         if p.is_dir():
-            found += sorted(f for f in p.rglob("*.json")
-                            if "historical" not in f.relative_to(p).parts)
+            under = sorted(f for f in p.rglob("*.json")
+                           if "historical" not in f.relative_to(p).parts)
+            if not under:
+                raise UserError(f"--path {p}: a directory without result files (*.json); "
+                                "expected a result file or a directory of result files")
+            found += under
         else:
             found.append(p)  # a missing or odd path is reported by check_file
     return found
@@ -73,8 +83,10 @@ def check_file(path, project_hosts=None, stored_stats=True) -> list[str]:
             if stored_stats:
                 problems += forgery.check_statistics(doc)
             if project_hosts is not None:
+                # a contribution: no project host's id, no credential left (data.submit's checks)
                 problems += forgery.check_contribution(doc, project_hosts)
-            problems += check_location(doc, path)
+                problems += scrub.credential_problems(doc)
+            problems += check_profile(doc) + check_location(doc, path)
     return [one_line(f"{path}: {problem}") for problem in problems]
 
 
@@ -266,6 +278,17 @@ def _git(cwd: Path, *args) -> bytes:
 
 
 # --- the file's place ---------------------------------------------------------------------------
+
+def check_profile(doc: dict) -> list[str]:
+    """A profile is named as recipes name theirs (PLAIN_NAME, which the recipe reader holds
+    [profiles] to): it goes into the file's name, which a hand-made "quické" would make
+    non-ASCII, a name git quotes and a file CI once skipped."""
+    profile = doc["profile"]
+    if PLAIN_NAME.fullmatch(profile):
+        return []
+    return [at("profile", f"{profile!r} is no profile name; expected lower-case ASCII letters, "
+                          "digits and dashes, as a recipe's [profiles] are named")]
+
 
 def check_location(doc: dict, path: Path) -> list[str]:
     """data/<recipe>/<name>.json as document.final_path names it: a file cannot pose as another

@@ -1,46 +1,27 @@
 """Prepares a result file for a pull request (invoke data.submit): checks it, removes what names
-the user, marks it as contributed, writes it into data/<recipe>/ and prints the git commands. It
-runs no git command itself.
-
-The path rule, on every string of the document but the recipe text (hashed, so never changed):
-- under a work directory -> "<workdir>/...": this command's ($TUNINGLAB_WORKDIR or ./work) and
-  the run's own, read from the result (the directory holding its runs/ or sandboxes/); what lies
-  below it the engine named (runs, sandboxes/storage.filesystem=ext4-r1.img, ...);
-- under a home directory ($HOME, /home/NAME, /root) -> "~/...";
-- anything else is kept: system paths (/usr/sbin/mariadbd, /dev/loop3, /proc, /sys) say what ran
-  where. Other paths outside system directories are listed, for the contributor to look at.
---keep-paths keeps every path. Options and variables that look like secrets
-(--mysql-password=..., API_TOKEN=...) lose their value in any case.
+the user and every credential (scrub.py: work and home directories become placeholders, secrets
+lose their values) and lists what it changed, marks it as contributed, refuses what CI would
+refuse (forgery.check_contribution: a host id of the project's own results), writes it into
+data/<recipe>/ and prints the git commands. It runs no git command itself but to tell which
+results in data/ git tracks. --keep-paths keeps every path; credentials go in any case.
 """
 
 import json
 import os
-import re
 import shlex
 import subprocess
 from collections import Counter
 from pathlib import Path
 
 from tuninglab import files
-from tuninglab.contrib import check
-from tuninglab.contrib.jsonpaths import walk
+from tuninglab.contrib import check, forgery
+from tuninglab.contrib.scrub import kept_paths, strip_paths, strip_secrets
 from tuninglab.errors import UserError
 from tuninglab.results import document
 from tuninglab.results.result import Result
 
 MAX_DESCRIPTION = 500
 TOOL = "data.submit"
-SYSTEM = ("/usr/", "/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/etc/", "/dev/", "/proc/",
-          "/sys/", "/run/", "/var/", "/opt/", "/boot/", "/tmp/")
-# A path begins a string or follows a space, a quote or an option's '=' or ':'
-# ("--datadir=/home/a", "root=/dev/vda"), and a directory ends at '/' or where the path does.
-START = r"(?:^|(?<=[\s'\"=:,;(]))"
-END = r"(?=[/\s'\",;:)]|$)"
-HOMES = re.compile(START + r"(?:/home/[^/\s'\",;:]+|/root)" + END)
-PATH = re.compile(START + r"/[^\s'\",;:]+")
-RUN_WORKDIR = re.compile(r"(/.+?)/(?:runs|sandboxes)(?:/|$)")  # the engine's own layout
-SECRET = re.compile(r"((?<![\w-])[A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TOKEN|API_KEY)[A-Z0-9_]*="
-                    r"|--[\w-]*password=)[^\s'\"]+")
 
 
 def submit(path, description=None, keep_paths=False, data_dir=files.DATA_DIR,
@@ -58,8 +39,13 @@ def submit(path, description=None, keep_paths=False, data_dir=files.DATA_DIR,
     document.recompute(doc)
     doc["contribution"] = {**({"description": description} if description else {}),
                            "submitted": document.now(), "tool": TOOL}
+    hosts = project_hosts(data_dir, path)
+    refused = forgery.check_contribution(doc, hosts)  # what CI refuses in a pull request
+    if refused:
+        reject([check.one_line(f"{path}: {p}") for p in refused],
+               f"{path} would be refused by CI's data.check; nothing written", say)
     target = write_new(doc, data_dir, replacing=path if in_place else None)
-    problems = check.check_file(target)
+    problems = check.check_file(target, project_hosts=hosts)
     if problems:  # a bug of this command, not of the file: leave nothing half-done behind
         target.unlink()
         reject(problems, f"{target} failed data.check once prepared; removed it", say)
@@ -86,6 +72,8 @@ def load(path: Path, data_dir: Path, say) -> dict:
     statistics: this command puts it in place and recomputes them)."""
     if not path.exists():
         raise UserError(f"--path {path}: no such file; expected a result file")
+    if not path.is_file():
+        raise UserError(f"--path {path}: not a file; expected one result file (a .json)")
     if path.resolve().is_relative_to(data_dir.resolve()) and tracked(path):
         raise UserError(f"--path {path}: already committed in {data_dir}/ (results there are "
                         "append-only); submit a result of your own run")
@@ -94,6 +82,26 @@ def load(path: Path, data_dir: Path, say) -> dict:
     if problems:
         reject(problems, f"{path} is not a result data.check accepts; nothing written", say)
     return json.loads(path.read_text())
+
+
+def project_hosts(data_dir: Path, path: Path) -> dict[str, Path]:
+    """The host ids of the project's own results, as CI finds them in the pull request's
+    checkout (forgery.project_hosts): the results git tracks in data_dir, without the file
+    being submitted and the contributor's other runs that git does not track."""
+    return forgery.project_hosts(data_dir, leave_out=[path, *untracked(data_dir)])
+
+
+def untracked(data_dir: Path) -> list[Path]:
+    """The files under data_dir git does not track (ignored ones included); none when git
+    cannot tell (no git, no repository): every result there is then the project's."""
+    try:
+        out = subprocess.run(["git", "ls-files", "-z", "--others", "--", "."], cwd=data_dir,
+                             capture_output=True)
+    except OSError:  # no git, or no data_dir yet
+        return []
+    if out.returncode != 0:
+        return []
+    return [data_dir / os.fsdecode(name) for name in out.stdout.split(b"\0") if name]
 
 
 def tracked(path: Path) -> bool:
@@ -154,72 +162,9 @@ def write_new(doc: dict, data_dir: Path, replacing: Path | None = None) -> Path:
     return target
 
 
-# --- what names the user ------------------------------------------------------------------------
-
-def strip_paths(doc: dict) -> Counter:
-    """Replace work and home directories by placeholders; how many strings each changed."""
-    rules = path_rules(doc)
-    counts = Counter()
-
-    def replace(text):
-        for pattern, placeholder in rules:
-            for found in set(pattern.findall(text)):
-                counts[f"{found} -> {placeholder}"] += 1
-            text = pattern.sub(placeholder, text)
-        return text
-
-    rewrite(doc, replace)
-    return counts
-
-
-def path_rules(doc: dict) -> list[tuple[re.Pattern, str]]:
-    """(directory pattern, placeholder), work directories first: they may lie in a home."""
-    default = files.default_workdir()
-    workdirs = {str(default), str(default.resolve())}
-    workdirs |= {m[1] for _, text in strings(doc)
-                 if (m := RUN_WORKDIR.match(text)) and not text.startswith(SYSTEM)}
-    rules = [(re.compile(START + re.escape(d) + END), "<workdir>")
-             for d in sorted(workdirs, key=len, reverse=True)]
-    home = str(Path.home())
-    if home != "/":
-        rules.append((re.compile(START + re.escape(home) + END), "~"))
-    return rules + [(HOMES, "~")]
-
-
-def kept_paths(doc: dict) -> list[str]:
-    """Absolute paths left outside system directories: worth a look before they are public."""
-    return sorted({p for _, text in strings(doc) for p in PATH.findall(text)
-                   if not p.startswith(SYSTEM)})
-
-
-def strip_secrets(doc: dict) -> int:
-    """Secret-looking NAME=value and --...password=value lose their value."""
-    return rewrite(doc, lambda text: SECRET.sub(r"\1<removed>", text))
-
-
-def strings(doc: dict):
-    """(path, text) of every string value, but the recipe text: its sha256 is recorded."""
-    return [(path, value) for path, value in walk(doc)
-            if isinstance(value, str) and path != ("recipe", "text")]
-
-
-def rewrite(doc: dict, change) -> int:
-    """Apply change to every string of strings(doc); how many it changed."""
-    changed = 0
-    for path, text in strings(doc):
-        new = change(text)
-        if new != text:
-            parent = doc
-            for key in path[:-1]:
-                parent = parent[key]
-            parent[path[-1]] = new
-            changed += 1
-    return changed
-
-
 # --- what the contributor sees ------------------------------------------------------------------
 
-def report(stripped: Counter, kept: list[str], secrets: int, keep_paths: bool, say):
+def report(stripped: Counter, kept: list[str], secrets: Counter, keep_paths: bool, say):
     if keep_paths:
         say("paths: kept as they are (--keep-paths)")
     elif stripped:
@@ -229,8 +174,9 @@ def report(stripped: Counter, kept: list[str], secrets: int, keep_paths: bool, s
         say("paths: none under a home or work directory")
     if kept:
         say(f"kept, check that they name nothing private: {', '.join(kept)}")
-    if secrets:
-        say(f"secrets: the values of {secrets} secret-looking options removed")
+    if secrets:  # how many of each kind, never a value
+        say(f"secrets: removed the values of {sum(secrets.values())}: "
+            + ", ".join(f"{n} {label}" for label, n in secrets.items()))
 
 
 def git_commands(doc: dict, target: Path, description) -> list[str]:

@@ -16,6 +16,8 @@ With both, `--hosts` picks from the inventory by name. Nothing else is ever cont
 """
 
 import getpass
+import ipaddress
+import posixpath
 import re
 import tomllib
 from dataclasses import dataclass, replace
@@ -32,6 +34,13 @@ SPEC = re.compile(r"(?:(?P<user>[^@]+)@)?"
                   r"(?::(?P<port>[0-9]+))?")
 DEFAULT_WORKDIR = "tuninglab-fleet"   # under the SSH user's home
 KEYS = ("address", "user", "port", "key", "workdir", "devices")
+# The system's own directories: a fleet work directory is never one of them nor below one.
+SYSTEM_TREES = ("/etc", "/usr", "/bin", "/sbin", "/boot", "/dev", "/proc", "/sys", "/lib",
+                "/lib32", "/lib64", "/libx32", "/run")
+# Directories shared by everything on the host: one below them is the fleet's own, they are not.
+SHARED_DIRS = {"/", "/var", "/var/lib", "/var/log", "/var/cache", "/var/spool", "/var/mail",
+               "/var/backups", "/var/tmp", "/tmp", "/home", "/root", "/opt", "/srv", "/mnt",
+               "/media", "/snap"}
 
 
 @dataclass(frozen=True)
@@ -68,9 +77,30 @@ def hosts(names: str | None, inventory: str | None, devices=()) -> list[Host]:
             if host.name in found:
                 raise UserError(f"--hosts: {host.name} is named twice")
             found[host.name] = host
+        check_machines(found, "--hosts")
     else:
         raise UserError("name the hosts: --hosts db1,db2 or --inventory fleet.toml")
     return list(with_devices(found, devices).values())
+
+
+def check_machines(found: dict, where: str) -> None:
+    """Each host a machine of its own: two names for one address and port would run the
+    recipe twice at once there, in one work directory."""
+    seen = {}
+    for name, host in found.items():
+        machine = (_address_key(host.address), host.port)
+        if machine in seen:
+            raise UserError(f"{where}: {seen[machine]} and {name} are the same machine "
+                            f"({host.address} port {host.port}); expected each host once")
+        seen[machine] = name
+
+
+def _address_key(address: str) -> str:
+    """One spelling of an address: IPv6's shortest form, a host name in lower case."""
+    try:
+        return ipaddress.ip_address(address).compressed
+    except ValueError:
+        return address.lower().rstrip(".")
 
 
 def split_names(text: str) -> list[str]:
@@ -114,6 +144,7 @@ def load(path: Path) -> dict[str, Host]:
         if not NAME.fullmatch(name):
             table.fail(name, "a host's name is letters, digits, '.', '_' and '-' (at most 63)")
         found[name] = _host(name, table.table(name), defaults)
+    check_machines(found, str(path))
     return found
 
 
@@ -133,13 +164,34 @@ def _host(name: str, t: Reader, defaults: Reader) -> Host:
     if not 1 <= port <= 65535:
         t.fail("port", f"expected a TCP port from 1 to 65535, got {port}")
     workdir = value("workdir", str, DEFAULT_WORKDIR)
-    if not workdir.strip() or "\n" in workdir or workdir in ("/", "~", "~/"):
-        t.fail("workdir", f"expected a directory of its own for the fleet, got {workdir!r}")
+    problem = workdir_problem(workdir)
+    if problem:
+        t.fail("workdir", f"{problem}, got {workdir!r}")
     devices = t.get("devices", list, [])
     for device in devices:
         if not isinstance(device, str) or not device.startswith("/dev/"):
             t.fail("devices", f"expected block devices as /dev/NAME, got {device!r}")
     return Host(name, address, user, port, value("key", str, None), workdir, tuple(devices))
+
+
+def workdir_problem(workdir: str) -> str | None:
+    """Why a host's work directory is not one of the fleet's own, or None. It holds the trees,
+    runs and work directories the fleet writes and removes: never / nor a directory the system
+    or everyone uses, and spelt as the one directory it is (absolute or under the SSH user's
+    home, ~/DIR or DIR; no '//', '.' or '..' that would make it another)."""
+    own = "expected a directory of its own for the fleet"
+    relative = workdir[2:] if workdir.startswith("~/") else workdir
+    path = relative.rstrip("/") or "/"  # a trailing '/' names the same directory
+    if not relative.strip() or relative != relative.strip() or "\n" in workdir or path == ".":
+        return own
+    if path.startswith("~") or posixpath.normpath(path) != path or path.startswith("//") \
+            or path.split("/")[0] == "..":
+        return (f"{own}, written as an absolute path, ~/DIR or DIR (under the SSH user's home) "
+                "without '//', '.' or '..'")
+    if path in SHARED_DIRS or path.startswith(tuple(d + "/" for d in SYSTEM_TREES)) \
+            or path in SYSTEM_TREES:
+        return f"{own}, not / or a system directory ({path})"
+    return None
 
 
 def with_devices(found: dict, devices) -> dict:

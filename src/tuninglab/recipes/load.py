@@ -34,6 +34,10 @@ from tuninglab.recipes.tables import (
 # A recipe is a directory of recipes/ (never a path out of it), and its name is the result's
 # recipe.name, which result.schema.json holds to this.
 RECIPE_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
+# The largest recipe file, in bytes: a result carries its recipe's whole text, and data.check
+# (contrib/check.py) refuses a result whose recipe/text is longer, so a larger recipe is
+# refused here, before it runs, not after.
+MAX_RECIPE_TEXT = 64 * 1024
 
 
 def check_name(name: str) -> None:
@@ -73,7 +77,7 @@ def load_all(name_or_path, recipes_dir: Path = files.RECIPES_DIR) -> list[Recipe
     path = Path(name_or_path)
     if not path.suffix == ".toml":
         path = recipe_path(str(name_or_path), recipes_dir)
-    raw = path.read_bytes()
+    raw = read_bounded(path)
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -88,6 +92,20 @@ def load_all(name_or_path, recipes_dir: Path = files.RECIPES_DIR) -> list[Recipe
         table.only(*VARIANT_KEYS)
         out.append(_build(_merged(main, table.data), path, raw, variant=name))
     return out
+
+
+def read_bounded(path: Path) -> bytes:
+    """The recipe file's bytes, at most MAX_RECIPE_TEXT of them (never more read)."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(MAX_RECIPE_TEXT + 1)
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read the recipe: {exc.strerror}") from None
+    if len(raw) > MAX_RECIPE_TEXT:
+        raise UserError(f"{path}: more than {MAX_RECIPE_TEXT:,} bytes; expected a recipe of at "
+                        f"most {MAX_RECIPE_TEXT:,} bytes (data.check's limit on a result's "
+                        "recipe/text)")
+    return raw
 
 
 def _merged(base: dict, over: dict, whole=("workload",)) -> dict:

@@ -33,6 +33,7 @@ from tuninglab.recipes.model import (
 from tuninglab.results.metrics import SCAN, SYSBENCH, TOOLS, TPCC
 from tuninglab.recipes.raid import ArraySpec, array_spec, problems
 from tuninglab.recipes.reader import Reader, option_name, option_value
+from tuninglab.recipes.server_values import name_problem, value_problem
 from tuninglab.recipes.scripts import TPCC_SCRIPT
 
 
@@ -110,10 +111,14 @@ def parse_settings(t: Reader):
             settings.fail(key, f"'{name}' is given twice (dashes and underscores are the same)")
         if name in RESERVED_OPTIONS:
             settings.fail(key, "set by the engine itself (the data shape sets the buffer pool)")
+        if name_problem(name):
+            settings.fail(key, name_problem(name))
         try:
             out[name] = option_value(value)
         except ValueError as exc:
             settings.fail(key, str(exc))
+        if value_problem(name, out[name]):
+            settings.fail(key, value_problem(name, out[name]))
     return tuple(sorted(out.items()))
 
 
@@ -270,12 +275,17 @@ def parse_sweep(t: Reader) -> Sweep:
                           f"got {setting!r}")
     if setting in RESERVED_OPTIONS:
         t.fail("setting", f"'{setting}' is set by the engine itself and cannot be swept")
+    if not lab_table and name_problem(setting):
+        t.fail("setting", f"'{setting}' {name_problem(setting)}")
     values = []
     for value in t.get("values", list):
         try:
             values.append(option_value(value))
         except ValueError as exc:
             t.fail("values", str(exc))
+    for value in values if not lab_table else ():
+        if value_problem(setting, value):
+            t.fail("values", value_problem(setting, value))
     if len(values) < 1 or len(set(values)) != len(values):
         t.fail("values", f"expected one or more distinct values, got {values}")
     try:

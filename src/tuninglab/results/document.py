@@ -5,6 +5,7 @@ under data/. The engine writes it (engine/run/record.py); the site and the check
 import datetime as dt
 import errno
 import json
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -262,12 +263,22 @@ def inconsistent_runs(doc: dict) -> list[str]:
 def final_path(doc: dict, data_dir: Path = DATA_DIR) -> Path:
     """data/<recipe>/<started>-<host>-<profile>[-<variant>][-<run id>].json. The run id (random,
     from record.new_document) tells apart two runs started in the same second on one host;
-    results from before it existed have none."""
+    results from before it existed have none. Every part is plain ASCII (plain_part): the name
+    is a path, a URL on the site and a line in git's output, whatever text a document holds."""
     stamp = doc["started"].replace(":", "").replace("-", "").replace("+0000", "Z")
-    variant = f"-{doc['variant']}" if doc.get("variant") else ""
-    run_id = f"-{doc['run_id']}" if doc.get("run_id") else ""
-    return Path(data_dir) / doc["recipe"]["name"] / \
-        f"{stamp[:15]}Z-{doc['host']['id'][:8]}-{doc['profile']}{variant}{run_id}.json"
+    variant = f"-{plain_part(doc['variant'])}" if doc.get("variant") else ""
+    run_id = f"-{plain_part(doc['run_id'])}" if doc.get("run_id") else ""
+    return Path(data_dir) / plain_part(doc["recipe"]["name"]) / \
+        (f"{plain_part(stamp[:15])}Z-{plain_part(doc['host']['id'][:8])}-"
+         f"{plain_part(doc['profile'])}{variant}{run_id}.json")
+
+
+def plain_part(text: str) -> str:
+    """A part of a result file's name in ASCII letters, digits and dashes, each other character
+    a dash: a name the recipes give (recipe, profile and variant names, the host id, the run id,
+    the time) stays as it is; another text (a hand-made file's profile "quické") cannot make the
+    name non-ASCII, nor a path ("../x"), nor a name git quotes."""
+    return re.sub(r"[^A-Za-z0-9-]", "-", str(text)) or "-"
 
 
 def write_final(doc: dict, data_dir: Path = DATA_DIR) -> Path:

@@ -31,6 +31,8 @@ other: `problems()` lists what is not, and the strict build fails on it.
     topic = "..."                # optional: the page it belongs to (default: the table's)
 """
 
+import math
+import re
 import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
@@ -44,9 +46,17 @@ from tuninglab.site import historical
 
 CLAIMS_DIR = files.DATA_DIR / "claims"
 READS = ("gain-percent", "times", "inverse-times")
-CLAIM_KEYS = {"id", "table", "row", "column", "source_baseline", "reads", "recipe", "variant",
-              "point", "invert", "metric", "headline", "why"}
-UNTESTABLE_KEYS = {"table", "rows", "columns", "reason", "topic"}
+# Every key an entry takes and the TOML type of its value: a value of another type is refused,
+# never converted (bool("false") is True: `invert = "false"` would flip a verdict).
+CLAIM_KEYS = {"id": str, "table": str, "row": str, "column": str, "source_baseline": str,
+              "reads": str, "recipe": str, "variant": str, "point": str, "invert": bool,
+              "metric": str, "headline": bool, "why": str}
+UNTESTABLE_KEYS = {"table": str, "rows": list, "columns": list, "reason": str, "topic": str}
+# An id is quoted on pages by the inline forms ({{ verdict ID }}: verdict_tables.INLINE); a
+# recipe and a variant are names, never a path load() would read.
+PLAIN = {"id": re.compile(r"[A-Za-z0-9_.-]+"), "recipe": re.compile(r"[a-z0-9]+(-[a-z0-9]+)*"),
+         "variant": re.compile(r"([a-z0-9]+(-[a-z0-9]+)*)?")}
+TYPE_NAMES = {bool: "true or false (a TOML boolean)", str: "a string", list: "an array of strings"}
 
 
 @dataclass(frozen=True)
@@ -78,17 +88,45 @@ class Untestable:
     topic: str
 
 
+def _shown(path: Path) -> str:
+    """The project's map file as data/claims/<name> (as a pull request names it), another
+    one (a test's) by its name."""
+    try:
+        return str(path.absolute().relative_to(files.PROJECT_DIR))
+    except ValueError:
+        return path.name
+
+
 def _where(path: Path, section: str, i: int) -> str:
-    return f"{path.name} [[{section}]] #{i + 1}"
+    return f"{_shown(path)} [[{section}]] #{i + 1}"
+
+
+def _toml_value(value) -> str:
+    """A value as its TOML type and text, for an error: "the string 'false'"."""
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    if isinstance(value, (int, float)):
+        return f"the number {value!r}"
+    if isinstance(value, list):
+        odd = next((v for v in value if not isinstance(v, str)), None)
+        return "an array" + ("" if odd is None else f" holding {_toml_value(odd)}")
+    if isinstance(value, dict):
+        return "a table"
+    return f"a {type(value).__name__}"  # a TOML date or time
 
 
 def _number(text: str, where: str) -> float:
     """A printed number: "3,5" is 3.5 (a decimal comma), "x2" is 2."""
     cleaned = text.strip().lstrip("x~").replace(",", ".")
     try:
-        return float(cleaned)
+        value = float(cleaned)
     except ValueError:
-        raise UserError(f"{where}: the source prints {text!r}, not a number") from None
+        value = math.nan
+    if not math.isfinite(value):  # float() reads "nan" and "inf" too: no source prints them
+        raise UserError(f"{where}: the source prints {text!r}, not a number")
+    return value
 
 
 def _table(slug: str, table: str, where: str):
@@ -109,6 +147,12 @@ def _row(rows: list, meta: dict, label: str, where: str, key: str) -> dict:
 def _source_ratio(entry: dict, meta: dict, rows: list, where: str) -> tuple[float, str, str]:
     """(the ratio, its column, its baseline row) of the source result a claim names."""
     row = _row(rows, meta, entry["row"], where, "row")
+    # A key the table's kind does not read would be ignored: refused, so that none misleads.
+    unread = ("column", "source_baseline") if meta["kind"] == "claims" else ("reads",)
+    key = next((k for k in unread if k in entry), None)
+    if key:
+        kind = "a table of claims" if meta["kind"] == "claims" else "a table of measurements"
+        raise UserError(f"{where}: {key}: {meta['file']} is {kind}, which takes no {key}")
     if meta["kind"] == "claims":
         reads = entry.get("reads")
         if reads not in READS:
@@ -117,6 +161,9 @@ def _source_ratio(entry: dict, meta: dict, rows: list, where: str) -> tuple[floa
         value = _number(row["value"], where)
         ratio = {"gain-percent": 1 + value / 100, "times": value,
                  "inverse-times": 1 / value if value else 0}[reads]
+        if ratio <= 0:
+            raise UserError(f"{where}: {row['value']!r} read as {reads} is a ratio of "
+                            f"{ratio:g}; expected a ratio above zero")
         return ratio, "", ""
     column = entry.get("column", "")
     if column not in meta["value_columns"]:
@@ -126,7 +173,11 @@ def _source_ratio(entry: dict, meta: dict, rows: list, where: str) -> tuple[floa
     if not base_label:
         raise UserError(f"{where}: {meta['file']} names no baseline row: give source_baseline")
     base = _row(rows, meta, base_label, where, "source_baseline")
-    ratio = _number(row[column], where) / _number(base[column], where)
+    value, base_value = _number(row[column], where), _number(base[column], where)
+    if value <= 0 or base_value <= 0:
+        raise UserError(f"{where}: {column} of {entry['row']!r} or {base_label!r} is not above "
+                        f"zero ({row[column]!r}, {base[column]!r}); expected two measurements")
+    ratio = value / base_value
     higher = meta.get("column_higher_is_better", {}).get(column, meta.get("higher_is_better",
                                                                           True))
     return (ratio if higher else 1 / ratio), column, base_label
@@ -156,19 +207,41 @@ def _claim(slug: str, entry: dict, where: str) -> Claim:
     return Claim(id=entry["id"], source=slug, table=entry["table"], row=entry["row"],
                  column=column, source_baseline=base, source_ratio=ratio,
                  recipe=entry["recipe"], variant=entry.get("variant", ""),
-                 point=entry["point"], invert=bool(entry.get("invert", False)),
-                 metric=entry.get("metric", ""), headline=bool(entry.get("headline", False)),
+                 point=entry["point"], invert=entry.get("invert", False),
+                 metric=entry.get("metric", ""), headline=entry.get("headline", False),
                  why=entry.get("why", ""), topic=_recipe_topic(entry, where))
 
 
-def _check_keys(entry: dict, known: set, required: set, where: str) -> None:
-    unknown = sorted(set(entry) - known)
+def _check_keys(entry: dict, known: dict, required: set, where: str) -> None:
+    """Only known keys, the required ones present, each value of its key's TOML type (and a
+    name where PLAIN says so); the first problem as a UserError naming the key."""
+    unknown = sorted(set(entry) - set(known))
     if unknown:
         raise UserError(f"{where}: unknown key {unknown[0]!r} (expected: "
                         f"{', '.join(sorted(known))})")
     missing = sorted(required - set(entry))
     if missing:
         raise UserError(f"{where}: missing key {missing[0]!r}")
+    for key, value in entry.items():
+        kind = known[key]
+        if not isinstance(value, kind) or kind is list and \
+                not all(isinstance(v, str) for v in value):
+            raise UserError(f"{where}: {key}: expected {TYPE_NAMES[kind]}, got "
+                            f"{_toml_value(value)}")
+        if key in PLAIN and not PLAIN[key].fullmatch(value):
+            raise UserError(f"{where}: {key}: {value!r} is not a name; expected "
+                            f"{PLAIN[key].pattern}")
+        if key == "reason" and not value.strip():
+            raise UserError(f"{where}: reason: empty; expected why the result is not tested")
+
+
+def _entries(data: dict, section: str, path: Path) -> list:
+    """The [[section]] tables of a map file: `claim = ...` or a lone [claim] is refused."""
+    entries = data.get(section, [])
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise UserError(f"{_shown(path)}: {section}: expected [[{section}]] tables, got "
+                        f"{_toml_value(entries)}")
+    return entries
 
 
 def results_of(meta: dict, rows: list) -> list[tuple[str, str]]:
@@ -204,37 +277,46 @@ def _untestable(slug: str, entry: dict, claimed: set, where: str) -> list[Untest
 
 def _load_file(path: Path) -> tuple[list[Claim], list[Untestable]]:
     try:
-        data = tomllib.loads(path.read_text())
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise UserError(f"{path.name}: {exc}") from None
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise UserError(f"{_shown(path)}: {exc}") from None
     slug = path.stem
     unknown = sorted(set(data) - {"claim", "untestable"})
     if unknown:
-        raise UserError(f"{path.name}: unknown table {unknown[0]!r} (expected [[claim]] and "
+        raise UserError(f"{_shown(path)}: unknown table {unknown[0]!r} (expected [[claim]] and "
                         "[[untestable]])")
     claims = [_claim(slug, e, _where(path, "claim", i)) for i, e in
-              enumerate(data.get("claim", []))]
+              enumerate(_entries(data, "claim", path))]
     claimed = {(c.table, c.row, c.column) for c in claims} | \
         {(c.table, c.source_baseline, c.column) for c in claims}
     untestable = []
-    for i, e in enumerate(data.get("untestable", [])):
-        untestable += _untestable(slug, e, {(r, c) for t, r, c in claimed if t == e["table"]},
-                                  _where(path, "untestable", i))
+    for i, e in enumerate(_entries(data, "untestable", path)):
+        mine = {(r, c) for t, r, c in claimed if t == e.get("table")}
+        untestable += _untestable(slug, e, mine, _where(path, "untestable", i))
     return claims, untestable
 
 
 @lru_cache(maxsize=4)
 def _load_all(directory: str, _stamp: float) -> tuple[tuple, tuple]:
-    claims, untestable = [], []
-    for path in sorted(Path(directory).glob("*.toml")):
-        c, u = _load_file(path)
-        claims += c
-        untestable += u
-    ids = [c.id for c in claims]
-    twice = sorted({i for i in ids if ids.count(i) > 1})
-    if twice:
-        raise UserError(f"claims map: id {twice[0]!r} is given to more than one claim")
-    return tuple(claims), tuple(untestable)
+    loaded = [(path, *_load_file(path)) for path in sorted(Path(directory).glob("*.toml"))]
+    taken = _taken_ids([(path, c) for path, c, _ in loaded])
+    if taken:
+        raise UserError(taken[0])
+    return tuple(c for _, cs, _ in loaded for c in cs), tuple(u for *_, us in loaded for u in us)
+
+
+def _taken_ids(loaded: list) -> list[str]:
+    """A line for each claim whose id an earlier one has, naming both: a page names a claim by
+    its id, so a second claim of that id would be one no page can show."""
+    out, first = [], {}
+    for path, claims in loaded:
+        for i, one in enumerate(claims):
+            here = _where(path, "claim", i)
+            if one.id in first:
+                out.append(f"{here}: id {one.id!r} is taken by {first[one.id]}; expected each "
+                           "claim its own id")
+            first.setdefault(one.id, here)
+    return out
 
 
 def load_map(directory: Path | None = None) -> tuple[tuple, tuple]:
@@ -275,3 +357,23 @@ def problems(directory: Path | None = None, base: Path = historical.HISTORICAL_D
     out += [f"data/claims: topic {t!r} has {topics.count(t)} headline claims (one at most)"
             for t in sorted(set(topics)) if topics.count(t) > 1]
     return out
+
+
+def check(directory: Path | None = None, base: Path = historical.HISTORICAL_DIR) -> list[str]:
+    """Every problem of the map, one line each, for CI (site/check_sources.py): each file's
+    first bad entry or key, each id taken already, then, once all is well, every source result
+    left out and every topic with two headlines (problems)."""
+    directory = Path(directory or CLAIMS_DIR)
+    out, loaded = [], []
+    for path in sorted(directory.glob("*.toml")):
+        try:
+            loaded.append((path, _load_file(path)[0]))
+        except UserError as exc:
+            out.append(str(exc))
+    out += _taken_ids(loaded)
+    if out:
+        return out
+    try:
+        return problems(directory, base)
+    except (UserError, ValueError, OSError) as exc:  # a source that does not read
+        return [str(exc)]

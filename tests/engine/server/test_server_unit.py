@@ -10,6 +10,7 @@ import pytest
 from helpers import FIXTURES
 from tuninglab.engine.server import mysqld as server
 from tuninglab.engine.server.mysqld import Server, ServerBinary
+from tuninglab.engine.server.option_names import describe_problem
 from tuninglab.errors import UserError
 
 MARIADB = "mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)"
@@ -390,6 +391,37 @@ def test_check_settings_of_mysql_also_validates_the_config(fake_server):
     server.check_settings(binary, {"innodb_log_file_size": "256M"})
     assert len(calls) == 2 and "--help" in calls[0] and "--validate-config" in calls[1]
     assert all("--innodb_redo_log_capacity=256M" in c and "--skip_log_bin" in c for c in calls)
+
+
+# MariaDB 10.11's stderr on innodb_io_capacity=1é, as it wrote it: its first line quotes the
+# first byte of "é" alone, which is no UTF-8.
+NON_UTF8_STDERR = (
+    b"2026-11-25 14:44:06 0 [ERROR] Unknown suffix '\xc3' used for variable "
+    b"'innodb-io-capacity' (value '1\xc3\xa9'). Legal suffix characters are: K, M, G, T, P, E\n"
+    b"2026-11-25 14:44:06 0 [ERROR] /usr/sbin/mariadbd: Error while setting value '1\xc3\xa9' "
+    b"to 'innodb-io-capacity'\n")
+
+
+def test_a_server_message_that_is_no_utf8_is_read_not_a_crash(tmp_path):
+    """A value with a non-ASCII character ("1é") is refused in one line, the broken byte shown
+    escaped, never a UnicodeDecodeError (a program run for real: the decoding is subprocess's)."""
+    err = tmp_path / "stderr"
+    err.write_bytes(NON_UTF8_STDERR)
+    fake = tmp_path / "mariadbd"
+    fake.write_text(f"#!/bin/sh\ncat '{FIXTURES / 'mariadb_10.11_verbose_help.txt'}'\n"
+                    f"cat '{err}' >&2\n")
+    fake.chmod(0o755)
+    binary = ServerBinary(str(fake), "mariadb", (10, 11, 19), MARIADB)
+    server._check_settings.cache_clear()
+    try:
+        checked = server.check_settings(binary, {"innodb_io_capacity": "1é"})
+    finally:
+        server._check_settings.cache_clear()
+    [problem] = checked.problems
+    assert (problem.name, problem.value) == ("innodb_io_capacity", "1é")
+    assert "Unknown suffix '\\xc3'" in problem.why
+    assert "\n" not in describe_problem(problem, binary.label)
+    assert checked.values["max_connections"] == "151"
 
 
 @pytest.mark.integration

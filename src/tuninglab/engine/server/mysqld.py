@@ -78,7 +78,8 @@ def find(path: str | None = None) -> ServerBinary:
         if not resolved:
             raise UserError(f"no MySQL or MariaDB server found: {INSTALL_HINT}")
     try:
-        out = subprocess.run([resolved, "--version"], capture_output=True, text=True, timeout=30)
+        out = subprocess.run([resolved, "--version"], capture_output=True, text=True,
+                             errors="backslashreplace", timeout=30)
         flavor, version = parse_version(out.stdout + out.stderr)
     except (OSError, subprocess.TimeoutExpired, ValueError) as exc:
         raise UserError(f"{resolved} does not answer like a MySQL server: {exc}") from None
@@ -137,9 +138,11 @@ def _check_settings(binary, _mtime, items) -> Checked:
 
 def _run_check(path: str, args: list, mode: list) -> subprocess.CompletedProcess:
     try:
+        # The server quotes a bad value byte by byte: its message on a non-ASCII value ("1é")
+        # can hold half a UTF-8 character, shown escaped ('\xc3'), never a decoding error.
         return subprocess.run([path, "--no-defaults", *args, *mode] + _user_args(),
-                              capture_output=True, text=True, timeout=60, check=False,
-                              stdin=subprocess.DEVNULL)
+                              capture_output=True, text=True, errors="backslashreplace",
+                              timeout=60, check=False, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise UserError(f"{path} {' '.join(mode)} could not check the settings: {exc}") from None
 
@@ -155,7 +158,8 @@ def _problems(out: subprocess.CompletedProcess, mode: str) -> tuple:
 @functools.lru_cache(maxsize=8)
 def _variables(path: str, _mtime: int) -> frozenset:
     cmd = [path, "--no-defaults", "--verbose", "--help"] + _user_args()
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    out = subprocess.run(cmd, capture_output=True, text=True, errors="backslashreplace",
+                         timeout=60)
     names = parse_variables(out.stdout)
     if not names:
         raise UserError(f"{path} --verbose --help listed no options: {out.stderr.strip()[-300:]}")
@@ -222,7 +226,7 @@ class Server:
 
     def start(self, timeout: float = 300) -> None:
         self.rundir.mkdir(parents=True, exist_ok=True)
-        self.cnf.write_text(self.config_text())
+        self.cnf.write_text(self.config_text(), encoding="utf-8")  # whatever the locale
         self.errlog.write_text("")
         # Own session: the terminal's Ctrl-C reaches us, and we stop the server cleanly.
         self.process = subprocess.Popen(

@@ -1,0 +1,155 @@
+"""The claims map's reader takes each key's value in its TOML type only (issue 36: `invert =
+"false"` was read as true and flipped a verdict), refuses what a key of its kind of table does
+not read, names both files of an id given twice, and collects every file's problem for CI."""
+
+import pytest
+
+from tuninglab.errors import UserError
+from tuninglab.site import claims_map
+
+DIRECT_IO = """[[claim]]
+id = "d26"
+table = "direct-io-2-6.csv"
+row = "Direct IO"
+column = "LARGE"
+recipe = "direct-io"
+variant = "tpcc"
+point = "O_DIRECT"
+"""
+DOUBLEWRITE = """[[claim]]
+id = "dw"
+table = "doublewrite.csv"
+row = "gain of Serie H (doublewrite off) over Serie A"
+recipe = "doublewrite"
+point = "OFF"
+reads = "gain-percent"
+"""
+ZAITSEV = "zaitsev-2004-os-hardware"
+
+
+def write_map(tmp_path, text, slug=ZAITSEV):
+    d = tmp_path / "claims"
+    d.mkdir(exist_ok=True)
+    (d / f"{slug}.toml").write_text(text)
+    return d
+
+
+def error(tmp_path, text, slug=ZAITSEV) -> str:
+    with pytest.raises(UserError) as exc:
+        claims_map.load_map(write_map(tmp_path, text, slug))
+    return str(exc.value)
+
+
+@pytest.mark.parametrize("line, message", [
+    ('invert = "false"', "invert: expected true or false (a TOML boolean), got the string "
+                         "'false'"),
+    ("invert = 0", "invert: expected true or false (a TOML boolean), got the number 0"),
+    ('headline = "true"', "headline: expected true or false (a TOML boolean), got the string "
+                          "'true'"),
+    ("why = 3", "why: expected a string, got the number 3"),
+    ("metric = true", "metric: expected a string, got the boolean true"),
+    ('source_baseline = ["Buffered IO"]', "source_baseline: expected a string, got an array"),
+    ("reads = 2024-01-01", "reads: expected a string, got a date"),
+    ("why = {text = 'x'}", "why: expected a string, got a table"),
+])
+def test_a_value_of_another_type_is_refused_naming_file_entry_and_key(tmp_path, line, message):
+    assert error(tmp_path, DIRECT_IO + line + "\n") == \
+        f"{ZAITSEV}.toml [[claim]] #1: {message}"
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ('row = "Direct IO"', "row = 3", "row: expected a string, got the number 3"),
+    ('id = "d26"', 'id = "two words"', "id: 'two words' is not a name"),
+    ('recipe = "direct-io"', 'recipe = "../recipes/direct-io"',
+     "recipe: '../recipes/direct-io' is not a name"),
+    ('variant = "tpcc"', 'variant = "tpcc/x"', "variant: 'tpcc/x' is not a name"),
+    ('column = "LARGE"', 'column = "LARGE"\nreads = "times"',
+     "reads: direct-io-2-6.csv is a table of measurements, which takes no reads"),
+])
+def test_a_key_is_a_name_and_of_its_table(tmp_path, old, new, message):
+    assert f"{ZAITSEV}.toml [[claim]] #1: {message}" in error(tmp_path,
+                                                               DIRECT_IO.replace(old, new))
+
+
+def test_a_table_of_claims_takes_no_column(tmp_path):
+    text = DOUBLEWRITE + 'column = "value"\n'
+    assert error(tmp_path, text, "zfs-innodb-2009") == (
+        "zfs-innodb-2009.toml [[claim]] #1: column: doublewrite.csv is a table of claims, "
+        "which takes no column")
+
+
+def test_booleans_are_read_as_written(tmp_path):
+    claims, _ = claims_map.load_map(write_map(tmp_path, DIRECT_IO + "invert = false\n"))
+    assert claims[0].invert is False and claims[0].headline is False
+    (tmp_path / "claims" / f"{ZAITSEV}.toml").write_text(DIRECT_IO.replace('"d26"', '"d27"') +
+                                                         "invert = true\nheadline = true\n")
+    claims, _ = claims_map.load_map(tmp_path / "claims")
+    assert claims[0].invert is True and claims[0].headline is True
+
+
+@pytest.mark.parametrize("entry, message", [
+    ('rows = "HT OFF"', "rows: expected an array of strings, got the string 'HT OFF'"),
+    ("rows = [1]", "rows: expected an array of strings, got an array holding the number 1"),
+    ('columns = "LARGE"', "columns: expected an array of strings, got the string 'LARGE'"),
+    ("topic = false", "topic: expected a string, got the boolean false"),
+])
+def test_an_untestable_entry_is_typed_too(tmp_path, entry, message):
+    text = f'[[untestable]]\ntable = "hyperthreading.csv"\nreason = "x"\n{entry}\n'
+    assert error(tmp_path, text) == f"{ZAITSEV}.toml [[untestable]] #1: {message}"
+
+
+def test_an_untestable_entry_gives_a_reason(tmp_path):
+    text = '[[untestable]]\ntable = "hyperthreading.csv"\nreason = "  "\n'
+    assert error(tmp_path, text) == (f"{ZAITSEV}.toml [[untestable]] #1: reason: empty; "
+                                     "expected why the result is not tested")
+
+
+@pytest.mark.parametrize("section, text, got", [
+    ("claim", 'claim = "d26"\n', "the string 'd26'"),
+    ("claim", '[claim]\nid = "d26"\n', "a table"),
+    ("untestable", "untestable = [1, 2]\n", "an array holding the number 1")])
+def test_claims_and_untestable_are_arrays_of_tables(tmp_path, section, text, got):
+    assert error(tmp_path, text) == (f"{ZAITSEV}.toml: {section}: expected [[{section}]] "
+                                     f"tables, got {got}")
+
+
+def test_an_id_twice_names_both_files(tmp_path):
+    write_map(tmp_path, DIRECT_IO)
+    text = DOUBLEWRITE.replace('"dw"', '"d26"')
+    assert error(tmp_path, text, "zfs-innodb-2009") == (
+        "zfs-innodb-2009.toml [[claim]] #1: id 'd26' is taken by "
+        f"{ZAITSEV}.toml [[claim]] #1; expected each claim its own id")
+
+
+def test_check_gives_every_file_its_line(tmp_path):
+    write_map(tmp_path, DIRECT_IO + 'invert = "no"\n')
+    write_map(tmp_path, DOUBLEWRITE + DOUBLEWRITE.replace("reads", "headline = 1\nreads"),
+              "zfs-innodb-2009")
+    assert claims_map.check(tmp_path / "claims") == [
+        f"{ZAITSEV}.toml [[claim]] #1: invert: expected true or false (a TOML boolean), got "
+        "the string 'no'",
+        "zfs-innodb-2009.toml [[claim]] #2: headline: expected true or false (a TOML boolean), "
+        "got the number 1"]
+
+
+def test_check_names_an_id_twice_even_when_the_map_is_incomplete(tmp_path):
+    write_map(tmp_path, DIRECT_IO)
+    write_map(tmp_path, DOUBLEWRITE.replace('"dw"', '"d26"'), "zfs-innodb-2009")
+    assert claims_map.check(tmp_path / "claims") == [
+        "zfs-innodb-2009.toml [[claim]] #1: id 'd26' is taken by "
+        f"{ZAITSEV}.toml [[claim]] #1; expected each claim its own id"]
+
+
+def test_the_committed_map_checks_clean():
+    assert claims_map.check() == []
+
+
+@pytest.mark.parametrize("printed, value", [("3,5", 3.5), ("x2", 2.0), ("~30", 30.0)])
+def test_a_printed_number_is_read(printed, value):
+    assert claims_map._number(printed, "w") == value
+
+
+@pytest.mark.parametrize("printed", ["nan", "inf", "-Infinity", "many"])
+def test_a_printed_text_that_python_reads_as_a_float_is_no_number(printed):
+    with pytest.raises(UserError, match=f"w: the source prints '{printed}', not a number"):
+        claims_map._number(printed, "w")

@@ -386,3 +386,51 @@ def test_invoke_data_check_passes_a_good_directory(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout == "1 result file checked, 0 problems\n"
     assert good.is_file()
+
+
+# --- JSON a reader would misread, and values no recipe gives (issue 36) ------------------------
+
+def test_a_key_twice_in_one_object(tmp_path):
+    """json.loads keeps the last of two values silently: the checker and the site would read
+    one, a reviewer the other."""
+    path = place(tmp_path, base_doc())
+    text = path.read_text()
+    path.write_text(text.replace('"profile": "quick"', '"profile": "full", "profile": "quick"', 1))
+    assert check.check_file(path) == [
+        f"{path}: (file): the key 'profile' twice in one object; expected each key once (a JSON "
+        "reader keeps only the last)"]
+
+
+def test_a_value_nested_too_deep(tmp_path):
+    doc = base_doc()
+    deep = value = {}
+    for _ in range(900):
+        value["x"] = {}
+        value = value["x"]
+    doc["methods"]["extra"] = deep
+    path, problems = problems_of(tmp_path, doc)
+    assert problems[0].startswith(f"{path}: methods/extra/x/x/")
+    assert problems[0].endswith(f": nested {check.MAX_DEPTH + 1} levels deep; expected at most "
+                                f"{check.MAX_DEPTH}")
+    assert len(problems) == 1
+
+
+def test_dates_before_the_lab_existed(tmp_path):
+    doc = base_doc()
+    doc["started"] = "1970-01-01T00:00:00+00:00"
+    path, problems = problems_of(tmp_path, doc)
+    assert f"{path}: started: 1970-01-01T00:00:00+00:00 is before 2026-01-01, before the lab's " \
+           "first recipe; expected the time the run ran" in problems
+
+
+@pytest.mark.parametrize("where, key, value, message", [
+    ("plan", "warmup_s", 1e308, "1e+308 is beyond what a recipe may ask; expected at most "
+                                "86,400 seconds (a day)"),
+    ("workload", "threads", 10**19, "1e+19 is beyond what a recipe may ask; expected at most "
+                                    "1,024 threads"),
+])
+def test_a_plan_no_recipe_asks_for(tmp_path, where, key, value, message):
+    doc = base_doc()
+    doc[where][key] = value
+    path, problems = problems_of(tmp_path, doc)
+    assert f"{path}: {where}/{key}: {message}" in problems

@@ -30,6 +30,9 @@ MAX_BYTES = 20_000_000          # a full run is ~1 MB; more is not a result
 MAX_TEXT = 2_000                # characters in any string of the document...
 # ...but recipe/text, the whole recipe file: MAX_RECIPE_TEXT UTF-8 bytes, as recipes are loaded
 MAX_DIGITS = 20                 # a 64-bit counter, the largest integer a server reports
+# Objects and arrays inside one another: a result nests 10 deep; the site's build, which
+# recurses, failed without naming the file on a 900-deep value that passed the schema.
+MAX_DEPTH = 32
 MAX_LINE = 400                  # a problem line is cut in the middle beyond this
 
 
@@ -76,7 +79,7 @@ def check_file(path, project_hosts=None, stored_stats=True) -> list[str]:
         problems = check_text(doc) + schema
         if not schema:  # the deeper checks need a document of the schema's shape
             for check in (check_recipe, check_smallest_effect, values.check_numbers,
-                          values.check_magnitudes,
+                          values.check_magnitudes, values.check_plan,
                           values.check_repeats, values.check_series, values.check_times,
                           values.check_points, forgery.check_regime):
                 problems += check(doc)
@@ -107,6 +110,21 @@ class LongInteger:
         self.digits = len(text.lstrip("-"))
 
 
+def unique_keys(repeated: list):
+    """json's object_pairs_hook: the object as a dict, each key it holds twice noted in
+    repeated (json.loads alone keeps the last silently: two values, one read)."""
+    def hook(pairs):
+        seen = set()
+        repeated.extend(key for key, _ in pairs if key in seen or seen.add(key))
+        return dict(pairs)
+    return hook
+
+
+def too_deep(doc: dict) -> list[tuple]:
+    """The path of the first value nested past MAX_DEPTH (walk is iterative: no recursion)."""
+    return next(([path] for path, _ in walk(doc) if len(path) > MAX_DEPTH), [])
+
+
 def read_int(text: str):
     return LongInteger(text) if len(text.lstrip("-")) > MAX_DIGITS else int(text)
 
@@ -121,9 +139,10 @@ def load(path: Path) -> tuple[dict | None, list[str]]:
     if size > MAX_BYTES:
         return None, [at("(file)", f"{size:,} bytes; expected at most 20 MB "
                                    f"({MAX_BYTES:,} bytes)")]
+    repeated = []
     try:
         doc = json.loads(path.read_bytes().decode("utf-8"), parse_constant=NonFinite,
-                         parse_int=read_int)
+                         parse_int=read_int, object_pairs_hook=unique_keys(repeated))
     except UnicodeDecodeError as exc:
         return None, [at("(file)", f"not UTF-8 (byte {exc.start}); expected UTF-8 JSON")]
     except json.JSONDecodeError as exc:
@@ -134,7 +153,11 @@ def load(path: Path) -> tuple[dict | None, list[str]]:
                                    "expected a JSON document")]
     if not isinstance(doc, dict):
         return None, [at("(top)", f"a JSON {type(doc).__name__}; expected an object")]
-    bad = [at(key, f"{value.token}; expected a finite number (JSON has no NaN or Infinity)")
+    bad = [at("(file)", f"the key {key!r} twice in one object; expected each key once (a JSON "
+                        "reader keeps only the last)") for key in repeated]
+    bad += [at(key, f"nested {len(key)} levels deep; expected at most {MAX_DEPTH}")
+            for key in too_deep(doc)]
+    bad += [at(key, f"{value.token}; expected a finite number (JSON has no NaN or Infinity)")
            for key, value in walk(doc) if isinstance(value, NonFinite)]
     bad += [at(key, f"{value!r} (a number too large for a float); expected a finite number")
             for key, value in walk(doc) if isinstance(value, float) and not math.isfinite(value)]

@@ -6,10 +6,15 @@ import re
 from itertools import islice
 
 from tuninglab.contrib.jsonpaths import at, fmt, is_number, runs, walk
+from tuninglab.recipes.model import MAX_REPEATS, MAX_THREADS
 from tuninglab.results import document
 from tuninglab.results.result import Result
 
 SAMPLE_SLACK = 2                # series samples more or fewer than plan/duration_s
+# No result can be older than the lab's first recipe: a date of 1970 would sort first forever.
+EARLIEST = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+# A plan's seconds: a warm-up, a block's settling, a run; a day is beyond any recipe's profile.
+MAX_PLAN_SECONDS = 86_400
 
 # The most any real machine could measure, by what a key's name says it holds (the first
 # pattern that matches the key wins). Each bound is 10 to 1000 times beyond the fastest
@@ -124,7 +129,31 @@ def check_times(doc: dict) -> list[str]:
                 problems.append(at(later, f"{late} is before {fmt(earlier)} {early}; expected "
                                           "started <= each run's started <= its finished <= "
                                           "finished"))
-    return problems + future_times(doc)
+    return problems + future_times(doc) + past_times(doc)
+
+
+def past_times(doc: dict) -> list[str]:
+    """A result dated before the lab existed (1970, say) is no run of its recipes."""
+    r = Result(doc)
+    stamps = [(("started",), r.started)] + [((*run_path, "started"), run["started"])
+                                            for run_path, run in runs(doc)]
+    return [at(key, f"{value} is before {EARLIEST.date()}, before the lab's first recipe; "
+                    "expected the time the run ran")
+            for key, value in stamps
+            if (t := document.parse_time(value)) is not None and t < EARLIEST]
+
+
+def check_plan(doc: dict) -> list[str]:
+    """The plan's seconds, repeats and the workload's threads within what a recipe may ask
+    (recipes/model.py's maxima): a forged 1e308 s warm-up or 10**19 threads is no run."""
+    plan, workload = doc["plan"], doc.get("workload") or {}
+    limits = [(("plan", key), plan.get(key), MAX_PLAN_SECONDS, "seconds (a day)")
+              for key in ("warmup_s", "settle_s", "duration_s")]
+    limits += [(("plan", "repeats"), plan.get("repeats"), MAX_REPEATS, "repeats"),
+               (("workload", "threads"), workload.get("threads"), MAX_THREADS, "threads")]
+    return [at(key, f"{value:g} is beyond what a recipe may ask; expected at most {bound:,} "
+                    f"{what}")
+            for key, value, bound, what in limits if is_number(value) and value > bound]
 
 
 def future_times(doc: dict) -> list[str]:

@@ -2,16 +2,19 @@
 claimed or explained, a claim's source ratio is read from the transcription, bad entries get an
 error naming the file, the entry and the key, and each verdict follows from today's interval."""
 
+import json
 import logging
 import re
 
 import markdown
 import pytest
 
+from helpers import DATA
 from tuninglab.errors import UserError
 from tuninglab.results import stats
 from tuninglab.site import claim_verdicts as cv
 from tuninglab.site import claims_map
+from tuninglab.site import verdict_tables
 from tuninglab.site.claims_map import Claim
 
 DIRECT_IO = """
@@ -230,3 +233,14 @@ def test_the_raid_page_says_its_lab_vm_reason_once():
     from tuninglab.site.verdict_tables import _topic_table
     table = re.sub(r' title="[^"]*"', "", _topic_table("raid"))  # a note's hover text
     assert table.count("emulated CPU (TCG)") == 1 and table.count("#verdicts-raid-note-1") > 1
+
+
+def test_a_contributed_verdict_says_so_folded_or_first():
+    """A contributor's result is never taken for the project's own: the note beside its
+    verdict says "contributed", in the folded list of other hosts as well as first."""
+    doc = json.loads(next(DATA.glob("doublewrite/*.json")).read_text())
+    assert "contributed" not in verdict_tables._host_note(doc, True)
+    doc["contribution"] = {"submitted": "2026-11-24T00:00:00+00:00", "description": "a box"}
+    assert verdict_tables._host_note(doc, True).startswith("a box, ")
+    assert "contributed" in verdict_tables._host_note(doc, True).split("; ")
+    assert verdict_tables._host_note(doc, False).split("; ")[0] == "contributed"

@@ -165,11 +165,13 @@ def _claim_rows(c, notes: _Notes) -> str:
 
 
 def _host_note(doc: dict | None, several: bool) -> str:
-    """Which host a verdict is from (when several ran the recipe), and whether it ran without
-    the memory model."""
+    """Which host a verdict is from (when several ran the recipe), whether a contributor ran it
+    (never to be taken for the project's own), and whether it ran without the memory model."""
     if doc is None:
         return ""
     notes = [f"{describe.host_name(doc)}, {Result.of(doc).date}"] if several else []
+    if Result.of(doc).contributed:
+        notes.append("contributed")
     if Result.of(doc).labs:
         notes.append("in the lab VM, whose guest has no memory model")
     elif describe.uncapped(doc):

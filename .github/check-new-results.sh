@@ -35,6 +35,13 @@ if [ ! -s "$raw" ]; then
   exit 0
 fi
 
+# The pull request's recipes/ join its files: only directories and regular files, since a link
+# would have the checker read whatever file of this machine it points at.
+odd=$(find recipes ! -type d ! -type f -printf '%p: not a regular file or directory (a link?); expected recipes/<name>/recipe.toml files\n')
+if [ -n "$odd" ]; then
+  printf '%s\n' "$odd"
+  exit 1
+fi
 git worktree add --quiet --detach "$tree" "$base"
 rm -rf "$tree/recipes" && cp -a recipes "$tree/recipes"
 echo "checking the files this pull request adds or changes under data/ with the checker of $base"

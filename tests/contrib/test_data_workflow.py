@@ -219,3 +219,17 @@ def test_a_claim_id_twice_and_a_bad_table_are_refused_naming_their_files(clone):
     assert f"data/claims/zfs-innodb-2009.toml [[claim]] #1: id '{claim_id}' is taken by " \
            "data/claims/zfs-innodb-2009-again.toml [[claim]] #1; expected each claim its own " \
            "id" in lines, out.stdout
+
+
+def test_a_linked_recipe_is_refused(clone):
+    """The pull request's recipes/ are copied beside its results: a recipe.toml that is a link
+    would have the checker read a file of the machine CI runs on."""
+    contribution(clone)
+    link = clone / "recipes" / "doublewrite" / "recipe.toml"
+    link.unlink()
+    link.symlink_to("/etc/hostname")
+    commit(clone, "a linked recipe")
+    out = check(clone)
+    assert out.returncode == 1
+    assert "recipes/doublewrite/recipe.toml: not a regular file or directory (a link?); expected " \
+           "recipes/<name>/recipe.toml files" in out.stdout.splitlines(), out.stdout

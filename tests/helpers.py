@@ -384,3 +384,28 @@ class FakeLabImage:
     """A built lab VM image's paths and manifest, for qemu command lines (no boot)."""
     dir = Path("/img")
     root, kernel, initrd = Path("/img/root.img"), Path("/img/vmlinuz"), Path("/img/initrd.img")
+
+
+def write_claims_map(tmp_path, text, slug="zaitsev-2004-os-hardware") -> Path:
+    """A claims map of one file (tmp_path/claims/<slug>.toml) holding text; its directory."""
+    d = tmp_path / "claims"
+    d.mkdir(exist_ok=True)
+    (d / f"{slug}.toml").write_text(text)
+    return d
+
+
+def place_result(root: Path, doc: dict, where=None) -> Path:
+    """Write a result document where document.final_path puts it under root/data (or at
+    root/where)."""
+    from tuninglab.results import document
+    path = root / (where or document.final_path(doc, Path("data")))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def result_problems(root: Path, doc: dict, where=None) -> tuple[Path, list[str]]:
+    """data.check's lines for doc, placed by place_result."""
+    from tuninglab.contrib import check
+    path = place_result(root, doc, where)
+    return path, check.check_file(path)

@@ -8,11 +8,16 @@ import copy
 import datetime as dt
 import hashlib
 import json
-from pathlib import Path
 
 import pytest
 
-from helpers import DATA, copy_committed_data, with_costs
+from helpers import (
+    DATA,
+    copy_committed_data,
+    place_result as place,
+    result_problems as problems_of,
+    with_costs,
+)
 from tuninglab import cli
 from tuninglab.contrib import check, forgery, values
 from tuninglab.results import document, stats
@@ -27,17 +32,6 @@ def base_doc() -> dict:
     return json.loads(BASE.read_text())
 
 
-def place(root: Path, doc: dict) -> Path:
-    """Write doc where document.final_path puts it under root/data."""
-    path = root / document.final_path(doc, Path("data"))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(doc))
-    return path
-
-
-def problems_of(tmp_path, doc) -> tuple[Path, list[str]]:
-    path = place(tmp_path, doc)
-    return path, check.check_file(path)
 
 
 def contributed(doc: dict, host="c0ffee00c0ffee00") -> dict:
@@ -127,7 +121,11 @@ def test_repeats_whose_interval_overflows_are_said_not_crashed_on(tmp_path):
     for run, tps in zip(doc["points"][0]["runs"], (1e-300, 1e-300, 1e8, 1e8, 1e8)):
         run["summary"]["tps"] = tps
     path, problems = problems_of(tmp_path, doc)
-    assert problems == [f"{path}: points: the statistics cannot be computed from the runs (math "
+    assert problems == [f"{path}: points/0/runs/0/summary/tps: 1e-300, 100% off the mean of its "
+                        "per-second series (1615.19) (and 4 more runs of the point); expected "
+                        "within 15% of it (the summary is the whole run's, the series its "
+                        "seconds)",
+                        f"{path}: points: the statistics cannot be computed from the runs (math "
                         "range error); expected runs whose summaries hold the primary metric as "
                         "a real run measures it"]
 

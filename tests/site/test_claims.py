@@ -9,7 +9,7 @@ import re
 import markdown
 import pytest
 
-from helpers import DATA
+from helpers import DATA, write_claims_map as write_map
 from tuninglab.errors import UserError
 from tuninglab.results import stats
 from tuninglab.site import claim_verdicts as cv
@@ -37,13 +37,6 @@ row = "gain of Serie H (doublewrite off) over Serie A"
 recipe = "doublewrite"
 point = "OFF"
 """
-
-
-def write_map(tmp_path, text, slug="zaitsev-2004-os-hardware"):
-    d = tmp_path / "claims"
-    d.mkdir(exist_ok=True)
-    (d / f"{slug}.toml").write_text(text)
-    return d
 
 
 def test_the_committed_map_covers_every_source_result():

@@ -4,6 +4,7 @@ not read, names both files of an id given twice, and collects every file's probl
 
 import pytest
 
+from helpers import write_claims_map as write_map
 from tuninglab.errors import UserError
 from tuninglab.site import claims_map
 
@@ -25,13 +26,6 @@ point = "OFF"
 reads = "gain-percent"
 """
 ZAITSEV = "zaitsev-2004-os-hardware"
-
-
-def write_map(tmp_path, text, slug=ZAITSEV):
-    d = tmp_path / "claims"
-    d.mkdir(exist_ok=True)
-    (d / f"{slug}.toml").write_text(text)
-    return d
 
 
 def error(tmp_path, text, slug=ZAITSEV) -> str:

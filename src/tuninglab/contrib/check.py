@@ -1,6 +1,7 @@
 """Checks a result file before it joins data/: that it is a small JSON object, matches the
-schema, names a recipe and a version of it that exist, holds sane values (values.py), plain text
-and the statistics its runs give (forgery.py), and sits where document.final_path puts it. With
+schema, names a recipe and a version of it that exist and is the experiment that version plans
+(experiment.py, readback.py), holds sane values (values.py), plain text and the statistics its
+runs give (forgery.py), and sits where document.final_path puts it. With
 contributions, the rules of a pull request's files too: contributions only, none posing as a
 project host (forgery.py). Every problem is one line:
 '<file>: <json path>: <what is wrong>; expected <what>'.
@@ -16,7 +17,7 @@ import unicodedata
 from functools import lru_cache
 from pathlib import Path
 
-from tuninglab.contrib import forgery, scrub, values
+from tuninglab.contrib import experiment, forgery, scrub, values
 from tuninglab.contrib.jsonpaths import at, walk
 from tuninglab.errors import UserError
 from tuninglab.files import DATA_DIR
@@ -78,7 +79,11 @@ def check_file(path, project_hosts=None, stored_stats=True) -> list[str]:
         schema = document.validate(doc)
         problems = check_text(doc) + schema
         if not schema:  # the deeper checks need a document of the schema's shape
-            for check in (check_recipe, check_smallest_effect, values.check_numbers,
+            recipe = check_recipe(doc)
+            problems += recipe
+            if not recipe:  # a version of the recipe: the file must be the experiment it plans
+                problems += experiment.check_experiment(doc)
+            for check in (check_smallest_effect, values.check_numbers,
                           values.check_magnitudes, values.check_plan,
                           values.check_repeats, values.check_series, values.check_times,
                           values.check_points, forgery.check_regime):

@@ -77,11 +77,32 @@ def load_all(name_or_path, recipes_dir: Path = files.RECIPES_DIR) -> list[Recipe
     path = Path(name_or_path)
     if not path.suffix == ".toml":
         path = recipe_path(str(name_or_path), recipes_dir)
-    raw = read_bounded(path)
+    return from_bytes(read_bounded(path), path)
+
+
+def from_text(name: str, text: str, recipes_dir: Path = files.RECIPES_DIR) -> list[Recipe]:
+    """Every experiment of a recipe's text as a result records it (recipe/text): a version
+    of recipes/<name>/recipe.toml that may no longer be the file's (data.check reads the one
+    a result ran). Errors name the file the text is a version of."""
+    check_name(name)
+    raw = text.encode("utf-8", "surrogatepass")  # a lone surrogate: from_bytes refuses it
+    if len(raw) > MAX_RECIPE_TEXT:
+        raise UserError(f"recipe {name}: a text of more than {MAX_RECIPE_TEXT:,} bytes")
+    return from_bytes(raw, Path(recipes_dir) / name / "recipe.toml")
+
+
+def from_bytes(raw: bytes, path: Path) -> list[Recipe]:
+    """The main experiment and each variant of a recipe file's bytes."""
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise UserError(f"{path}: not valid TOML: {exc}") from None
+    return from_data(data, raw, path)
+
+
+def from_data(data: dict, raw: bytes, path: Path) -> list[Recipe]:
+    """The main experiment and each variant of a recipe's parsed TOML (raw: its bytes, which
+    the Recipe keeps with their hash)."""
     variants = Reader(path, data).table("variants", required=False)
     main = {k: v for k, v in data.items() if k != "variants"}
     out = [_build(main, path, raw)]

@@ -40,7 +40,7 @@ def new_document(plan, binary, provenance: dict) -> dict:
                  "smallest_effect_pct": smallest_effect_pct(e.measure),
                  **({"design": "switchback", "settle_s": e.measure.settle} if plan.switchback
                     else {"design": "restart"}),
-                 **_pin(e.measure)},
+                 **_overrides(e), **_pin(e.measure)},
         "dataset": dataset_description(e.dataset),
         **_memory(e),
         **({"regime": [dict(c) for c in r.regime]} if r.regime else {}),
@@ -56,6 +56,18 @@ def new_document(plan, binary, provenance: dict) -> dict:
         "methods": {"summary": stats.SUMMARY_METHOD,
                     "ratio": stats.PAIRED_METHOD if plan.switchback else stats.RATIO_METHOD},
     }
+
+
+def _overrides(e) -> dict:
+    """The command line's --repeats, --duration and --warmup where they changed what the
+    profile gives: data.check (contrib/experiment.py) accepts a plan other than the recipe's
+    profile only where this records it."""
+    profile = e.recipe.experiment(e.profile).measure
+    changed = {key: getattr(e.measure, field)
+               for key, field in (("repeats", "repeats"), ("warmup_s", "warmup"),
+                                  ("duration_s", "duration"))
+               if getattr(e.measure, field) != getattr(profile, field)}
+    return {"overrides": changed} if changed else {}
 
 
 def _memory(e) -> dict:

@@ -1,0 +1,161 @@
+"""data.check's rules on what each run of a result read back and measured (contrib/experiment.py
+holds the file to its recipe's plan): the settings the server took (`effective`, as
+engine/run/repeat.py and switchback.py read them after the start or the switch) and the storage,
+array, lab VM, allocator and clients a run records are its point's; a summary's throughput is
+that of its per-second series; a switchback's blocks lie where its settle and measured seconds
+put them, in its one per-second series."""
+
+import re
+import statistics
+
+from tuninglab import units
+from tuninglab.contrib.jsonpaths import at, is_number, runs
+from tuninglab.contrib.values import bound_of
+from tuninglab.results.result import Result
+
+# Where a run records what it ran with, for a sweep of something else than a server option
+# (the engine reads each back: sysfs, mdadm, the guest, sysbench's report, the allocator).
+READ_BACK = {
+    "storage.scheduler": ("storage", "scheduler"),
+    "storage.read_ahead_kb": ("storage", "read_ahead_kb"),
+    "storage.filesystem": ("storage", "filesystem"),
+    "workload.threads": ("summary", "clients"),
+    "server.allocator": ("allocator", "name"),
+    "lab.kernel": ("lab", "kernel_flavour"),
+    "lab.mitigations": ("lab", "mitigations"),
+    "lab.topology": ("lab", "topology"),
+    "lab.disk_cache": ("lab", "disk_cache"),
+    "lab.swappiness": ("lab", "swappiness"),
+    "raid.disks": ("raid", "raid_disks"),
+    "raid.chunk": ("raid", "chunk_bytes"),
+    "zfs.recordsize": ("storage", "zfs", "recordsize"),
+}
+# A summary's throughput against the mean of its per-second series. They differ by design:
+# a restart run's summary is sysbench's own total over its whole time (transactions / total
+# time, the last partial second included), the series its whole seconds, some of them missing
+# (a report that came late); the TPC-C-like workload's per-second new orders are counted in
+# whole transactions (60 tpm steps at 1 a second). Over the 1,314 committed runs (1,230 tps and
+# 156 new-order figures) the largest gap, as measured here, is 5.1% (a TPC-C-like run of 15 s
+# in the lab VM at 444 tpm; 4.2% for sysbench's tps, a run of 7 reported seconds) and the
+# median 0.01%; 15%, about three times the largest, leaves a slower host's shorter run room
+# and still refuses a summary halved or doubled (a 50% gap).
+# A run of a few seconds (--duration 3s) is another matter: one late report of its n seconds
+# moves their mean by up to about 1/n, so the tolerance is never below 1/n.
+# A switchback block's summary is the mean of its seconds: within rounding.
+SERIES_TOLERANCE = 0.15
+THROUGHPUTS = ("tps", "new_order_tpm")
+MISSING = object()
+
+
+def same(want, got) -> bool:
+    """Whether a value read back is the one asked for: 48M is 50331648, ON is ON (and 1),
+    10 is 10.000000, a scheduler's name is itself."""
+    return _normal(want) == _normal(got)
+
+
+def _normal(value):
+    text = str(value).strip()
+    lower = text.lower()
+    if lower in ("on", "true", "off", "false"):
+        return lower in ("on", "true")   # True == 1.0 and False == 0.0: ON is 1
+    if re.fullmatch(r"\d+[kmgt]", lower):
+        return float(units.size_bytes(text))
+    try:
+        return float(text)
+    except ValueError:
+        return lower
+
+
+def dig(run: dict, path: tuple):
+    for key in path:
+        run = run.get(key, MISSING) if isinstance(run, dict) else MISSING
+    return run
+
+
+def check_runs(doc: dict, plan, expected: dict) -> list[str]:
+    """Each run ran its point (the recipe's point of its id): every setting the recipe gives
+    the point that the server read back (effective) is the point's, the swept one read back
+    always; a swept storage, array, lab VM, allocator or client count is the point's where the
+    run records it. One line per point and key, naming how many more of its runs say so."""
+    sweep, r = plan.experiment.sweep, Result(doc)
+    values = {point.id: point.value for point in plan.points}
+    # the server's names of the swept settings: those whose values differ between points
+    swept = {k for s in expected.values() for k in s
+             if any(other.get(k) != s[k] for other in expected.values())}
+    found = {}  # (point index, key) -> [first path, got, want, runs]
+    for path, run in runs(doc):
+        value = values.get(r.points[path[1]].id)
+        if value is None:
+            continue  # a point the recipe does not have: experiment.check_points says so
+        settings = expected[value]
+        effective = run.get("effective") or {}
+        wrong = [(("effective", key), effective.get(key, MISSING), want)
+                 for key, want in settings.items()
+                 if (key in effective or key in swept)
+                 and not same(want, effective.get(key, MISSING))]
+        if sweep.setting in READ_BACK:
+            got = dig(run, READ_BACK[sweep.setting])
+            if got is not MISSING and not same(value, got):
+                wrong.append((READ_BACK[sweep.setting], got, value))
+        if sweep.setting == "server.cpus" and value.isdigit() and "server_cpus" in run \
+                and len(run["server_cpus"]) != int(value):
+            wrong.append((("server_cpus",), run["server_cpus"], f"{value} CPUs"))
+        for key, got, want in wrong:
+            found.setdefault((path[1], key), [(*path, *key), got, want, 0])[3] += 1
+    return [at(where, f"{'missing' if got is MISSING else repr(got)}"
+                      f"{f' (and in {n - 1} more runs of the point)' if n > 1 else ''}; "
+                      f"expected {want!r}, what point {r.points[where[1]].id} ran with")
+            for where, got, want, n in found.values()]
+
+
+def check_series(doc: dict) -> list[str]:
+    """A summary's throughput is its series' (SERIES_TOLERANCE); a switchback's blocks, where
+    its plan puts them, in its one series."""
+    found = {}  # (point index, metric) -> [first path, summary, mean, gap, tolerance, runs]
+    for path, run in runs(doc):
+        series = run.get("series") or {}
+        for metric in THROUGHPUTS:
+            total = run["summary"].get(metric)
+            seconds = [v for v in series.get(metric) or [] if is_number(v)]
+            if not is_number(total) or not seconds or abs(total) > bound_of((metric,))[0]:
+                continue  # no series, or a value values.check_magnitudes refuses already
+            mean = statistics.fmean(seconds)
+            gap = abs(total - mean) / max(total, mean) if max(total, mean) > 0 else 0
+            tolerance = max(SERIES_TOLERANCE, 1 / len(seconds))
+            if gap > tolerance:
+                found.setdefault((path[1], metric), [(*path, "summary", metric), total, mean,
+                                                     gap, tolerance, 0])[5] += 1
+    problems = [at(where, f"{total:g}, {gap:.0%} off the mean of its per-second series "
+                          f"({mean:.2f}){f' (and {n - 1} more runs of the point)' if n > 1 else ''}"
+                          f"; expected within {tolerance:.0%} of it (the summary is the whole "
+                          "run's, the series its seconds)")
+                for where, total, mean, gap, tolerance, n in found.values()]
+    return problems + check_blocks(doc)
+
+
+def check_blocks(doc: dict) -> list[str]:
+    """A switchback's block: switched after second s, settle_s seconds dropped, duration_s
+    measured, all in switchback/tps; its series those seconds of it."""
+    if Result(doc).design != "switchback" or "switchback" not in doc:
+        return []
+    p, whole = doc["plan"], doc["switchback"]["tps"]
+    settle, duration = int(p.get("settle_s", 0)), int(p["duration_s"])
+    problems = []
+    for path, run in runs(doc):
+        block = run.get("block")
+        if block is None:
+            continue  # experiment.check_design names it
+        s = block["switched_s"]
+        want = (s + settle + 1, s + settle + duration)
+        if (block["first_s"], block["last_s"]) != want or want[1] > len(whole):
+            problems.append(at((*path, "block"), f"seconds {block['first_s']} to "
+                                                 f"{block['last_s']} after a switch at {s}; "
+                                                 f"expected {want[0]} to {want[1]} (settle_s "
+                                                 "dropped, then duration_s measured) within "
+                                                 f"the {len(whole)} s of switchback/tps"))
+        elif run["series"].get("tps") != whole[want[0] - 1:want[1]]:
+            problems.append(at((*path, "series", "tps"), f"not switchback/tps's seconds "
+                                                         f"{want[0]} to {want[1]}; expected "
+                                                         "the block's seconds of the one "
+                                                         "series"))
+    return problems

@@ -2,6 +2,7 @@
 after a SIGKILL in the middle of a point `invoke lab.clean` leaves no loop device, mount, server
 or ledger entry behind."""
 
+import dataclasses
 import json
 import os
 import shutil
@@ -132,7 +133,7 @@ def test_a_scan_on_a_named_device_gives_a_valid_result_and_leaves_the_device(scr
                               baseline_seconds=1, devices=(device,))
         with pytest.raises(UserError, match="add --destroy-data"):
             runner.run("tiny-scan", opts, say=lambda *_: None)
-        opts.destroy_data = True
+        opts = dataclasses.replace(opts, destroy_data=True)  # the run options are frozen
         doc = json.loads(runner.run("tiny-scan", opts, say=lambda *_: None).read_text())
         assert document.validate(doc) == []
         for point in doc["points"]:

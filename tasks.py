@@ -54,6 +54,13 @@ def check(c, path=None, contributions=False):
     cli.guard(cli.data_check, path or [], print, contributions)
 
 
+@task(name="claims", help={"recipe": "only the claims this recipe answers (default: all)"})
+def claims(c, recipe=None):
+    """The source claims' verdicts, pooled over every comparable result (one server, one host
+    class) and sized against what the source claimed: the claims page, in the terminal."""
+    cli.guard(cli.data_claims, recipe)
+
+
 @task(name="submit", help={
     "path": "the result file to prepare (a run's own new file in data/ is prepared in place)",
     "description": "your hardware in a few words (at most 500 characters)",
@@ -109,18 +116,22 @@ def lab_clean(c, workdir=None):
                           "quick": "half as many rounds and repeats (about 6 minutes)"})
 def lab_noise(c, workdir=None, quick=False):
     """Measure this host's noise: an A/A experiment per design (switchback, restart), about 11
-    minutes; later results carry its figures and dry runs say what precision to expect."""
+    minutes; later results carry its figures, dry runs say what precision to expect, and its
+    record in data/calibrations/ gives its host class's pooled intervals their between-sitting
+    spread."""
     cli.guard(cli.lab_noise, workdir, quick)
 
 
-@task(help={"only": "site, scale, engine, sandbox, vm, tpcc, precision or noise (default: all)"})
+@task(help={"only": "site, scale, engine, sandbox, vm, tpcc, precision, noise or pooling "
+                    "(default: all)"})
 def bench(c, only=None):
     """Benchmarks printed as ratios to their targets: the site (build, JavaScript, first chart),
     the site with 1,000 generated contributions (build time, chart data per page) and the engine
     (harness overhead and precision of `doublewrite --quick`, about 5 min), and precision
     (switchback A/B and A/A, restart A/B: half-widths, wall times, false verdicts; about 20
-    min), and noise control (whether pinning CPUs or dropping the page cache helps here; about
-    20 min)."""
+    min), noise control (whether pinning CPUs or dropping the page cache helps here; about
+    20 min), and pooling (the coverage of a pooled A/A interval over k results; about 3 min
+    of CPU, no server)."""
     cli.guard(cli.bench, only)
 
 
@@ -170,7 +181,7 @@ def fleet_clean(c, hosts=None, inventory=None):
 
 
 ns.add_collection(Collection("recipe", run, list_))
-ns.add_collection(Collection("data", check, submit))
+ns.add_collection(Collection("data", check, claims, submit))
 ns.add_collection(Collection("test", test))
 ns.add_collection(Collection("docs", docs_build, docs_serve))
 ns.add_collection(Collection("lab", lab_check, lab_clean, lab_noise))

@@ -307,7 +307,8 @@ def result(host_id=HOST_A, started="2026-11-22T00:36:13+00:00", tps=None, **chan
 # What a transaction costs in runs of with_costs: each summary["cost"] key, in its stored unit.
 COSTS = {"server_cpu_us_per_trx": 850.0, "host_cpu_us_per_trx": 1200.0,
          "server_read_bytes_per_trx": 9000.0, "server_write_bytes_per_trx": 24000.0,
-         "fsyncs_per_trx": 0.05, "log_fsyncs_per_trx": 1.0, "redo_bytes_per_trx": 2400.0}
+         "fsyncs_per_trx": 0.05, "log_fsyncs_per_trx": 1.0, "redo_bytes_per_trx": 2400.0,
+         "device_read_bytes_per_trx": 12000.0, "device_write_bytes_per_trx": 30000.0}
 # A spread of about ±1% over the repeats: the 90% interval of a ratio of two such points is
 # within ±1.5%, so equal costs read "equivalent within ±3%" and 20% less reads "less".
 COST_SPREAD = (1.0, 1.01, 0.99, 1.005, 0.995)

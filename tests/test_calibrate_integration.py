@@ -1,5 +1,6 @@
 """lab.noise for real, in small: both A/A experiments run, their figures are stored in the work
-directory, and the next result and dry run of this host use them."""
+directory, their A/A comparisons are kept as a calibration record under data/, and the next
+result and dry run of this host use the figures."""
 
 import json
 
@@ -9,6 +10,7 @@ from helpers import fixture_recipe, run_options, run_recipe, servers_under
 from tuninglab import calibrate
 from tuninglab.engine.measure import noise
 from tuninglab.engine.run import runner
+from tuninglab.results import calibrations
 
 pytestmark = pytest.mark.integration
 
@@ -21,7 +23,8 @@ def test_the_calibration_is_stored_and_carried_by_later_results(recipes_dir, sha
         'shape = "cpu-bound"', 'shape = "cpu-bound"\ntables = 2\ntable_size = 2000\n'
                                'buffer_pool_size = "32M"'))
     lines = []
-    figures = calibrate.calibrate(shared_workdir, say=lines.append)
+    figures = calibrate.calibrate(shared_workdir, say=lines.append,
+                                  data_dir=tmp_path / "calibrated")
     stored = json.loads((shared_workdir / noise.FILE).read_text())
     assert stored == figures
     assert figures["switchback"]["rounds"] == 3 and figures["restart"]["repeats"] == 2
@@ -29,6 +32,10 @@ def test_the_calibration_is_stored_and_carried_by_later_results(recipes_dir, sha
     assert figures["restart"]["run_to_run_sd_pct"] >= 0
     assert any("an A/B of 5 minutes" in line for line in lines)
     assert servers_under(shared_workdir) == []
+    (record,) = calibrations.load_all(tmp_path / "calibrated")  # valid, or ValueError
+    assert set(record["designs"]) == {"switchback", "restart"}
+    assert record["host"]["id"] == figures["host_id"]
+    assert len(record["designs"]["switchback"]["point_values"]) == 3
 
     fixture_recipe(recipes_dir, "tiny-switchback")
     dry = []

@@ -10,6 +10,7 @@ from tuninglab import calibrate
 from tuninglab.engine.measure import noise
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load
+from tuninglab.results import calibrations
 
 
 def switchback_doc():
@@ -97,3 +98,14 @@ def test_the_calibration_recipes_are_valid(tmp_path):
             plan = planner.build(load(design, recipes_dir=tmp_path).experiment())
             assert plan.design == design
             assert plan.estimate(template_cached=True) <= 330
+
+
+def test_the_calibration_record_is_written_under_data_never_over_another(tmp_path):
+    docs = {"switchback": switchback_doc(), "restart": restart_doc()}
+    docs["switchback"]["plan"]["design"] = "switchback"
+    first = calibrate.write_record(docs, "2026-11-24T04:30:08+00:00", False, tmp_path)
+    second = calibrate.write_record(docs, "2026-11-24T04:30:08+00:00", False, tmp_path)
+    assert first.parent == tmp_path / calibrations.DIR and first != second
+    assert first.name.startswith("20261124T043008Z-")
+    assert calibrations.problems(first) == [] and calibrations.problems(second) == []
+    assert [r["quick"] for r in calibrations.load_all(tmp_path)] == [False, False]

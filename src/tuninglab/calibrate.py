@@ -2,7 +2,9 @@
 run the same thing: innodb_lock_wait_timeout 50 and 51, which oltp_write_only's transactions,
 each on its own rows, never wait on), one per design. Its figures go into the work directory
 (engine/measure/noise.py keeps them): every later result of this host carries them, and the
-dry run says from them what precision to expect.
+dry run says from them what precision to expect. The A/A comparisons themselves are kept as data
+too (results/calibrations.py): data/calibrations/<UTC stamp>-<host id prefix>.json, from which
+the pooled estimates take a host class's between-sitting spread.
 
 The figures: how much throughput moves from one second to the next, and (restart) from one run
 to the next; the spread of a switchback round's log ratio; and per design the 95% interval an
@@ -21,7 +23,7 @@ from tuninglab import files
 from tuninglab.engine.measure.noise import FILE
 from tuninglab.engine.run import runner
 from tuninglab.recipes.plan import RUN_OVERHEAD_S
-from tuninglab.results import document
+from tuninglab.results import calibrations, document
 
 FIVE_MINUTES = 300.0
 POWER = 0.8  # the smallest effect detected this often
@@ -75,9 +77,10 @@ def recipe_text(design: str, quick: bool) -> str:
                           f"A/A: innodb_lock_wait_timeout 50 vs 51 ({design})")
 
 
-def calibrate(wd: Path | None = None, quick: bool = False, say=print) -> dict:
+def calibrate(wd: Path | None = None, quick: bool = False, say=print,
+              data_dir: Path | None = None) -> dict:
     """Run both A/A experiments on this host, store their figures in the work directory and
-    return them."""
+    their calibration record under data_dir (data/), and return the figures."""
     wd = Path(wd or files.default_workdir()).resolve()
     scratch = Path(tempfile.mkdtemp(prefix="tuninglab-noise-"))
     docs = {}
@@ -94,10 +97,30 @@ def calibrate(wd: Path | None = None, quick: bool = False, say=print) -> dict:
                "switchback": switchback_figures(docs["switchback"]),
                "restart": restart_figures(docs["restart"])}
     files.atomic_write_json(wd / FILE, figures)
+    record = write_record(docs, figures["measured"], quick, data_dir or files.DATA_DIR)
     say("")
     say(report(figures))
     say(f"\nwrote {wd / FILE}; results of this host now carry these figures")
+    say(f"wrote {record}: the A/A comparisons, for the host class's between-sitting spread"
+        if record else "no calibration record: neither A/A gave a comparison (a repeat of 0?)")
     return figures
+
+
+def write_record(docs: dict, measured: str, quick: bool, data_dir: Path) -> Path | None:
+    """The calibration record of the A/A documents under data_dir/calibrations/ (a new name,
+    never over a file: a second record of the same second gets a suffix); None, writing
+    nothing, when neither A/A gives a comparison."""
+    record = calibrations.record_of(docs, measured, quick)
+    if record is None:
+        return None
+    folder = Path(data_dir) / calibrations.DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    name = calibrations.file_name(record)
+    for n in range(1, 100):
+        path = folder / (name if n == 1 else name.replace(".json", f"-{n}.json"))
+        if files.create_json(path, record):
+            return path
+    raise FileExistsError(f"{folder / name}: 99 records of that second already exist")
 
 
 def _points(doc: dict):

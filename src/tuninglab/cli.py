@@ -87,6 +87,9 @@ def recipe_run(name, *, quick=False, profile=None, repeats=None, duration=None, 
         seed=_seed(seed), devices=tuple(devices), destroy_data=destroy_data,
         precision=precision, budget=budget)
     runner.run_all(name, opts, variant, say)
+    if not dry_run:  # what the new result changes: the claims' pooled verdicts, as the site's
+        from tuninglab.site import claims_text
+        say("\n" + claims_text.report(name))
 
 
 def recipe_list(recipes_dir=files.RECIPES_DIR, say=print):
@@ -118,6 +121,12 @@ def data_check(paths, say=print, contributions=False):
     say(f"{plural(len(found), 'result file')} checked, {plural(len(problems), 'problem')}")
     if problems:
         raise SystemExit(1)
+
+
+def data_claims(recipe=None, say=print):
+    """`invoke data.claims`: the source claims' pooled verdicts, as the claims page gives them."""
+    from tuninglab.site import claims_text
+    say(claims_text.report(recipe))
 
 
 def data_submit(path, description=None, keep_paths=False, data_dir=None, say=print):

@@ -11,6 +11,7 @@ import pytest
 from helpers import COSTS, DATA, REAL, committed_results, with_costs
 from tuninglab.results import document, report, stats
 from tuninglab.results.metrics import COST, METRICS, decimals, ratio_decimals
+from tuninglab.results.result import Result
 
 ON, OFF = (p["id"] for p in REAL["points"])  # the baseline, then the other point
 # OFF: 20% less server CPU, no fsync at all, the rest as the baseline's.
@@ -140,7 +141,8 @@ def test_the_report_prints_a_cost_table_per_point():
     part = cost_part(report.results_table(doc))
     base, off = part.split("\n\n")[1:3]
     assert base.splitlines()[0] == f"{ON} (baseline)"
-    assert base.splitlines()[1].split() == ["cost", "median", "95%", "CI"]
+    # the geometric mean, which the ratio compares (Point.centre), not the median
+    assert base.splitlines()[1].split() == ["cost", "gmean", "95%", "CI"]
     # 850 µs shown in ms, 2400 bytes in KiB, each to about 3 significant digits
     assert re.search(r"^server CPU ms +0\.850 +0\.84\d \.\. 0\.85\d$", base, re.M)
     assert re.search(r"^redo KiB +2\.34 +2\.3\d \.\. 2\.3\d$", base, re.M)
@@ -152,8 +154,13 @@ def test_the_report_prints_a_cost_table_per_point():
                      r"compared$", off, re.M)
     assert re.search(r"^host CPU ms .* equivalent within ±3%$", off, re.M)
     legend = " ".join(part.split("\n"))
-    assert "cost verdicts: less or more when the 95% CI excludes 1; equivalent within ±3% " \
-           "when the 90% CI lies inside 0.971 .. 1.030" in legend
+    assert "cost verdicts: less or more when the 95% CI excludes 1 (\"more, by less than 3%\" " \
+           "when the 90% CI lies inside the margin too); equivalent within ±3% when the 90% " \
+           "CI lies inside 0.971 .. 1.030" in legend
+    # the 90% interval that decided the equivalence, under the table
+    tost = Result(doc).points[1].cost_ratio("host_cpu_us_per_trx").tost_text(dots=True)
+    assert f"each equivalence's 90% CI, which decided it: host CPU ms {tost}" in " ".join(
+        off.split("\n"))
 
 
 def test_the_cost_tables_fit_100_columns():
@@ -164,7 +171,7 @@ def test_the_cost_tables_fit_100_columns():
                                             "server_cpu_us_per_trx": 1.25,
                                             "log_fsyncs_per_trx": 0.025}})
     part = cost_part(report.results_table(document.recompute(doc)))
-    for shown in ("23,438", "120", "0.0250", "zero in a repeat", "more", "less", "equivalent"):
+    for shown in ("23,43", "120", "0.0250", "zero in a repeat", "more", "less", "equivalent"):
         assert shown in part
     assert max(map(len, part.splitlines())) <= 100
 

@@ -7,7 +7,7 @@ import shutil
 import pytest
 
 from helpers import IMG, LONG, QUOTES, SCRIPT, TOPICS, hostile
-from tuninglab.site import builder, hostviews
+from tuninglab.site import builder, hostviews, result_files
 
 pytestmark = pytest.mark.integration
 
@@ -160,10 +160,10 @@ def hostile_site(tmp_path_factory, committed_data):
 
 def main_hosts(site) -> int:
     """The hosts of doublewrite's main experiment in the hostile site's data: the project's
-    own (one a machine it ran on) and the hostile one."""
+    own (one per host class and server: its VMs are one) and the hostile one."""
     data = site[2] / "doublewrite"
     docs = [json.loads(p.read_text()) for p in data.glob("*.json")]
-    return len({doc["host"]["id"] for doc in docs if not doc.get("variant")})
+    return len({result_files.host_key(doc) for doc in docs if not doc.get("variant")})
 
 
 def test_a_hostile_result_file_shows_as_text_and_runs_nothing(browser, hostile_site):

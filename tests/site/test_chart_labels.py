@@ -89,7 +89,8 @@ def test_a_lab_settings_axis_title_and_tooltip_are_in_a_readers_words(setting, v
     figure = charts.results_bars([swept(setting, values)], "tps")
     assert figure["layout"]["xaxis"]["title"]["text"] == axis
     assert title_lines(figure)[0] == f"Throughput by {axis.split(' (')[0]}"
-    assert figure["data"][0]["hovertemplate"].startswith(hover + "<br>throughput: %{y:.1f} "
+    assert figure["data"][0]["hovertemplate"].startswith(hover + "<br>throughput (median of the "
+                                                         "runs): %{y:.1f} "
                                                          "transactions/s<br>")
 
 

@@ -129,76 +129,7 @@ def test_problems_list_each_result_left_out(tmp_path):
     assert any("purge-thread.csv" in p for p in problems)  # every source, mapped or not
 
 
-# --- verdicts -------------------------------------------------------------------------------
-
-def claim(source_ratio, invert=False, metric=""):
-    return Claim(id="c", source="s", table="t.csv", row="r", column="LARGE",
-                 source_baseline="b", source_ratio=source_ratio, recipe="x", variant="",
-                 point="B", invert=invert, metric=metric, headline=False, why="", topic="x")
-
-
-def result(kind, ratio=1.2, low=1.1, high=1.3, reached=True, lab=None):
-    cmp = {"ratio": ratio, "ci_low": low, "ci_high": high, "verdict": kind,
-           "verdict_kind": kind, "tost_low": low, "tost_high": high}
-    runs = [{"lab": lab}] if lab else []
-    return {"workload": {"metric": "tps"}, "sweep": {"baseline": "A"},
-            "plan": {"smallest_effect_pct": 3},
-            "points": [{"id": "A", "value": "A", "runs": runs, "stats": {"ratio": None}},
-                       {"id": "B", "value": "B", "runs": runs,
-                        "stats": {"ratio": cmp, "regime": {"reached": reached},
-                                  "cost": {"fsyncs_per_trx": {"ratio": {**cmp,
-                                                                         "verdict_kind": "less",
-                                                                         "verdict": "less"}}}}}]}
-
-
-@pytest.mark.parametrize("source, today, kind", [
-    (1.11, stats.FASTER, cv.REPRODUCED),
-    (0.49, stats.SLOWER, cv.REPRODUCED),
-    (1.11, stats.SLOWER, cv.REVERSED),
-    (1.11, stats.EQUIVALENT, cv.EQUIVALENT),
-    (1.01, stats.EQUIVALENT, cv.REPRODUCED),   # the source saw nothing worth knowing either
-    (1.11, stats.TOO_NOISY, cv.TOO_NOISY),
-    (1.11, stats.REGIME_NOT_REACHED, cv.REGIME_NOT_REACHED),
-    (1.0, stats.FASTER, cv.DIFFERS),
-])
-def test_a_verdict_follows_from_the_source_direction_and_todays_interval(source, today, kind):
-    v = cv.verdict_for(claim(source), result(today))
-    assert v.kind == kind
-    if kind == cv.EQUIVALENT:
-        assert v.text == "equivalent within ±3%"
-
-
-def test_a_point_outside_its_regime_is_not_a_verdict_even_on_a_cost():
-    v = cv.verdict_for(claim(0.5, metric="fsyncs_per_trx"), result(stats.FASTER, reached=False))
-    assert v.kind == cv.REGIME_NOT_REACHED
-
-
-def test_a_cost_claim_compares_the_cost():
-    v = cv.verdict_for(claim(0.5, metric="fsyncs_per_trx"), result(stats.FASTER))
-    assert v.kind == cv.REPRODUCED  # fewer fsyncs, as the source said
-
-
-def test_an_inverted_claim_reads_the_comparison_the_other_way():
-    v = cv.verdict_for(claim(0.8, invert=True), result(stats.FASTER, 1.25, 1.1, 1.4))
-    assert v.kind == cv.REPRODUCED
-    assert v.ratio.ratio == pytest.approx(0.8)
-    assert (v.ratio.ci_low, v.ratio.ci_high) == pytest.approx((1 / 1.4, 1 / 1.1))
-
-
-def test_throughput_under_tcg_is_not_testable_but_a_cost_is():
-    lab = {"accelerator": "tcg", "shared_physical_device": False}
-    v = cv.verdict_for(claim(1.2), result(stats.FASTER, lab=lab))
-    assert (v.kind, v.why) == (cv.NOT_TESTABLE, "lab VM, emulated CPU (TCG): its throughput is "
-                                                "not the hardware's")
-    v = cv.verdict_for(claim(0.5, metric="fsyncs_per_trx"), result(stats.FASTER, lab=lab))
-    assert v.kind == cv.REPRODUCED
-
-
-def test_a_claim_without_results_is_not_measured_yet(monkeypatch, tmp_path):
-    monkeypatch.setattr(cv.result_files, "results_for", lambda *a, **k: [])
-    (v,) = cv.verdicts(claim(1.2))
-    assert v.kind == cv.NOT_MEASURED and "invoke recipe x" in v.why
-
+# --- verdicts: tests/site/test_claim_verdicts.py -------------------------------------------
 
 def test_the_inline_forms_quote_a_claim_and_an_unknown_one_fails_the_build(caplog):
     c = next(c for c in claims_map.load_map()[0] if c.headline)

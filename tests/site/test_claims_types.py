@@ -45,10 +45,39 @@ def error(tmp_path, text, slug=ZAITSEV) -> str:
     ('source_baseline = ["Buffered IO"]', "source_baseline: expected a string, got an array"),
     ("reads = 2024-01-01", "reads: expected a string, got a date"),
     ("why = {text = 'x'}", "why: expected a string, got a table"),
+    ("source_noise = 1", "source_noise: expected a number with a decimal point (0.10), got "
+                         "the number 1"),
+    ('source_noise = "0.10"', "source_noise: expected a number with a decimal point (0.10), "
+                              "got the string '0.10'"),
+    ("source_noise = true", "source_noise: expected a number with a decimal point (0.10), got "
+                            "the boolean true"),
+    ("source_noise = 1.5", "source_noise: 1.5: expected the source's stated run-to-run swing "
+                           "as a fraction above 0 and below 1 (0.10 for ±10%)"),
+    ("source_noise = nan", "source_noise: nan: expected the source's stated run-to-run swing"),
+    ("source_noise = -0.1", "source_noise: -0.1: expected"),
+    ("caveat = false", "caveat: expected a string, got the boolean false"),
+    ('caveat = " "', "caveat: empty; expected what weakens the claim"),
 ])
 def test_a_value_of_another_type_is_refused_naming_file_entry_and_key(tmp_path, line, message):
-    assert error(tmp_path, DIRECT_IO + line + "\n") == \
-        f"{ZAITSEV}.toml [[claim]] #1: {message}"
+    assert error(tmp_path, DIRECT_IO + line + "\n").startswith(
+        f"{ZAITSEV}.toml [[claim]] #1: {message}")
+
+
+def test_source_noise_and_caveat_are_read_with_their_defaults(tmp_path):
+    claims, _ = claims_map.load_map(write_map(tmp_path, DIRECT_IO))
+    assert (claims[0].source_noise, claims[0].caveat) == (0.0, "")
+    text = DIRECT_IO + 'source_noise = 0.10\ncaveat = "the baseline is another kernel\'s"\n'
+    (tmp_path / "claims" / f"{ZAITSEV}.toml").write_text(text)
+    claims, _ = claims_map.load_map(tmp_path / "claims")
+    assert (claims[0].source_noise, claims[0].caveat) == (0.10, "the baseline is another "
+                                                                 "kernel's")
+
+
+def test_a_claim_with_a_caveat_is_no_headline(tmp_path):
+    text = DIRECT_IO + 'caveat = "contradicts itself"\nheadline = true\n'
+    assert error(tmp_path, text) == (
+        f"{ZAITSEV}.toml [[claim]] #1: headline: a claim with a caveat is not the topic's "
+        "headline (the home page gives no room for it); expected headline = false")
 
 
 @pytest.mark.parametrize("old, new, message", [
@@ -86,6 +115,9 @@ def test_booleans_are_read_as_written(tmp_path):
     ("rows = [1]", "rows: expected an array of strings, got an array holding the number 1"),
     ('columns = "LARGE"', "columns: expected an array of strings, got the string 'LARGE'"),
     ("topic = false", "topic: expected a string, got the boolean false"),
+    ("kind = 1", "kind: expected a string, got the number 1"),
+    ('kind = "not an effect"', "kind: 'not an effect': expected one of not-testable, "
+                               "not-an-effect"),
 ])
 def test_an_untestable_entry_is_typed_too(tmp_path, entry, message):
     text = f'[[untestable]]\ntable = "hyperthreading.csv"\nreason = "x"\n{entry}\n'
@@ -147,3 +179,32 @@ def test_a_printed_number_is_read(printed, value):
 def test_a_printed_text_that_python_reads_as_a_float_is_no_number(printed):
     with pytest.raises(UserError, match=f"w: the source prints '{printed}', not a number"):
         claims_map._number(printed, "w")
+
+
+def test_an_untestable_entry_is_not_testable_unless_it_says_it_is_no_effect(tmp_path):
+    text = ('[[untestable]]\ntable = "hyperthreading.csv"\ncolumns = ["LARGE"]\nreason = "x"\n'
+            '[[untestable]]\ntable = "hyperthreading.csv"\nreason = "y"\n'
+            'kind = "not-an-effect"\n')
+    _, untestable = claims_map.load_map(write_map(tmp_path, text))
+    assert [(u.column, u.kind) for u in untestable] == [("LARGE", "not-testable"),
+                                                         ("SMALL", "not-an-effect")]
+
+
+def test_an_entry_without_rows_covers_what_earlier_entries_left(tmp_path):
+    """Each result is one entry's: a later entry without rows or columns takes the rest."""
+    text = ('[[untestable]]\ntable = "claims.csv"\nrows = ["terminals"]\nreason = "x"\n'
+            '[[untestable]]\ntable = "claims.csv"\nreason = "y"\nkind = "not-an-effect"\n')
+    _, untestable = claims_map.load_map(write_map(tmp_path, text))
+    cells = [(u.row, u.column) for u in untestable]
+    assert len(cells) == len(set(cells)) == 16
+    assert next(u for u in untestable if u.row == "terminals").reason == "x"
+
+
+def test_counts_tell_claims_from_the_two_kinds_of_untestable(tmp_path):
+    text = DIRECT_IO + ('[[untestable]]\ntable = "direct-io-2-6.csv"\nreason = "x"\n'
+                        '[[untestable]]\ntable = "claims.csv"\nreason = "y"\n'
+                        'kind = "not-an-effect"\n')
+    counts = claims_map.counts(ZAITSEV, write_map(tmp_path, text))
+    assert (counts.claims, counts.claimed, counts.not_testable, counts.not_an_effect,
+            counts.results) == (1, 1, 1, 16, 18)
+    assert claims_map.counts("zfs-innodb-2009", tmp_path / "claims").results == 0

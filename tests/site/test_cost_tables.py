@@ -53,7 +53,7 @@ def cells(table: str) -> list[list[str]]:
 def test_a_result_with_costs_shows_them_below_its_throughput(data):
     doc = loaded(data, with_costs(result(HOST_B), CHEAPER))
     out = result_tables.verdicts(doc)
-    assert out.index("median tps") < out.index("tl-costs")  # the throughput table first
+    assert out.index("geometric mean tps") < out.index("tl-costs")  # the throughput table first
     assert [row[0] for row in cost_rows(out)] == [METRICS[k].label for k in COST]
     on, off = cells(out)
     assert on[0] == "ON" and off[0] == "OFF"

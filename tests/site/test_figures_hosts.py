@@ -27,6 +27,8 @@ from helpers import (
 )
 from tuninglab.site import charts, describe, fence, hostviews, result_files
 
+NAME = "AMD EPYC, 2 cores, 24 GiB, VM, virtio disk, mariadb 10.11.19"
+
 
 def figure_of(out: str) -> dict:
     return json.loads(html.unescape(re.search(r'data-figure="([^"]*)"', out).group(1)))
@@ -42,8 +44,20 @@ def test_one_series_per_host_holding_its_latest_result():
     new_a = result(HOST_A, "2026-11-22T10:00:00+00:00", tps=[200, 190])
     figure = charts.results_bars([old_a, new_a, b], "tps")
     assert [t["y"] for t in figure["data"]] == [[300, 280], [200, 190]]  # oldest latest first
-    assert [t["name"] for t in figure["data"]] == ["host B", "AMD EPYC, 2 cores, 24 GiB, "
-                                                              "mariadb 10.11.19"]
+    assert [t["name"] for t in figure["data"]] == ["host B", "AMD EPYC, 2 cores, 24 GiB, VM, "
+                                                              "virtio disk, mariadb 10.11.19"]
+
+
+def test_the_projects_machines_of_one_kind_are_one_host_class():
+    """Each new VM gets a new host id; of one kind, they are one series (its latest), named
+    for what they are, and another kind of machine is another."""
+    first, second = result(HOST_A, tps=[100, 90]), result(HOST_B, "2026-11-23T00:00:00+00:00",
+                                                          tps=[200, 190])
+    other = result("cccccccccccccccc", "2026-11-24T00:00:00+00:00", tps=[400, 380])
+    other["host"]["cpu_model"] = "Intel Xeon"
+    figure = charts.results_bars([first, second, other], "tps")
+    assert [t["y"] for t in figure["data"]] == [[200, 190], [400, 380]]
+    assert figure["data"][1]["name"].startswith("Intel Xeon, 2 cores")
 
 
 def test_latest_compares_times_not_strings():
@@ -54,25 +68,26 @@ def test_latest_compares_times_not_strings():
 
 def test_series_name_is_the_contribution_description_else_hardware_and_server():
     doc = result()
-    assert describe.host_name(doc) == "AMD EPYC, 2 cores, 24 GiB, mariadb 10.11.19"
-    doc["host"].update(cpu_model=None, cores=None, memory_bytes=None)
-    assert describe.host_name(doc) == "unknown CPU, mariadb 10.11.19"
+    assert describe.host_name(doc) == "AMD EPYC, 2 cores, 24 GiB, VM, virtio disk, mariadb 10.11.19"
+    doc["host"].update(cpu_model=None, cores=None, memory_bytes=None, virtualization=None)
+    assert describe.host_name(doc) == "unknown CPU, virtio disk, mariadb 10.11.19"
     doc["contribution"] = {"description": "my laptop, NVMe", "submitted": "2026-11-23T00:00:00Z",
                            "tool": "data.submit"}
     assert describe.host_name(doc) == "my laptop, NVMe"
     doc["contribution"] = {"submitted": "2026-11-23T00:00:00Z", "tool": "data.submit"}
-    assert describe.host_name(doc) == "unknown CPU, mariadb 10.11.19"  # no description
+    assert describe.host_name(doc) == "unknown CPU, virtio disk, mariadb 10.11.19"  # none
 
 
 def test_long_names_are_cut_and_alike_names_get_the_host_id():
     doc = result(contribution={"description": "x" * 500, "submitted": "2026-11-23T00:00:00Z",
                                "tool": "data.submit"})
     assert len(describe.host_name(doc)) == 60 and describe.host_name(doc).endswith("\u2026")
-    twins = charts.results_bars([result(HOST_A), result(HOST_B, "2026-11-23T00:00:00+00:00")],
-                                 "tps")
+    given = {"submitted": "2026-11-23T00:00:00Z", "tool": "data.submit"}
+    twins = charts.results_bars([result(HOST_A, contribution=given),
+                                 result(HOST_B, "2026-11-23T00:00:00+00:00", contribution=given)],
+                                "tps")
     assert [t["name"] for t in twins["data"]] == [
-        "AMD EPYC, 2 cores, 24 GiB, mariadb 10.11.19 (aaaaaaaa)",
-        "AMD EPYC, 2 cores, 24 GiB, mariadb 10.11.19 (bbbbbbbb)"]
+        f"{NAME} (aaaaaaaa, contributed)", f"{NAME} (bbbbbbbb, contributed)"]
 
 
 # Hover
@@ -89,7 +104,8 @@ def test_hover_names_the_hardware_software_and_device_baseline():
                          # measured before the memory model: never charted silently
                          "memory not capped: the OS may have cached the data"]
     assert trace["customdata"][0] == "baseline"
-    assert trace["hovertemplate"] == ("innodb_doublewrite = %{x}<br>throughput: %{y:.1f} "
+    assert trace["hovertemplate"] == ("innodb_doublewrite = %{x}<br>throughput (median of the "
+                                      "runs): %{y:.1f} "
                                       "transactions/s<br>%{customdata}<br>%{meta}"
                                       "<extra></extra>")
     capped = result(memory={"limit_bytes": 192 * 2**20, "capped": True,
@@ -103,6 +119,7 @@ def test_hover_names_the_hardware_software_and_device_baseline():
 def test_throughput_is_also_carried_per_1000_fsync_per_s_of_each_device():
     a = result(HOST_A, tps=[1000, 500])
     b = result(HOST_B, "2026-11-23T00:00:00+00:00", tps=[4000, 2000])
+    b["host"]["cpu_model"] = "Intel Xeon"  # another kind of machine: another series
     a["device_baseline"]["fsync_per_s"] = 2000.0
     b["device_baseline"]["fsync_per_s"] = 8000.0
     figure = charts.results_bars([a, b], "tps")
@@ -309,6 +326,7 @@ def test_hostile_text_on_the_results_page_is_inert(tmp_path, monkeypatch):
 def test_beyond_max_hosts_the_others_are_one_series_of_their_median_and_quartiles():
     own = [result(f"{i:016x}", f"2026-11-0{i + 1}T00:00:00+00:00", tps=[1000, 900])
            for i in range(2)]
+    own[1]["host"]["cpu_model"] = "AMD EPYC 2"  # two kinds of machine
     contributed = [result(f"{100 + i:016x}", f"2026-11-2{i // 10}T{i % 10:02d}:00:00+00:00",
                           tps=[10 * i, 5 * i], contribution={
                               "description": f"host {i}", "submitted": "x", "tool": "t"})

@@ -58,11 +58,15 @@ def test_home_page_lists_every_topic_with_its_effects(built):
     for topic in TOPICS:
         assert f'href="topics/{topic}/"' in page
     assert "no detectable difference" not in page  # issue 17: read as "no difference"
-    # issue 19: each topic's headline claim with its computed verdict
+    # issue 37: each topic's advice judged by the pooled comparison it rests on, ranked
     table = page[page.index('class="tl-topics"'):]
     table = table[:table.index("</table>")]
-    assert table.count('class="tl-v tl-v-') >= len(TOPICS) - 3
-    assert "The source claimed" in table and "x1.11" in table  # 2004's Direct IO, LARGE
+    assert table.count('class="tl-v tl-v-') == len(TOPICS)
+    assert "Does it hold?" in table and "Rests on: holds when" in table
+    kinds = re.findall(r'class="tl-v tl-v-([a-z-]+)"', table)
+    assert set(kinds) <= {"holds", "does-not-hold", "cannot-tell-here"}
+    answered = [k for k in kinds if k != "cannot-tell-here"]
+    assert kinds[:len(answered)] == answered  # the answers first: ranked by measured effect
 
 
 @pytest.mark.integration

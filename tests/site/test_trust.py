@@ -125,9 +125,8 @@ def test_alike_hosts_of_one_id_are_told_apart_by_who_ran_them():
     twin = result(PROJECT, "2026-11-22T10:00:00+00:00",
                   contribution={**CONTRIBUTED, "description": ""})
     names = [t["name"] for t in charts.results_bars([own, twin], "tps")["data"]]
-    assert names == [f"AMD EPYC, 2 cores, 24 GiB, mariadb 10.11.19 ({PROJECT[:8]})",
-                     f"AMD EPYC, 2 cores, 24 GiB, mariadb 10.11.19 ({PROJECT[:8]}, "
-                     "contributed)"]
+    name = "AMD EPYC, 2 cores, 24 GiB, VM, virtio disk, mariadb 10.11.19"
+    assert names == [f"{name} ({PROJECT[:8]})", f"{name} ({PROJECT[:8]}, contributed)"]
 
 
 # --- format characters --------------------------------------------------------------------------

@@ -37,9 +37,36 @@
       xaxis: { gridcolor: grid, zerolinecolor: grid },
       yaxis: { gridcolor: grid, zerolinecolor: grid },
       colorway: dark
-        ? ["#7ab8ff", "#ffb36b", "#7fd88f", "#ff8a8a", "#c9a6ff", "#e6d56b"]
-        : ["#1f5fbf", "#d9700f", "#2e8b3e", "#c23b3b", "#7a4fc9", "#8c7a00"]
+        ? ["#7ab8ff", "#ffb36b", "#7fd88f", "#ff8a8a", "#c9a6ff", "#e6d56b", "#6fd6e0",
+           "#f48fb1"]
+        : ["#1f5fbf", "#d9700f", "#2e8b3e", "#c23b3b", "#7a4fc9", "#8c7a00", "#00838f",
+           "#ad1457"]
     };
+  }
+
+  // A host keeps one colour on every chart of a page (the build names each host's series:
+  // tl_host), whichever hosts a chart has and in whatever order: the first chart that shows
+  // a host gives it the palette's next colour. Charts are drawn in the page's order, so a
+  // page always colours the same way; a new page (instant navigation) starts again.
+  var hostColours = { page: null, index: {} };
+
+  function colourIndex(host) {
+    if (hostColours.page !== location.pathname) {
+      hostColours = { page: location.pathname, index: {} };
+    }
+    if (!(host in hostColours.index)) {
+      hostColours.index[host] = Object.keys(hostColours.index).length;
+    }
+    return hostColours.index[host];
+  }
+
+  function withHostColour(data, theme) {
+    return data.map(function (trace) {
+      if (!trace.tl_host) return trace;
+      var colour = theme.colorway[colourIndex(trace.tl_host) % theme.colorway.length];
+      return Object.assign({}, trace,
+        { marker: Object.assign({}, trace.marker || {}, { color: colour }) });
+    });
   }
 
   // Narrower than this (a phone), a chart keeps its room for the plot: no toolbar, which a
@@ -201,7 +228,8 @@
     showTitle(container, figure.layout.title && figure.layout.title.text);
     var theme = palette();
     var narrow = isNarrow(target);
-    return window.Plotly[method](target, wrapNames(withErrorColour(figure.data, theme), narrow),
+    var data = withHostColour(withErrorColour(figure.data, theme), theme);
+    return window.Plotly[method](target, wrapNames(data, narrow),
       merge(figure.layout, theme, target.clientWidth), config(narrow, container))
       .then(function () { return fit(target, 4); });
   }
@@ -262,8 +290,19 @@
     view.querySelector(".tl-host-pick").after(p);
   }
 
-  // One view of one host: a figure (drawn like the fence's) or a table the build escaped.
+  // One view of one host, then the overrides it ran with (hostviews.overrides_note), if any.
   function render(view, content) {
+    draw_view(view, content);
+    if (content && content.note) {
+      var p = document.createElement("p");
+      p.className = "tl-caption tl-overrides";
+      p.textContent = content.note;  // text, never HTML
+      view.querySelector(".tl-hostview-body").appendChild(p);
+    }
+  }
+
+  // One view of one host: a figure (drawn like the fence's) or a table the build escaped.
+  function draw_view(view, content) {
     var body = view.querySelector(".tl-hostview-body");
     var old = view.querySelector(".tl-host-note");
     if (old) old.remove();

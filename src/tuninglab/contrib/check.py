@@ -1,7 +1,8 @@
 """Checks a result file before it joins data/: that it is a small JSON object, matches the
 schema, names a recipe and a version of it that exist and is the experiment that version plans
 (experiment.py, readback.py), holds sane values (values.py), plain text and the statistics its
-runs give (forgery.py), and sits where document.final_path puts it. With
+runs give (forgery.py), and sits where document.final_path puts it. A file under
+data/calibrations/ is an A/A calibration record, checked by results/calibrations.py. With
 contributions, the rules of a pull request's files too: contributions only, none posing as a
 project host (forgery.py). Every problem is one line:
 '<file>: <json path>: <what is wrong>; expected <what>'.
@@ -24,7 +25,7 @@ from tuninglab.files import DATA_DIR
 from tuninglab.recipes.load import MAX_RECIPE_TEXT, list_names, load_all, recipe_path
 from tuninglab.recipes.model import PLAIN_NAME
 from tuninglab.recipes.reader import Reader
-from tuninglab.results import document, stats
+from tuninglab.results import calibrations, document, stats
 from tuninglab.results.result import Result
 
 MAX_BYTES = 20_000_000          # a full run is ~1 MB; more is not a result
@@ -52,6 +53,7 @@ def result_files(paths=()) -> list[Path]:
         if p.is_dir():
             under = sorted(f for f in p.rglob("*.json")
                            if "historical" not in f.relative_to(p).parts)
+            # calibration records are checked as what they are (check_file: calibrations)
             if not under:
                 raise UserError(f"--path {p}: a directory without result files (*.json); "
                                 "expected a result file or a directory of result files")
@@ -74,6 +76,8 @@ def check_file(path, project_hosts=None, stored_stats=True) -> list[str]:
     project_hosts: the project's host ids (forgery.project_hosts), for a file a pull request
     adds; stored_stats=False leaves out the statistics, which data.submit recomputes."""
     path = Path(path)
+    if path.parent.name == calibrations.DIR:  # an A/A calibration record, not a result
+        return [one_line(line) for line in calibrations.problems(path)]
     doc, problems = load(path)
     if doc is not None:
         schema = document.validate(doc)

@@ -3,7 +3,7 @@ text as the result records it (check.check_recipe has found it a version of the 
 again and planned as the engine plans it (recipes.plan.build, with the recorded profile, seed,
 design and overrides), and the file must be that plan: its points' values and settings; the
 profile's data shape, workload and seconds, or the command line's (plan/overrides); a design
-the recipe allows; the plan's repeats and order; each run's settings as the server read them
+the recipe and the server allow, a fallback to restart recorded (contrib/design.py); the plan's repeats and order; each run's settings as the server read them
 back; summaries that agree with their per-second series; a server that has every option the
 recipe sets. A forged file that passed every other check (a swapped pair of values, three best
 runs of five, a recipe's name on another recipe's runs) would otherwise reach the verdicts.
@@ -16,7 +16,7 @@ import tomllib
 from collections import Counter
 
 from tuninglab import files, units
-from tuninglab.contrib import readback
+from tuninglab.contrib import design, readback
 from tuninglab.contrib.jsonpaths import at, runs
 from tuninglab.errors import UserError
 from tuninglab.recipes import load, plan as planner
@@ -47,7 +47,8 @@ def check_experiment(doc: dict) -> list[str]:
         return problems + [at("plan/repeats", f"no plan of the recipe has these: {exc}")]
     flavor, version = server_of(doc)
     expected = {p.value: map_settings(p.settings, flavor, version) for p in plan.points}
-    problems += check_plan_values(doc, experiment) + check_design(doc, experiment)
+    problems += check_plan_values(doc, experiment) + design.check_design(
+        doc, experiment, expected, (flavor, version), server_label(doc))
     problems += check_points(doc, plan, expected) + check_order(doc, plan)
     problems += readback.check_runs(doc, plan, expected)
     problems += readback.check_series(doc) + check_server(doc, expected)
@@ -226,39 +227,6 @@ def check_memory(doc: dict, e) -> list[str]:
                                      f"{'no memory block' if want is None else want}, the "
                                      f"memory limit profile {doc['profile']} of recipe/text "
                                      "gives")]
-
-
-# --- the design ---------------------------------------------------------------------------------
-
-def check_design(doc: dict, e) -> list[str]:
-    """The design is one the recipe and the server allow: restart where the recipe asks for it
-    or cannot switch (planner.switchback_obstacle), switchback where it asks for that (a server
-    that cannot switch stops the run), either under "auto" (a server that reads a swept setting
-    only at startup falls back to restart, which the document does not record); and the runs
-    are that design's: blocks of one switchback series, or none."""
-    got, wanted = Result(doc).design, e.measure.design
-    obstacle = planner.switchback_obstacle(e)
-    if wanted == "restart" or obstacle:
-        want, why = "restart", obstacle or 'the recipe\'s [measure] design is "restart"'
-    elif wanted == "switchback":
-        want, why = "switchback", ('the recipe asks for "switchback" (a server that cannot '
-                                   "switch stops the run; it never falls back to restart)")
-    else:
-        want = got
-    if got != want:
-        return [at("plan/design", f"{got!r}; expected {want!r}: {why}")]
-    switchback = got == "switchback"
-    if switchback != ("switchback" in doc):
-        return [at("switchback", "missing; expected the workload's per-second throughput "
-                                 "(plan/design is switchback)" if switchback else
-                   "a switchback's series in a restart design; expected none")]
-    odd = [path for path, run in runs(doc) if ("block" in run) != switchback]
-    if not odd:
-        return []
-    more = f" (and {len(odd) - 1} more runs)" if len(odd) > 1 else ""
-    return [at((*odd[0], "block"), f"missing{more}; expected each run's block (plan/design is "
-                                   "switchback)" if switchback else
-               f"a switchback block in a restart design{more}; expected none")]
 
 
 # --- the points, the order ----------------------------------------------------------------------

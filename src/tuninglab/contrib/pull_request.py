@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tuninglab.contrib import check
+from tuninglab.results.calibrations import DIR as CALIBRATIONS  # the project's A/A records
 
 RESULT, CLAIMS, HISTORICAL = "result file", "claims file", "historical file"
 SLUG = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")  # a source, a claims file, a table (site's rules)
@@ -69,8 +70,8 @@ def kind(path: str) -> str | None:
     if len(parts) == 4 and parts[:2] == ["data", "historical"] and SLUG.fullmatch(parts[2]):
         table = name.endswith(".csv") and SLUG.fullmatch(name.removesuffix(".csv"))
         return HISTORICAL if name == "source.toml" or table else None
-    if len(parts) == 3 and parts[0] == "data" and parts[1] not in ("claims", "historical") \
-            and name.endswith(".json"):
+    if len(parts) == 3 and parts[0] == "data" \
+            and parts[1] not in ("claims", "historical", CALIBRATIONS) and name.endswith(".json"):
         return RESULT  # its name and place are checked with its content (check_location)
     return None
 
@@ -92,6 +93,10 @@ def refusal(change: Change, checkout: Path) -> str | None:
         return f"a symbolic link in the checkout: {itself}"
     if not stat.S_ISREG(mode):
         return f"not a regular file in the checkout: {itself}"
+    if change.path.startswith(f"data/{CALIBRATIONS}/"):
+        return ("an A/A calibration record: it sets how wide every pooled interval of its host "
+                "class is, so only the project's own machines add them (invoke lab.noise); "
+                f"{EXPECTED}")
     if kind(change.path) is None:
         return f"not a result file, a claims file or a historical file; {EXPECTED}"
     return None

@@ -1,7 +1,9 @@
 """data.check's rules on what each run of a result read back and measured (contrib/experiment.py
 holds the file to its recipe's plan): the settings the server took (`effective`, as
 engine/run/repeat.py and switchback.py read them after the start or the switch) and the storage,
-array, lab VM, allocator and clients a run records are its point's; a summary's throughput is
+array, lab VM, allocator and clients a run records are its point's (read_back: the array's level,
+layout and state as mdadm reports them, the guest's swap, the booted kernel's source, the mount
+options in force, the redo log's own sandbox, the server's COMMITs); a summary's throughput is
 that of its per-second series; a switchback's blocks lie where its settle and measured seconds
 put them, in its one per-second series."""
 
@@ -9,6 +11,7 @@ import re
 import statistics
 
 from tuninglab import units
+from tuninglab.contrib.design import records_fallback as records_read_back
 from tuninglab.contrib.jsonpaths import at, is_number, runs
 from tuninglab.contrib.values import bound_of
 from tuninglab.results.result import Result
@@ -23,6 +26,7 @@ READ_BACK = {
     "server.allocator": ("allocator", "name"),
     "lab.kernel": ("lab", "kernel_flavour"),
     "lab.mitigations": ("lab", "mitigations"),
+    "lab.pti": ("lab", "pti"),
     "lab.topology": ("lab", "topology"),
     "lab.disk_cache": ("lab", "disk_cache"),
     "lab.swappiness": ("lab", "swappiness"),
@@ -97,6 +101,7 @@ def check_runs(doc: dict, plan, expected: dict) -> list[str]:
             got = dig(run, READ_BACK[sweep.setting])
             if got is not MISSING and not same(value, got):
                 wrong.append((READ_BACK[sweep.setting], got, value))
+        wrong += read_back(doc, run, sweep.setting, value, plan.points)
         if sweep.setting == "server.cpus" and value.isdigit() and "server_cpus" in run \
                 and len(run["server_cpus"]) != int(value):
             wrong.append((("server_cpus",), run["server_cpus"], f"{value} CPUs"))
@@ -159,3 +164,139 @@ def check_blocks(doc: dict) -> list[str]:
                                                          "the block's seconds of the one "
                                                          "series"))
     return problems
+
+
+# --- the settings read back in their own forms ----------------------------------------------------
+
+def read_back(doc: dict, run: dict, setting: str, value: str, points) -> list[tuple]:
+    """(path, got, wanted) where a run's own record of a swept array, lab VM, storage or
+    workload setting is not its point's; a record the engine writes since
+    design.RECORDS_FALLBACK_FROM (lab.kernel_from, workload.commit) is required from then."""
+    if setting == "storage.mount_options":
+        return _mount_options(run, value, points)
+    if setting == "storage.logs":
+        return _logs(run, value)
+    if setting == "raid.state":
+        return _raid_state(run, value)
+    if setting not in READ_BACK_AS:
+        return []
+    path, want, fits = READ_BACK_AS[setting]
+    got = dig(run, path)
+    if got is MISSING:
+        required = setting in RECORDED_SINCE and records_read_back(doc)
+        return [(path, got, want(value, doc))] if required else []
+    return [] if fits(value, got, run, doc) else [(path, got, want(value, doc))]
+
+
+def _raid_level(value: str) -> str:
+    """md's level of the array a raid.level value builds: a nested 1+0 is a RAID0 over
+    mirrors, 0+1 a mirror of stripes (recipes/raid.py)."""
+    return {"1+0": "raid0", "0+1": "raid1"}.get(value, f"raid{value}")
+
+
+def _raid_layout(value: str) -> str:
+    """md's number of a RAID10 layout (near, far or offset copies), as mdadm reports it:
+    near copies in the low byte, far copies in the next, offset in bit 16."""
+    kind, copies = value[:1], int(value[1:])
+    near, far = (copies, 1) if kind == "n" else (1, copies)
+    return str(near + (far << 8) + (65536 if kind == "o" else 0))
+
+
+def _raid_state(run: dict, value: str) -> list[tuple]:
+    """The state the engine put the array in, and the failed members the guest read after
+    the run (raid/after, where recorded): none in a normal array, at least one in a degraded
+    one (a rebuild may have finished before the run did)."""
+    got = dig(run, ("raid", "state"))
+    if got is MISSING:
+        return []  # a run of before the state was recorded
+    if got != value:
+        return [(("raid", "state"), got, value)]
+    after = dig(run, ("raid", "after", "degraded"))
+    if after is MISSING or not is_number(after):
+        return []
+    if value == "normal" and after != 0:
+        return [(("raid", "after", "degraded"), after, 0)]
+    if value == "degraded" and after < 1:
+        return [(("raid", "after", "degraded"), after, "at least 1 failed member")]
+    return []
+
+
+def _swap(value: str, got, run: dict, doc: dict) -> bool:
+    """The guest's SwapTotal: the swap disk less mkswap's header (a page; under 1 MiB)."""
+    want = units.size_bytes(value)
+    return is_number(got) and 0 <= want - got < (1 << 20 if want else 1)
+
+
+def _commits(value: str, got, run: dict, doc: dict) -> bool:
+    """The server's COMMITs for its INSERTs (engine/run/repeat.py's counters): none under
+    autocommit (statement); one per N INSERTs; one a second per client for a time (1s). The
+    warm-up and the measured run are sysbench runs of their own, each of whose clients may
+    commit a part batch or second at its end: SLACK commits per client either way (a real
+    run of 2 clients, --commit=10, 1 s warm-up and 3 s: 3,635 COMMITs for 36,347 INSERTs;
+    --commit=1s: 12 COMMITs in 4.3 s)."""
+    commits, inserts, seconds = (got.get(k) for k in ("com_commit", "com_insert", "seconds"))
+    if not all(is_number(x) for x in (commits, inserts, seconds)):
+        return False
+    clients = max(int((doc.get("workload") or {}).get("threads") or 1), 1)
+    if value == "statement":
+        return commits == 0
+    slack = SLACK * clients
+    if value.isdigit():
+        n = int(value)
+        return (commits - slack) * n <= inserts <= (commits + slack) * n
+    every = units.seconds(value)
+    return clients * seconds / every / 2 - slack <= commits <= \
+        clients * seconds / every * 1.5 + slack
+
+
+def _commit_want(value: str, doc: dict) -> str:
+    if value == "statement":
+        return "no COMMIT (autocommit)"
+    if value.isdigit():
+        return f"a COMMIT per {value} INSERTs"
+    return f"a COMMIT per client every {value}"
+
+
+SLACK = 4  # commits per client: a part batch or second at each end of two sysbench runs
+
+READ_BACK_AS = {  # setting: (path in the run, the value wanted as shown, whether got fits)
+    "raid.level": (("raid", "level"), lambda v, d: _raid_level(v),
+                   lambda v, g, r, d: g == _raid_level(v)),
+    "raid.layout": (("raid", "layout"), lambda v, d: _raid_layout(v),
+                    lambda v, g, r, d: str(g) == _raid_layout(v)),
+    "lab.swap": (("lab", "swap_bytes"), lambda v, d: f"{units.size_bytes(v)} bytes less the "
+                                                     "swap header", _swap),
+    "lab.kernel_from": (("lab", "kernel_from"), lambda v, d: v, lambda v, g, r, d: g == v),
+    "workload.commit": (("statements",), _commit_want, _commits),
+}
+# Read-backs the engine records since design.RECORDS_FALLBACK_FROM: required from then.
+RECORDED_SINCE = ("lab.kernel_from", "workload.commit")
+
+
+def _mount_options(run: dict, value: str, points) -> list[tuple]:
+    """Every option the point mounts with is in the read-back, and no flag (noatime,
+    nobarrier) that only another point asks for: the kernel adds its defaults (rw,
+    relatime, xfs's logbufs) and may rewrite a key=value option, checked only as asked."""
+    got = dig(run, ("storage", "mount_options"))
+    if got is MISSING:
+        return []  # a run without storage: values.py and the schema speak of it
+    have = set(str(got).split(","))
+    asked = {o for o in value.split(",") if o and o != "defaults"}
+    others = {o for p in points for o in str(p.value).split(",")
+              if o != "defaults" and "=" not in o} - asked
+    if asked <= have and not others & have:
+        return []
+    return [(("storage", "mount_options"), got, value)]
+
+
+def _logs(run: dict, value: str) -> list[tuple]:
+    """storage.logs: a separate redo log has a sandbox of its own (logs_storage) on another
+    device than the datadir's; the same one has none."""
+    logs = run.get("logs_storage")
+    if value == "same":
+        return [] if logs is None else [(("logs_storage",), "a sandbox of its own",
+                                         "none (the redo log beside the data)")]
+    device = logs.get("device", MISSING) if isinstance(logs, dict) else MISSING
+    if device is MISSING or device == dig(run, ("storage", "device")):
+        return [(("logs_storage", "device"), device, "a device other than storage/device")]
+    return []

@@ -72,6 +72,6 @@ def verdict_table(hosts, state: dict, data_dir: Path) -> str:
 def _file_rows(host_name: str, path: Path) -> list[list[str]]:
     r = Result(json.loads(path.read_text()))
     rows = [[host_name, r.experiment, p.id, *ratio_cells(p.ratio, 3, grouped=False),
-             p.ratio.verdict]
+             p.ratio.said]
             for p in r.points if not p.is_baseline and p.ratio and p.ratio.ratio is not None]
     return rows or [[host_name, r.experiment, "-", "-", "-", "no comparison"]]

@@ -11,14 +11,16 @@ is one already), the bound, which points it holds for, and why it matters:
     why = "the smallest redo log fills"
 
 `point = "threads"` instead of `of` holds one point (by its sweep value) to the condition, for
-what the lab VM's guest saw (metrics.GUEST: its threads per core, write cache, fsyncs/s).
+what the lab VM's guest saw (metrics.GUEST: its threads per core, write cache, fsyncs/s,
+page-table isolation). metrics.RUN_FACTS are one number a run as well: the share of a scan's
+bytes the device read, whether the redo log's device shares the data's physical disk.
 A variant's [[regime]] replaces the main experiment's; `regime = []` drops them.
 """
 
 import tomllib
 
 from tuninglab.recipes.reader import Reader
-from tuninglab.results.metrics import COST, GUEST, METRICS, REGIME_METRICS
+from tuninglab.results.metrics import COST, GUEST, METRICS, REGIME_METRICS, RUN_FACTS
 
 STATISTICS = ("median", "max", "min", "slope", "drift")
 OF = ("each", "baseline")
@@ -55,7 +57,7 @@ def _condition(t: Reader, sweep_values) -> dict:
     if metric not in REGIME_METRICS:
         t.fail("metric", f"{metric!r} is not a metric the engine records; expected one of "
                          f"{', '.join(REGIME_METRICS)}")
-    is_cost = metric in COST or metric in GUEST
+    is_cost = metric in COST or metric in GUEST or metric in RUN_FACTS   # one number a run
     statistic = t.get("statistic", str, None)
     if is_cost and statistic is not None:
         t.fail("statistic", f"{metric} is one number per run already: leave statistic out")

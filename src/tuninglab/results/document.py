@@ -187,6 +187,19 @@ def _pairs(p: dict, base: dict) -> tuple[list, list]:
     return mine, [theirs[run["repeat"]] for run in mine]
 
 
+def compared_values(doc: dict, point_id: str, name: str) -> tuple[list, list, bool]:
+    """(the point's values of a metric or cost, the baseline's, paired): the repeats its
+    comparison with the baseline uses, a switchback's paired by round, as point_stats does.
+    KeyError when a run did not measure it."""
+    base, p = point(doc, doc["sweep"]["baseline"]), point(doc, point_id)
+    paired = switchback(doc)
+    mine, theirs = _pairs(p, base) if paired else (p["runs"], base["runs"])
+
+    def value(run: dict):
+        return run["summary"][name] if name in run["summary"] else _cost(run)[name]
+    return [value(run) for run in mine], [value(run) for run in theirs], paired
+
+
 def smallest_effect(doc: dict) -> float:
     """The margin of a result's equivalence verdicts, as a fraction: its recipe's smallest
     effect worth knowing, which the run recorded (plan.smallest_effect_pct) so that the file

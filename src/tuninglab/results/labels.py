@@ -33,6 +33,7 @@ SETTINGS = {
     "lab.kernel": Setting("kernel flavour"),
     "lab.kernel_from": Setting("kernel from"),   # bookworm (6.1) or bookworm-backports
     "lab.mitigations": Setting("CPU mitigations"),
+    "lab.pti": Setting("page-table isolation (pti=)"),
     "lab.disk_cache": Setting("disk write cache (qemu cache mode)"),
     "lab.topology": Setting("vCPU topology"),   # two cores, or one core's two threads
     "lab.memory": Setting("VM memory"),

@@ -84,6 +84,14 @@ METRICS = {m.key: m for m in (
            short="log fsyncs", axis="redo log fsyncs per transaction"),
     Metric("redo_bytes_per_trx", "redo log written per transaction", "KiB", LOWER,
            short="redo KiB", scale=1 / 1024, axis="redo log per transaction (KiB)"),
+    # The device's own bytes (/proc/diskstats of the storage under test, the run's summary io),
+    # beside the server's: what a filesystem or array reads or writes for the server's IO
+    # (ZFS's records, read-modify-write), which the server's /proc/<pid>/io does not see.
+    Metric("device_read_bytes_per_trx", "bytes the device read per transaction", "KiB", LOWER,
+           short="device read KiB", scale=1 / 1024, axis="device reads per transaction (KiB)"),
+    Metric("device_write_bytes_per_trx", "bytes the device wrote per transaction", "KiB",
+           LOWER, short="device write KiB", scale=1 / 1024,
+           axis="device writes per transaction (KiB)"),
     # What the lab VM's guest saw of its machine (a run's "lab" record): one number per run,
     # for regime checks that a point ran on the machine its question names.
     Metric("guest_threads_per_core", "hardware threads per core the guest saw", "threads",
@@ -92,13 +100,21 @@ METRICS = {m.key: m for m in (
            "through)", "", NONE, axis="guest's write cache (1: on)"),
     Metric("guest_fsyncs_per_s", "fsyncs per second fio made on the guest's disk",
            "fsyncs/s", NONE, axis="guest's fio fsyncs/s"),
+    Metric("guest_pti", "page-table isolation in the guest's kernel (1 on, 0 off)", "", NONE,
+           axis="guest's page-table isolation (1: on)"),
+    # What a run's storage and scan record (results/regime.fact_value reads them): one number
+    # per run, for regime checks that the IO went where the question says.
+    Metric("scan_device_read_pct", "bytes the device read during the scan, as a share of "
+           "InnoDB's", "%", NONE, axis="device reads / InnoDB's reads (%)"),
+    Metric("logs_shared_disk", "redo log on the data's physical disk (1 shared, 0 not)", "",
+           NONE, axis="log on the data's disk (1: yes)"),
 )}
 
 # The keys of a run's summary["cost"], in the order tables show them: each optional (absent
 # when the server or kernel lacks its source), each per transaction, lower being cheaper.
 COST = ("server_cpu_us_per_trx", "host_cpu_us_per_trx", "server_read_bytes_per_trx",
         "server_write_bytes_per_trx", "fsyncs_per_trx", "log_fsyncs_per_trx",
-        "redo_bytes_per_trx")
+        "redo_bytes_per_trx", "device_read_bytes_per_trx", "device_write_bytes_per_trx")
 
 # What a recipe's regime checks ([[regime]] metric) may name: the per-second series the engine
 # records (and the redo log's fill, computed from two of them), and the costs per transaction.
@@ -106,8 +122,10 @@ REGIME_SERIES = ("tps", "new_order_tpm", "latency_p95_ms", "history_list_length"
                  "checkpoint_age_bytes", "checkpoint_fill_pct", "dirty_pages", "pages_flushed",
                  "disk_read_bytes", "disk_write_bytes", "swap_out_per_s", "swap_in_per_s")
 # The lab VM's facts a regime check may name (results/regime.guest_value reads them).
-GUEST = ("guest_threads_per_core", "guest_write_cache", "guest_fsyncs_per_s")
-REGIME_METRICS = REGIME_SERIES + COST + GUEST
+GUEST = ("guest_threads_per_core", "guest_write_cache", "guest_fsyncs_per_s", "guest_pti")
+# A run's storage and scan facts a regime check may name (results/regime.fact_value reads them).
+RUN_FACTS = ("scan_device_read_pct", "logs_shared_disk")
+REGIME_METRICS = REGIME_SERIES + COST + GUEST + RUN_FACTS
 
 # The workload kinds ([workload] tool), defined here for every package (recipes/model.py
 # re-exports them): a sysbench script (its own or the project's), one full scan of every table,

@@ -13,7 +13,7 @@ import math
 import statistics
 
 from tuninglab.results import timeseries
-from tuninglab.results.metrics import COST, GUEST, METRICS, decimals
+from tuninglab.results.metrics import COST, GUEST, METRICS, RUN_FACTS, decimals
 
 
 def conditions(doc: dict) -> list[dict]:
@@ -75,6 +75,8 @@ def run_value(run: dict, c: dict) -> float | None:
     metric, statistic = c["metric"], c["statistic"]
     if metric in GUEST:
         return guest_value(run.get("lab") or {}, metric)
+    if metric in RUN_FACTS:
+        return fact_value(run, metric)
     if metric in COST:
         value = (run.get("summary", {}).get("cost") or {}).get(metric)
         return None if value is None else value * METRICS[metric].scale
@@ -99,9 +101,40 @@ def guest_value(lab: dict, metric: str) -> float | None:
         value = lab.get("threads_per_core")
     elif metric == "guest_write_cache":
         value = {"write back": 1, "write through": 0}.get(lab.get("write_cache"))
+    elif metric == "guest_pti":
+        return pti_value(lab)
     else:
         value = (lab.get("fio") or {}).get("fsync_per_s")
     return None if value is None else float(value)
+
+
+def pti_value(lab: dict) -> float | None:
+    """1 when the guest's kernel isolated the page tables, 0 when it did not, None when the run
+    recorded neither sign. The kernel's meltdown file says "Mitigation: PTI" only on a CPU it
+    thinks affected: on one it does not (TCG's AMD-branded CPU, a host that reports RDCL_NO),
+    pti=on still turns isolation on but the file reads "Not affected"; the CPU flag "pti"
+    (engine/lab/guest.py records it) shows it either way."""
+    meltdown = (lab.get("vulnerabilities") or {}).get("meltdown")
+    flag = lab.get("page_table_isolation")
+    if meltdown is None and flag is None:
+        return None
+    return 1.0 if flag or meltdown == "Mitigation: PTI" else 0.0
+
+
+def fact_value(run: dict, metric: str) -> float | None:
+    """A run's storage or scan fact as a number (metrics.RUN_FACTS; None: not recorded)."""
+    if metric == "logs_shared_disk":
+        data = (run.get("storage") or {}).get("physical_disks")
+        logs = (run.get("logs_storage") or {}).get("physical_disks")
+        if not data or not logs:
+            return None
+        return 1.0 if set(data) & set(logs) else 0.0
+    summary = run.get("summary") or {}
+    device = (summary.get("io") or {}).get("read_bytes")
+    innodb = summary.get("scanned_bytes")
+    if device is None or not innodb:
+        return None
+    return _round(device / innodb * 100)
 
 
 def slope_bound(values: list, c: dict, scale: float) -> float | None:

@@ -23,21 +23,30 @@ def table(rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+# The head of a column of the estimate the ratios compare (Point.centre): a median beside a
+# ratio of geometric means can contradict it (1,499 vs 1,508 tps beside "ratio 1.09").
+CENTRE = "geo. mean"
+# A cost table's, shorter: that table fits 100 columns.
+COST_CENTRE = "gmean"
+NBSP = "\u00a0"
+
+
 def results_table(doc: dict) -> str:
-    """Median of the primary metric, its interval, the ratio to the baseline and the verdict."""
+    """The geometric mean of the primary metric, its interval, the ratio to the baseline and
+    the verdict; and the bytes written per transaction (its geometric mean too)."""
     r = Result.of(doc)
     name, written_per_trx = r.metric, METRICS["write_bytes_per_trx"]
-    rows = [["point", f"median {METRICS[name].short}", "95% CI", "ratio", "95% CI", "verdict",
+    rows = [["point", f"{CENTRE} {METRICS[name].short}", "95% CI", "ratio", "95% CI", "verdict",
              written_per_trx.short]]
     for p in r.points:
         s, ratio = p.summary(name), p.ratio
-        written = p.summary("write_bytes_per_trx")
-        row = [p.id, _fmt(s.median), _interval(s.ci_low, s.ci_high)]
+        written = p.centre("write_bytes_per_trx")
+        row = [p.id, _fmt(p.centre(name)), _interval(s.ci_low, s.ci_high)]
         if ratio is None:
             row += ["1 (baseline)", "", ""]
         else:
             row += ratio_cells(ratio, 3) + [verdict(ratio)]
-        row.append(_fmt(written.median * written_per_trx.scale if written else None))
+        row.append(_fmt(None if written is None else written * written_per_trx.scale))
         rows.append(row)
     design = textwrap.fill(f"design: {document.design_text(r.raw)}", width=100)
     return (design + "\n\n" + table(rows) + verdicts_legend(r) + regime_table(r)
@@ -96,39 +105,52 @@ def verdicts_legend(doc: dict) -> str:
         return ""
     margin = r.smallest_effect
     return "\n" + textwrap.fill(
-        f"verdicts: faster or slower when the 95% CI excludes 1; {stats.equivalent_text(margin)}"
+        f"{CENTRE}: the geometric mean of the repeats, which the ratios compare. "
+        f"verdicts: faster or slower when the 95% CI excludes 1 (\""
+        f"{stats.under_margin_text(stats.FASTER, margin, shown=True)}\" when the 90% CI lies "
+        f"inside the margin too); {stats.equivalent_text(margin)}"
         f" when the 90% CI lies inside {1 / (1 + margin):.3f} .. {1 + margin:.3f} (two "
         f"one-sided tests; {margin * 100:g}% is the smallest effect worth knowing); "
         f"{stats.TOO_NOISY} otherwise (more repeats may tell).", width=100)
 
 
 def cost_tables(doc: dict) -> str:
-    """What a transaction cost, one table per point: each cost's median and 95% interval and,
-    beside the baseline, the ratio, its interval and the verdict (less, more, ...). Empty for
-    results whose runs measured no cost. The 90% interval that decides an equivalence, which
-    the throughput table shows beside the verdict, is left to the legend: within 100 columns
-    there is no room for it."""
+    """What a transaction cost, one table per point: each cost's geometric mean and 95%
+    interval and, beside the baseline, the ratio, its interval and the verdict (less, more,
+    ...). Empty for results whose runs measured no cost."""
     r = Result.of(doc)
     points = [p for p in r.points if p.costs]
     if not points:
         return ""
     tables = [cost_table(p) for p in points]
-    return ("\n\ncost per transaction (lower is cheaper; median of the repeats, 95% CI, ratio to "
-            "the baseline):\n\n" + "\n\n".join(tables) + cost_legend(r))
+    return ("\n\n" + textwrap.fill(f"cost per transaction (lower is cheaper; {COST_CENTRE}: the "
+                                   "geometric mean of the repeats, which the ratios compare; "
+                                   "95% CI; ratio to the baseline):", width=100) + "\n\n" + "\n\n".join(tables) + cost_legend(r))
 
 
 def cost_table(p: Point) -> str:
-    rows = [["cost", "median", "95% CI"] + ([] if p.is_baseline else ["ratio", "95% CI",
-                                                                     "verdict"])]
+    """One point's costs; under the table, the 90% interval that decided each equivalence
+    (the 95% one beside it may reach past the margin): in the verdict cell it would take the
+    table past 100 columns."""
+    rows = [["cost", COST_CENTRE, "95% CI"] + ([] if p.is_baseline else ["ratio", "95% CI",
+                                                                   "verdict"])]
+    decided = []
     for key in (k for k in COST if k in p.costs):
         m, c = METRICS[key], p.cost(key)
-        digits = decimals(c.median * m.scale)
-        row = [m.short, _fmt(c.median * m.scale, digits), _interval(*_scaled(c, m.scale), digits)]
+        centre = p.centre(key) * m.scale
+        digits = decimals(centre)
+        row = [m.short, _fmt(centre, digits), _interval(*_scaled(c, m.scale), digits)]
         if not p.is_baseline:
             ratio = p.cost_ratio(key)
-            row += ratio_cells(ratio, ratio_decimals(ratio.ratio, 3)) + [ratio.verdict]
+            row += ratio_cells(ratio, ratio_decimals(ratio.ratio, 3)) + [ratio.said]
+            if ratio.verdict_kind == stats.EQUIVALENT and ratio.tost_low is not None:
+                # No-break spaces: the wrap below keeps each cost with its interval.
+                decided.append(f"{m.short} {ratio.tost_text(dots=True)}".replace(" ", NBSP))
         rows.append(row)
-    return f"{p.id}{' (baseline)' if p.is_baseline else ''}\n" + table(rows)
+    tested = "" if not decided else "\n" + textwrap.fill(
+        "each equivalence's 90% CI, which decided it: " + "; ".join(decided),
+        width=100).replace(NBSP, " ")
+    return f"{p.id}{' (baseline)' if p.is_baseline else ''}\n" + table(rows) + tested
 
 
 def _scaled(summary: Summary, scale: float) -> tuple:
@@ -137,11 +159,12 @@ def _scaled(summary: Summary, scale: float) -> tuple:
 
 
 def cost_legend(doc: dict) -> str:
-    """The cost verdicts, with this result's margin: the table has no room for the 90%
-    interval that decides an equivalence."""
+    """The cost verdicts, with this result's margin."""
     margin = Result.of(doc).smallest_effect
     return "\n" + textwrap.fill(
-        f"cost verdicts: less or more when the 95% CI excludes 1; "
+        f"cost verdicts: less or more when the 95% CI excludes 1 (\""
+        f"{stats.under_margin_text(stats.MORE, margin, shown=True)}\" when the 90% CI lies "
+        "inside the margin too); "
         f"{stats.equivalent_text(margin)} when the 90% CI lies inside {1 / (1 + margin):.3f} .. "
         f"{1 + margin:.3f}; {stats.TOO_NOISY} otherwise; \"{stats.ZERO_COST}\": a repeat "
         "measured none (no fsync, say), which has no logarithm to compare.", width=100)

@@ -11,12 +11,17 @@ tables, hovers and verdicts, the fleet's table and the benchmarks each ask it fo
 
 from __future__ import annotations
 
+import math
+import statistics
 from copy import copy
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from typing import Generic, TypeVar
 
 from tuninglab.results import stats
+from tuninglab.results.metrics import HIGHER, METRICS
+from tuninglab.results.shown_numbers import interval as _interval
+from tuninglab.results.shown_numbers import number as _number
 from tuninglab.results.stats import Summary
 
 T = TypeVar("T")
@@ -28,35 +33,42 @@ def _summary(stored: dict | None) -> Summary | None:
     return None if stored is None else Summary(**{f.name: stored[f.name] for f in fields(Summary)})
 
 
-def _number(value: float, digits: int, grouped: bool) -> str:
-    return f"{value:{',' if grouped else ''}.{digits}f}"
-
-
-def _interval(low: float, high: float, digits: int, dots: bool, grouped: bool) -> str:
-    """An interval: "[low, high]", or with dots "low .. high" (the terminal's tables)."""
-    low, high = _number(low, digits, grouped), _number(high, digits, grouped)
-    return f"{low} .. {high}" if dots else f"[{low}, {high}]"
-
-
 @dataclass(frozen=True)
 class Ratio(stats.Comparison):
     """A comparison to the baseline as a result stores it (stats.Comparison.to_dict): the
     ratio, its 95% interval, the verdict's text and kind, the 90% interval of the equivalence
-    test; each number None where there is none (not compared, too few repeats)."""
+    test; each number None where there is none (not compared, too few repeats). Read from a
+    result (Point), it knows the result's smallest effect worth knowing (margin), which its
+    text needs to say that an effect is under it; and the words its metric's verdicts are
+    shown in (words: (kind, word) pairs, as stats.LATENCY_WORDS), the kind staying as it is."""
+
+    margin: float | None = field(default=None, compare=False)
+    words: tuple = field(default=(), compare=False)
 
     @classmethod
-    def of(cls, raw: dict | None) -> Ratio | None:
+    def of(cls, raw: dict | None, margin: float | None = None,
+           words: tuple = ()) -> Ratio | None:
         """A stored comparison (None: none, as the baseline's); a verdict it lacks is ""."""
         if raw is None:
             return None
         found = {f.name: raw.get(f.name) for f in fields(stats.Comparison)}
         return cls(**found | {"verdict": found["verdict"] or "",
-                              "verdict_kind": found["verdict_kind"] or ""})
+                              "verdict_kind": found["verdict_kind"] or ""},
+                   margin=margin, words=words)
+
+    def to_dict(self) -> dict:
+        """As stored: the comparison's numbers and verdict, not what it is shown with."""
+        return {f.name: getattr(self, f.name) for f in fields(stats.Comparison)}
 
     @property
     def half_width_pct(self) -> float:
         """The 95% interval's half-width as % of the ratio (it must have both)."""
         return stats.ratio_half_width_pct(self.to_dict())
+
+    @property
+    def excludes_one(self) -> bool:
+        """Whether its 95% interval lies wholly above or below 1."""
+        return self.ci_low is not None and (self.ci_low > 1 or self.ci_high < 1)
 
     def judged(self, kind: str) -> Ratio:
         """The same comparison with another verdict (its text being the kind)."""
@@ -76,31 +88,71 @@ class Ratio(stats.Comparison):
                        tost_high=inv(self.tost_low),
                        **({"verdict": kind, "verdict_kind": kind} if kind else {}))
 
+    def _within_margin(self, *values: float | None) -> bool:
+        low, high = 1 / (1 + self.margin), 1 + self.margin  # symmetric on the log scale
+        return all(v is not None and low < v < high for v in values)
+
+    @property
+    def said(self) -> str:
+        """The verdict as shown: its metric's words for the kind ("lower latency" for less),
+        and for a direction under the smallest effect worth knowing, that it is ("faster, by
+        less than 3%": the equivalence test's 90% interval lies inside the margin as well;
+        "faster, perhaps by less than 3%": the ratio does, its interval reaches past it)."""
+        said = dict(self.words).get(self.verdict_kind, self.verdict)
+        if self.verdict_kind not in stats.DIRECTIONS or not self.margin or self.ratio is None:
+            return said
+        if self._within_margin(self.tost_low, self.tost_high):
+            return stats.under_margin_text(said, self.margin, shown=True)
+        if self._within_margin(self.ratio):
+            return stats.under_margin_text(said, self.margin, shown=False)
+        return said
+
+    def tost_text(self, dots: bool = False, grouped: bool = False) -> str:
+        """The 90% interval that decided an equivalence, to 3 decimals (the 95% one beside it
+        may reach past the margin), neither end rounded onto the margin's bounds as a reader
+        takes them (0.97 and 1.03 for ±3%)."""
+        avoid = () if not self.margin else (1 - self.margin, 1 + self.margin)
+        return _interval(self.tost_low, self.tost_high, 3, dots, grouped, avoid)
+
     def text(self, digits: int = 2, *, mark: str = "ratio ", with_ratio: bool = True,
              with_interval: bool = True, with_verdict: bool = True, decided: bool = True,
              sep: str = ": ", dots: bool = False, grouped: bool = False) -> str:
         """The comparison in words, to `digits` decimals: `mark` and the ratio, its 95%
-        interval ("[low, high]"; with dots "low .. high"), then after `sep` the verdict and,
-        where decided and it is an equivalence, the 90% interval that decided it (3 decimals;
-        the 95% one beside it may reach past the margin); grouped: thousands commas. A part
-        without its numbers (not compared, too few repeats) or words is left out; "-" if all.
+        interval ("[low, high]"; with dots "low .. high"), then after `sep` the verdict as
+        shown (said) and, where decided and it is an equivalence, the 90% interval that decided
+        it. Where the interval excludes 1, no number is rounded onto 1: more decimals for it
+        ("[0.85, 0.996]: slower", never "[0.85, 1.00]"). A part without its numbers (not
+        compared, too few repeats) or words is left out; "-" if all.
         The site's: "ratio 1.25 [1.12, 1.39]: faster"; the claims' tables', mark="x" without
         the verdict: "x1.25 [1.12, 1.39]"; the terminal's and the fleet's, a part a cell
         (report.ratio_cells): "1.250", "1.120 .. 1.390"; the benchmarks', sep=", "."""
         compared = self.ratio is not None
+        avoid = (1.0,) if self.excludes_one else ()
         shown = []
         if with_ratio and compared:
-            shown.append(mark + _number(self.ratio, digits, grouped))
+            shown.append(mark + _number(self.ratio, digits, grouped, avoid))
         if with_interval and compared and self.ci_low is not None:
-            shown.append(_interval(self.ci_low, self.ci_high, digits, dots, grouped))
+            shown.append(_interval(self.ci_low, self.ci_high, digits, dots, grouped, avoid))
         text = " ".join(shown)
         if with_verdict and self.verdict:
-            verdict = self.verdict
-            if decided and self.verdict_kind == stats.EQUIVALENT:
-                tost = _interval(self.tost_low, self.tost_high, 3, dots, grouped)
-                verdict += f" (90% CI {tost})"
+            verdict = self.said
+            if decided and self.verdict_kind == stats.EQUIVALENT and self.tost_low is not None:
+                verdict += f" (90% CI {self.tost_text(dots, grouped)})"
             text = f"{text}{sep}{verdict}" if text else verdict
         return text or "-"
+
+
+def _words(metric: str) -> tuple:
+    """The words a metric's verdicts are shown in (Ratio.words): a latency's lower or higher."""
+    return stats.LATENCY_WORDS if "latency" in metric else ()
+
+
+def _run_value(summary: dict, metric: str) -> float | None:
+    """A run summary's value of a metric: its own, its IO per transaction's or its cost's."""
+    for place in (summary, summary.get("io") or {}, summary.get("cost") or {}):
+        if place.get(metric) is not None:
+            return place[metric]
+    return None
 
 
 class Field(Generic[T]):
@@ -144,9 +196,10 @@ class Point(_Read):
     stats = Field[dict]("stats", default={})
     trends = Field[dict | None]("trends", default=None)
 
-    def __init__(self, raw: dict, baseline: str | None):
+    def __init__(self, raw: dict, baseline: str | None, margin: float | None = None):
         super().__init__(raw)
         self.__dict__["_baseline"] = baseline
+        self.__dict__["_margin"] = margin  # the result's smallest effect worth knowing
 
     @property
     def is_baseline(self) -> bool:
@@ -159,7 +212,7 @@ class Point(_Read):
     @property
     def ratio(self) -> Ratio | None:
         """The primary metric's comparison to the baseline (None: the baseline itself)."""
-        return Ratio.of(self.stats.get("ratio"))
+        return Ratio.of(self.stats.get("ratio"), self._margin)
 
     @property
     def costs(self) -> dict:
@@ -171,7 +224,7 @@ class Point(_Read):
 
     def cost_ratio(self, key: str) -> Ratio | None:
         """A cost's comparison to the baseline's (None: the baseline, or not measured)."""
-        return Ratio.of((self.costs.get(key) or {}).get("ratio"))
+        return Ratio.of((self.costs.get(key) or {}).get("ratio"), self._margin, _words(key))
 
     @property
     def regime_reached(self) -> bool:
@@ -186,6 +239,23 @@ class Point(_Read):
         """Each run's value of a metric: its summary's, else its IO per transaction's."""
         return [run["summary"].get(metric, run["summary"]["io"].get(metric))
                 for run in self.runs]
+
+    def run_values(self, metric: str) -> list:
+        """Each run's value of any metric a run records: its summary's, its IO per
+        transaction's or its cost's (None where the run has none)."""
+        return [_run_value(run["summary"], metric) for run in self.runs]
+
+    def centre(self, metric: str) -> float | None:
+        """The estimate the ratios and the 95% intervals use, to show beside them: the
+        geometric mean of the runs (the arithmetic mean where a run measured 0, whose interval
+        is then the mean's); None where a run lacks the metric. A median beside a ratio of
+        geometric means can contradict it: 1,499 vs 1,508 tps beside "ratio 1.09"."""
+        values = self.run_values(metric)
+        if not values or any(v is None for v in values):
+            return None
+        if min(values) > 0:
+            return math.exp(statistics.fmean(math.log(v) for v in values))
+        return statistics.fmean(values)
 
     def io(self, where: str, field: str) -> list:
         """Each run's IO per transaction field at where ("io", "array_io"...), None: not there."""
@@ -254,7 +324,8 @@ class Result(_Read):
     @cached_property
     def points(self) -> list[Point]:
         baseline = (self.raw.get("sweep") or {}).get("baseline")
-        return [Point(p, baseline) for p in self.raw["points"]]
+        margin = self.smallest_effect if "plan" in self.raw else None  # a hand-made document
+        return [Point(p, baseline, margin) for p in self.raw["points"]]
 
     def point(self, point_id: str) -> Point:
         """The point of that id (StopIteration: none)."""
@@ -287,3 +358,41 @@ class Result(_Read):
     @property
     def contributed(self) -> bool:
         return bool(self.contribution)
+
+    def comparison(self, point: Point, metric: str) -> Ratio | None:
+        """A point's comparison to the baseline in a metric, with its verdict in that metric's
+        words: the primary metric's (point.ratio), a cost's (stored), or any other the runs
+        record (bytes written per transaction, p95 latency) computed from them as a cost is
+        (less or more; faster or slower for one where higher is better). None: the baseline,
+        or a run of either lacks the metric."""
+        if point.is_baseline:
+            return None
+        if metric == self.metric:
+            return point.ratio
+        if metric in point.costs:
+            return point.cost_ratio(metric)
+        mine, theirs = _paired(point, self.baseline_point) if self.design == "switchback" \
+            else (point.runs, self.baseline_point.runs)
+        values, base = ([_run_value(run["summary"], metric) for run in runs]
+                        for runs in (mine, theirs))
+        if not values or not base or None in values + base:
+            return None
+        # An amount (lower or neither way better) in less or more; a 0 has no logarithm, and
+        # compare_cost says so rather than failing.
+        cost = metric not in METRICS or METRICS[metric].direction != HIGHER \
+            or min(values + base) <= 0
+        margin = self.smallest_effect
+        if self.design == "switchback":
+            compared = stats.compare_paired(values, base, margin=margin, cost=cost)
+        else:
+            compared = (stats.compare_cost if cost else stats.compare)(values, base,
+                                                                       margin=margin)
+        return Ratio.of(compared.to_dict(), self.smallest_effect, _words(metric))
+
+
+def _paired(point: Point, base: Point) -> tuple[list, list]:
+    """A switchback point's runs and the baseline's, paired by round (document._pairs)."""
+    theirs = {run["repeat"]: run for run in base.runs}
+    mine = sorted((run for run in point.runs if run["repeat"] in theirs),
+                  key=lambda run: run["repeat"])
+    return mine, [theirs[run["repeat"]] for run in mine]

@@ -92,6 +92,21 @@ def equivalent_text(margin: float) -> str:
     return f"{EQUIVALENT} within ±{margin * 100:g}%"
 
 
+# The kinds that name a direction, as a reader sees them: FASTER or SLOWER, LESS or MORE.
+DIRECTIONS = (FASTER, SLOWER, LESS, MORE)
+# A latency is a cost, compared by compare_cost, but "less latency" reads oddly: the shown words
+# (never the kinds, which pages and tests match).
+LATENCY_WORDS = ((LESS, "lower latency"), (MORE, "higher latency"))
+
+
+def under_margin_text(said: str, margin: float, shown: bool) -> str:
+    """A direction whose effect is under the smallest effect worth knowing: 'faster, by less
+    than 3%' when the equivalence test's interval shows it (shown), 'faster, perhaps by less
+    than 3%' when only the ratio lies under the margin and its interval reaches past it."""
+    by = "by less than" if said != LESS else "by under"  # never "less, by less than"
+    return f"{said}, {'' if shown else 'perhaps '}{by} {margin * 100:g}%"
+
+
 @dataclass(frozen=True)
 class Summary:
     n: int

@@ -24,7 +24,6 @@ from tuninglab.site.describe import (
     shorten,
     software_text,
     uncapped,
-    verdict_text,
 )
 from tuninglab.site.result_files import latest_per_host
 
@@ -37,7 +36,7 @@ def _stat_for(point: Point, metric: str) -> stats.Summary | None:
     stored = point.summary(metric)
     if stored is not None:
         return stored
-    values = point.measured(metric)
+    values = point.run_values(metric)  # a cost's too (summary["cost"]): a cost chart has bars
     if not values or any(v is None for v in values):
         return None
     return stats.summarize(values)
@@ -218,11 +217,12 @@ def _host_trace(doc: dict, name: str, metric: str, hover: str) -> tuple[dict, li
         ys.append(median)
         up.append((s.ci_high * scale - median) if s.ci_high is not None else 0)
         down.append((median - s.ci_low * scale) if s.ci_low is not None else 0)
-        verdicts.append(esc(verdict_text(point)))
-    # The host's text once per trace (meta), not once per bar.
+        verdicts.append(esc(comparison_text(r, point, metric)))
+    # The host's text once per trace (meta), not once per bar. tl_host: charts.js gives a
+    # host one colour on every chart of a page, whatever the charts' order of hosts.
     trace = {"type": "bar", "name": name, "x": xs, "y": ys,
              "error_y": {"type": "data", "array": up, "arrayminus": down, "visible": True},
-             "customdata": verdicts, "meta": about, "hovertemplate": hover}
+             "customdata": verdicts, "meta": about, "hovertemplate": hover, "tl_host": name}
     if r.file:
         trace["tl_file"] = esc(r.file)  # charts.js opens it on a click on a bar
     divided = None
@@ -245,7 +245,7 @@ def _others_trace(host_traces: list, hover: str) -> tuple[dict, list | None]:
              "customdata": counts,
              "meta": "the median of these hosts' latest results; error bars: the middle half "
                      "of the hosts (quartiles)",
-             "hovertemplate": hover}
+             "hovertemplate": hover, "tl_host": "other hosts"}
     divided = None
     if all(d is not None for _, d in host_traces):
         divided = list(_spread(xs, [(t["x"], d[0]) for t, d in host_traces])[:3])
@@ -276,11 +276,28 @@ def _quartiles(values: list[float]) -> tuple[float, float, float]:
     return q1, median, q3
 
 
+def comparison_text(doc: dict, point: Point, metric: str) -> str:
+    """A bar's comparison to the baseline in the chart's own metric (Result.comparison): the
+    throughput's ratio and faster or slower on a throughput chart, the bytes' ratio and less or
+    more on a bytes chart, lower or higher latency on a latency chart; "baseline" for the
+    baseline, "" where the runs cannot give one. Plain text: the caller escapes it."""
+    if point.is_baseline:
+        return "baseline"
+    ratio = Result.of(doc).comparison(point, metric)
+    return "" if ratio is None else ratio.text(mark=RATIO_MARK)
+
+
+# What a hover's ratio is of: the bar is the median of the runs, the ratio that of their
+# geometric means, and the two can disagree (1,499 vs 1,508 tps beside a ratio of 1.09).
+RATIO_MARK = "ratio of geometric means "
+
+
 def _hovertemplate(setting: str, label: str, unit: str, number: str) -> str:
-    """A bar's hover: the setting and value, the metric with its unit, the verdict (customdata)
-    and the host (meta)."""
-    return (esc(setting_value(setting, "%{x}")) + "<br>" + esc(label) + ": %{y:" + number +
-            "} " + esc(unit) + "<br>%{customdata}<br>%{meta}<extra></extra>")
+    """A bar's hover: the setting and value, the metric with its unit (the bar: the median of
+    the runs), the comparison in that metric (customdata) and the host (meta)."""
+    return (esc(setting_value(setting, "%{x}")) + "<br>" + esc(label) + " (median of the runs)"
+            ": %{y:" + number + "} " + esc(unit) + "<br>%{customdata}<br>%{meta}"
+            "<extra></extra>")
 
 
 def _mode(values: list, title: str, hovertemplate: str) -> dict:

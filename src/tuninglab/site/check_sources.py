@@ -2,8 +2,9 @@
 (.github/check-new-results.sh runs it in the base branch's worktree, the pull request's files
 copied in): every source under data/historical/ read as the site reads it (historical.py:
 source.toml against its schema, each listed CSV against its metadata, no file it does not
-list), then the claims map (claims_map.check: each entry's keys of their types, ids once, every
-source result claimed or explained). One line per problem, naming the file.
+list), then the claims map (claims_map.check: each entry's keys of their types and values
+(claims_keys.py), ids once, every source result claimed or explained, no headline with a
+caveat). One line per problem, naming the file.
 
     python -m tuninglab.site.check_sources        exit status 1 on any problem
 """

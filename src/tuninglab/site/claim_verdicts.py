@@ -1,109 +1,202 @@
-"""Each source claim's verdict today, per host, computed at build time from the claims map
-(claims_map) and the latest result of each host: never written by hand.
+"""Each source claim's verdict today, per evidence set (one server, one host class: evidence.py),
+computed at build time from the claims map (claims_map) and every comparable result: never
+written by hand, never the latest file alone.
 
-The source's ratio gives a direction (more or less than its baseline); today's comparison of the
-claim's point with the recipe's baseline gives a ratio, its 95% interval and its own verdict
-(results/stats.py). The claim's verdict, in one vocabulary:
+Each current result of the set gives its comparison of the claim's point with the recipe's
+baseline (its repeats, as its own ratio uses them); results/pooling.py pools them into one ratio
+with a 95% interval, counting results and sittings, with the host class's between-sitting spread
+from its A/A calibrations (results/calibrations.py) where it has them. results/verdicts.py then
+judges that interval against the size the source claimed, in the one vocabulary it defines.
 
-- reproduced: today's interval excludes 1 on the source's side (or the source saw no effect and
-  today's run is equivalent within the recipe's smallest effect worth knowing);
-- reversed: today's interval excludes 1 on the other side;
-- equivalent within ±X%: today the settings are alike, where the source saw an effect;
-- too noisy to tell: today's interval is too wide to say (not "no difference");
-- regime not reached: today's run was not in the situation the claim is about;
-- not testable here: the host cannot answer it (for throughput, a lab VM under TCG);
-- not measured yet: no result of the recipe's variant exists.
+A result whose point or baseline missed a regime check is left out of the pool (it answers
+another question); when every result missed one, the verdict says "regime not reached". A lab VM
+result's throughput answers no claim (the emulated CPU is not the hardware's); its costs do.
 """
 
+import dataclasses
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
-from tuninglab.results import stats
+from tuninglab.results import calibrations, document, pooling
+from tuninglab.results import verdicts as words
 from tuninglab.results.result import Ratio, Result
-from tuninglab.site import describe, hostviews, result_files
+from tuninglab.site import describe, evidence, result_files
 from tuninglab.site.claims_map import Claim
+from tuninglab.site.evidence import EvidenceSet
 
-REPRODUCED = "reproduced"
-REVERSED = "reversed"
-EQUIVALENT = stats.EQUIVALENT
-TOO_NOISY = stats.TOO_NOISY
-REGIME_NOT_REACHED = stats.REGIME_NOT_REACHED
-NOT_TESTABLE = "not testable here"
-NOT_MEASURED = "not measured yet"
-DIFFERS = "an effect the source did not see"
-KINDS = (REPRODUCED, REVERSED, EQUIVALENT, TOO_NOISY, REGIME_NOT_REACHED, NOT_TESTABLE,
-         NOT_MEASURED, DIFFERS)
-_UP = {stats.FASTER, stats.MORE}
-_DOWN = {stats.SLOWER, stats.LESS}
+REPRODUCED = words.REPRODUCED
+SMALLER = words.SMALLER
+LARGER = words.LARGER
+NOT_REPRODUCED = words.NOT_REPRODUCED
+REVERSED = words.REVERSED
+TOO_NOISY = words.TOO_NOISY
+REGIME_NOT_REACHED = words.REGIME_NOT_REACHED
+NOT_TESTABLE = words.NOT_TESTABLE
+NOT_AN_EFFECT = words.NOT_AN_EFFECT
+NOT_MEASURED = words.NOT_MEASURED
+ONLY_OLDER = words.ONLY_OLDER
+KINDS = tuple(words.VOCABULARY)
 
 
 @dataclass(frozen=True)
 class Verdict:
-    kind: str             # one of KINDS
-    text: str             # the kind, or its words with the margin ("equivalent within ±3%")
-    ratio: Ratio | None   # today's comparison, oriented as the claim reads (None: none)
-    doc: dict | None      # the result it comes from
-    why: str = ""         # a reason, for not testable / not measured / regime not reached
+    kind: str                     # one of KINDS
+    text: str                     # what the page prints
+    ratio: Ratio | None           # the pooled comparison, oriented as the claim reads
+    doc: dict | None              # the set's latest result (its host, its file)
+    why: str = ""                 # a reason, for the verdicts that are not answers
+    evidence: EvidenceSet | None = None
+    pooled: pooling.Pooled | None = None
+    left_out: int = 0             # results of the set that missed a regime check
+
+    @property
+    def counted(self) -> str:
+        """"3 results, 2 sittings" (empty without a pool)."""
+        if self.pooled is None:
+            return ""
+        k, s = self.pooled.k, self.pooled.sittings
+        return f"{k} result{'s' * (k != 1)}, {s} sitting{'s' * (s != 1)}"
 
 
-def _today(claim: Claim, doc: dict) -> tuple[Ratio | None, str]:
-    """(today's comparison as the claim reads it, or None with why)."""
+# --- the comparison a result gives ------------------------------------------------------------
+
+def _estimate(point: str, metric: str, doc: dict) -> tuple[pooling.Estimate | None, str]:
+    """(one result's estimate of the point's comparison with its baseline, or None with why);
+    metric "" is the result's primary one."""
     r = Result.of(doc)
-    p = next((p for p in r.points if p.value == claim.point), None)
+    p = next((p for p in r.points if p.value == point), None)
     if p is None:
-        return None, f"the result has no point {claim.point!r}"
-    metric = claim.metric or r.metric
-    ratio = p.ratio if metric == r.metric else p.cost_ratio(metric)
-    if ratio is None:
+        return None, f"the result has no point {point!r}"
+    if p.is_baseline:
+        return None, f"the point {point!r} is the result's baseline"
+    metric = metric or r.metric
+    try:
+        values, base, paired = document.compared_values(r.raw, p.id, metric)
+    except KeyError:
         return None, f"the result did not measure {metric}"
-    if not p.regime_reached:
-        ratio = ratio.judged(REGIME_NOT_REACHED)
-    return (ratio.flipped() if claim.invert else ratio), ""
+    if any(v is None for v in values + base):
+        return None, f"the result did not measure {metric} in every run"
+    est = pooling.estimate(values, base, paired=paired)
+    if est is None:
+        return None, f"its {metric} cannot be compared (fewer than 2 repeats, or a 0)"
+    return dataclasses.replace(est, sitting=r.host_id), ""
 
+
+@dataclass(frozen=True)
+class Comparison:
+    """A point's comparison with its baseline pooled over one evidence set: pooled is None when
+    no result gives one (kind says why: REGIME_NOT_REACHED, NOT_MEASURED, ONLY_OLDER,
+    NOT_TESTABLE)."""
+    evidence: EvidenceSet
+    pooled: pooling.Pooled | None
+    kind: str = ""
+    why: str = ""
+    left_out: int = 0            # results that missed a regime check
+
+
+def compare_set(s: EvidenceSet, point: str, metric: str = "") -> Comparison:
+    """The point's comparison with the baseline pooled over the set's current results."""
+    if s.latest is None:
+        return Comparison(s, None, ONLY_OLDER, "; ".join(sorted({w for _, w in s.superseded})))
+    if describe.functional_only(s.latest) and not metric:
+        return Comparison(s, None, NOT_TESTABLE, _functional_why(s.latest))
+    estimates, missed, whys = [], 0, []
+    for doc in s.results:
+        est, why = _estimate(point, metric, doc)
+        p = next((p for p in Result.of(doc).points if p.value == point), None)
+        if est is not None and p is not None and not p.regime_reached:
+            missed += 1
+        elif est is not None:
+            estimates.append(est)
+        else:
+            whys.append(why)
+    if estimates:
+        sd, n, source = between(s)
+        pooled = pooling.pool(estimates, between_sd=sd, between_from=source,
+                              between_sittings=n)
+        why = f"{missed} result{'s' * (missed != 1)} left out: regime not reached" \
+            if missed else ""
+        return Comparison(s, pooled, "", why, missed)
+    if missed:
+        return Comparison(s, None, REGIME_NOT_REACHED,
+                          "the page's regime table says which check it missed", missed)
+    return Comparison(s, None, NOT_MEASURED, whys[-1])
+
+
+def comparisons(recipe: str, variant: str, point: str, metric: str = "") -> list[Comparison]:
+    """The point's pooled comparison on each evidence set of the recipe's variant, in
+    evidence_sets' order (the project's largest set first)."""
+    return [compare_set(s, point, metric) for s in evidence.evidence_sets(recipe, variant)]
+
+
+def _oriented(pooled: pooling.Pooled, invert: bool) -> Ratio:
+    """The pooled comparison as a Ratio, the claim's way round."""
+    values = (pooled.ratio, pooled.ci_low, pooled.ci_high, pooled.tost_low, pooled.tost_high)
+    if invert:
+        r, lo, hi, tlo, thi = (1 / v for v in values)
+        values = (r, hi, lo, thi, tlo)
+    r, lo, hi, tlo, thi = values
+    return Ratio.of({"ratio": r, "ci_low": lo, "ci_high": hi, "tost_low": tlo, "tost_high": thi,
+                     "verdict": "", "verdict_kind": ""})
+
+
+@lru_cache(maxsize=1)
+def _calibration_records() -> tuple:
+    return tuple(calibrations.load_all(result_files.DATA_DIR))
+
+
+def between(s: EvidenceSet) -> tuple[float | None, int | None, str]:
+    """The host class's between-sitting spread from its A/A calibrations, and where from."""
+    mine = [c for c in _calibration_records()
+            if evidence.host_class(c).key == s.host_class.key and evidence.server_of(c) == s.server]
+    found = calibrations.between_sitting_sd(mine)
+    if found is None:
+        return None, None, ""
+    sd, n = found
+    return sd, n, f"the host class's {n} A/A calibration sittings"
+
+
+# --- the verdict of a set ---------------------------------------------------------------------
 
 def _functional_why(doc: dict) -> str:
-    """Why a lab VM result's throughput answers no claim, short: a topic table repeats it on
-    every row (the page's "functional" note says it at length)."""
+    """Why a lab VM result's throughput answers no claim, short."""
     reasons = " and ".join(describe.functional_reasons(doc, short=True))
     return f"lab VM, {reasons}: its throughput is not the hardware's"
 
 
+def verdict_for_set(claim: Claim, s: EvidenceSet) -> Verdict:
+    """The claim's verdict from every current result of one evidence set."""
+    c = compare_set(s, claim.point, claim.metric)
+    doc = s.latest if s.latest is not None else s.superseded[-1][0]
+    if c.pooled is None:
+        return Verdict(c.kind, c.kind, None, doc, c.why, s, None, c.left_out)
+    ratio = _oriented(c.pooled, claim.invert)
+    interval = words.Interval(ratio.ci_low, ratio.ci_high, ratio.tost_low, ratio.tost_high)
+    kind = words.judge(claim.source_ratio, interval, Result.of(doc).smallest_effect,
+                       getattr(claim, "source_noise", 0.0))
+    return Verdict(kind, kind, ratio, doc, c.why, s, c.pooled, c.left_out)
+
+
 def verdict_for(claim: Claim, doc: dict) -> Verdict:
-    """The claim's verdict on one result."""
-    if describe.functional_only(doc) and not claim.metric:
-        return Verdict(NOT_TESTABLE, NOT_TESTABLE, None, doc, _functional_why(doc))
-    ratio, why = _today(claim, doc)
-    if ratio is None:
-        return Verdict(NOT_MEASURED, NOT_MEASURED, None, doc, why)
-    kind = ratio.verdict_kind
-    if kind == REGIME_NOT_REACHED:
-        return Verdict(REGIME_NOT_REACHED, REGIME_NOT_REACHED, ratio, doc,
-                       "the page's regime table says which check it missed")
-    source = math.log(claim.source_ratio) if claim.source_ratio > 0 else 0.0
-    if kind == stats.EQUIVALENT:
-        margin = Result.of(doc).smallest_effect
-        if abs(source) <= math.log(1 + margin):
-            return Verdict(REPRODUCED, REPRODUCED, ratio, doc)
-        return Verdict(EQUIVALENT, stats.equivalent_text(margin), ratio, doc)
-    if kind in _UP or kind in _DOWN:
-        today = 1 if kind in _UP else -1
-        if source == 0:
-            return Verdict(DIFFERS, DIFFERS, ratio, doc)
-        same = (source > 0) == (today > 0)
-        return Verdict(REPRODUCED if same else REVERSED, REPRODUCED if same else REVERSED,
-                       ratio, doc)
-    said = ratio.verdict  # "too few repeats", "no throughput to compare": why
-    return Verdict(TOO_NOISY, TOO_NOISY, ratio, doc, "" if said == TOO_NOISY else said)
+    """The claim's verdict on one result alone (a run's report, a test)."""
+    r = Result.of(doc)
+    cls = evidence.host_class(doc)
+    s = EvidenceSet(r.recipe, r.variant, evidence.server_of(doc), cls, (doc,), ())
+    return verdict_for_set(claim, s)
 
 
 def verdicts(claim: Claim) -> list[Verdict]:
-    """The claim's verdict on each host's latest result of its recipe's variant, the host the
-    pages show first leading; one "not measured yet" when there is none."""
-    docs = result_files.results_for(claim.recipe, claim.variant)
-    if not docs:
+    """The claim's verdict on each evidence set of its recipe's variant, the project's largest
+    first; one "not measured yet" when there is none."""
+    sets = evidence.evidence_sets(claim.recipe, claim.variant)
+    if not sets:
         what = claim.recipe + (f" --variant {claim.variant}" if claim.variant else "")
         return [Verdict(NOT_MEASURED, NOT_MEASURED, None, None,
                         f"run invoke recipe {what} to measure it")]
-    hosts = result_files.latest_per_host(docs)
-    first = hostviews.shown_by_default(docs)
-    return [verdict_for(claim, d) for d in [first] + [d for d in hosts if d is not first]]
+    return [verdict_for_set(claim, s) for s in sets]
+
+
+def effect_size(v: Verdict) -> float:
+    """How large the pooled effect is (|log ratio|), for ranking; 0 without one."""
+    return abs(math.log(v.ratio.ratio)) if v.ratio and v.ratio.ratio else 0.0

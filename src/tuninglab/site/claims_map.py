@@ -4,8 +4,10 @@ tests, and why each other one cannot be tested here.
 A source's results are the cells of its transcribed tables (a row against the table's baseline
 row, in one value column) and the rows of its tables of claims (numbers its text states). Each
 is either a [[claim]], naming the recipe, variant, point and metric that answer it today, or
-covered by an [[untestable]] entry with its reason. Every result of every source is one or the
-other: `problems()` lists what is not, and the strict build fails on it.
+covered by an [[untestable]] entry with its reason and its kind: an effect no recipe here can
+test, or no effect at all. Every result of every source is one or the other: `problems()` lists
+what is not, and the strict build fails on it; `counts()` counts each kind for the claims page.
+Each key's value has one TOML type (claims_keys.py): another is refused, never converted.
 
     [[claim]]
     id = "direct-io-2-6-large"   # unique in the map; pages name it
@@ -22,17 +24,24 @@ other: `problems()` lists what is not, and the strict build fails on it.
     metric = "tps"               # optional: the result's primary metric, or a cost
     headline = true              # optional: the topic's claim on the home page
     why = "..."                  # optional: why this recipe and shape answer it
+    source_noise = 0.10          # optional: the source's own stated run-to-run swing, a
+                                 # fraction (a float): an effect within it is a claim of "no
+                                 # difference" (issue 37); default 0.0, none stated
+    caveat = "..."               # optional: what weakens the claim as the source gives it (it
+                                 # contradicts itself...); a claim with one is never a headline
 
     [[untestable]]
     table = "hyperthreading.csv"
-    rows = ["HT OFF"]            # optional: every row no claim maps
+    rows = ["HT OFF"]            # optional: every row no claim or earlier entry covers
     columns = ["LARGE"]          # optional: every value column
     reason = "..."
     topic = "..."                # optional: the page it belongs to (default: the table's)
+    kind = "not-an-effect"       # optional: "not-testable" (the default), an effect no recipe
+                                 # here can test; "not-an-effect", no effect at all (a setup,
+                                 # a listing, advice, an absolute number compared with nothing)
 """
 
 import math
-import re
 import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
@@ -43,20 +52,11 @@ from tuninglab.errors import UserError
 from tuninglab.recipes.load import load
 from tuninglab.results.metrics import COST
 from tuninglab.site import historical
+from tuninglab.site.claims_keys import (CLAIM_KEYS, NOT_AN_EFFECT, NOT_TESTABLE,
+                                        UNTESTABLE_KEYS, check_keys, toml_value)
 
 CLAIMS_DIR = files.DATA_DIR / "claims"
 READS = ("gain-percent", "times", "inverse-times")
-# Every key an entry takes and the TOML type of its value: a value of another type is refused,
-# never converted (bool("false") is True: `invert = "false"` would flip a verdict).
-CLAIM_KEYS = {"id": str, "table": str, "row": str, "column": str, "source_baseline": str,
-              "reads": str, "recipe": str, "variant": str, "point": str, "invert": bool,
-              "metric": str, "headline": bool, "why": str}
-UNTESTABLE_KEYS = {"table": str, "rows": list, "columns": list, "reason": str, "topic": str}
-# An id is quoted on pages by the inline forms ({{ verdict ID }}: verdict_tables.INLINE); a
-# recipe and a variant are names, never a path load() would read.
-PLAIN = {"id": re.compile(r"[A-Za-z0-9_.-]+"), "recipe": re.compile(r"[a-z0-9]+(-[a-z0-9]+)*"),
-         "variant": re.compile(r"([a-z0-9]+(-[a-z0-9]+)*)?")}
-TYPE_NAMES = {bool: "true or false (a TOML boolean)", str: "a string", list: "an array of strings"}
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,8 @@ class Claim:
     headline: bool
     why: str
     topic: str           # the recipe's topic page
+    source_noise: float = 0.0  # the source's stated run-to-run swing, a fraction; 0: none
+    caveat: str = ""     # what weakens the claim as the source gives it; "": nothing
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,7 @@ class Untestable:
     column: str
     reason: str
     topic: str
+    kind: str = NOT_TESTABLE  # or NOT_AN_EFFECT (claims_keys.KINDS)
 
 
 def _shown(path: Path) -> str:
@@ -99,22 +102,6 @@ def _shown(path: Path) -> str:
 
 def _where(path: Path, section: str, i: int) -> str:
     return f"{_shown(path)} [[{section}]] #{i + 1}"
-
-
-def _toml_value(value) -> str:
-    """A value as its TOML type and text, for an error: "the string 'false'"."""
-    if isinstance(value, bool):
-        return f"the boolean {str(value).lower()}"
-    if isinstance(value, str):
-        return f"the string {value!r}"
-    if isinstance(value, (int, float)):
-        return f"the number {value!r}"
-    if isinstance(value, list):
-        odd = next((v for v in value if not isinstance(v, str)), None)
-        return "an array" + ("" if odd is None else f" holding {_toml_value(odd)}")
-    if isinstance(value, dict):
-        return "a table"
-    return f"a {type(value).__name__}"  # a TOML date or time
 
 
 def _number(text: str, where: str) -> float:
@@ -201,7 +188,10 @@ def _recipe_topic(entry: dict, where: str) -> str:
 
 
 def _claim(slug: str, entry: dict, where: str) -> Claim:
-    _check_keys(entry, CLAIM_KEYS, {"id", "table", "row", "recipe", "point"}, where)
+    check_keys(entry, CLAIM_KEYS, {"id", "table", "row", "recipe", "point"}, where)
+    if entry.get("headline") and entry.get("caveat"):
+        raise UserError(f"{where}: headline: a claim with a caveat is not the topic's headline "
+                        "(the home page gives no room for it); expected headline = false")
     source, meta, rows = _table(slug, entry["table"], where)
     ratio, column, base = _source_ratio(entry, meta, rows, where)
     return Claim(id=entry["id"], source=slug, table=entry["table"], row=entry["row"],
@@ -209,30 +199,8 @@ def _claim(slug: str, entry: dict, where: str) -> Claim:
                  recipe=entry["recipe"], variant=entry.get("variant", ""),
                  point=entry["point"], invert=entry.get("invert", False),
                  metric=entry.get("metric", ""), headline=entry.get("headline", False),
-                 why=entry.get("why", ""), topic=_recipe_topic(entry, where))
-
-
-def _check_keys(entry: dict, known: dict, required: set, where: str) -> None:
-    """Only known keys, the required ones present, each value of its key's TOML type (and a
-    name where PLAIN says so); the first problem as a UserError naming the key."""
-    unknown = sorted(set(entry) - set(known))
-    if unknown:
-        raise UserError(f"{where}: unknown key {unknown[0]!r} (expected: "
-                        f"{', '.join(sorted(known))})")
-    missing = sorted(required - set(entry))
-    if missing:
-        raise UserError(f"{where}: missing key {missing[0]!r}")
-    for key, value in entry.items():
-        kind = known[key]
-        if not isinstance(value, kind) or kind is list and \
-                not all(isinstance(v, str) for v in value):
-            raise UserError(f"{where}: {key}: expected {TYPE_NAMES[kind]}, got "
-                            f"{_toml_value(value)}")
-        if key in PLAIN and not PLAIN[key].fullmatch(value):
-            raise UserError(f"{where}: {key}: {value!r} is not a name; expected "
-                            f"{PLAIN[key].pattern}")
-        if key == "reason" and not value.strip():
-            raise UserError(f"{where}: reason: empty; expected why the result is not tested")
+                 why=entry.get("why", ""), topic=_recipe_topic(entry, where),
+                 source_noise=entry.get("source_noise", 0.0), caveat=entry.get("caveat", ""))
 
 
 def _entries(data: dict, section: str, path: Path) -> list:
@@ -240,7 +208,7 @@ def _entries(data: dict, section: str, path: Path) -> list:
     entries = data.get(section, [])
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         raise UserError(f"{_shown(path)}: {section}: expected [[{section}]] tables, got "
-                        f"{_toml_value(entries)}")
+                        f"{toml_value(entries)}")
     return entries
 
 
@@ -257,7 +225,7 @@ def results_of(meta: dict, rows: list) -> list[tuple[str, str]]:
 
 
 def _untestable(slug: str, entry: dict, claimed: set, where: str) -> list[Untestable]:
-    _check_keys(entry, UNTESTABLE_KEYS, {"table", "reason"}, where)
+    check_keys(entry, UNTESTABLE_KEYS, {"table", "reason"}, where)
     source, meta, rows = _table(slug, entry["table"], where)
     results = results_of(meta, rows)
     labels = {r for r, _ in results}
@@ -269,8 +237,9 @@ def _untestable(slug: str, entry: dict, claimed: set, where: str) -> list[Untest
         if column not in columns:
             raise UserError(f"{where}: columns: {column!r} is not a value column of "
                             f"{entry['table']}")
-    topic = entry.get("topic", meta["topic"])
-    return [Untestable(slug, entry["table"], r, c, entry["reason"], topic) for r, c in results
+    topic, kind = entry.get("topic", meta["topic"]), entry.get("kind", NOT_TESTABLE)
+    return [Untestable(slug, entry["table"], r, c, entry["reason"], topic, kind)
+            for r, c in results
             if (r, c) not in claimed and r in entry.get("rows", [r])
             and c in entry.get("columns", [c])]
 
@@ -291,7 +260,9 @@ def _load_file(path: Path) -> tuple[list[Claim], list[Untestable]]:
         {(c.table, c.source_baseline, c.column) for c in claims}
     untestable = []
     for i, e in enumerate(_entries(data, "untestable", path)):
-        mine = {(r, c) for t, r, c in claimed if t == e.get("table")}
+        # An entry without rows (or columns) covers what no claim and no earlier entry does.
+        taken = claimed | {(u.table, u.row, u.column) for u in untestable}
+        mine = {(r, c) for t, r, c in taken if t == e.get("table")}
         untestable += _untestable(slug, e, mine, _where(path, "untestable", i))
     return claims, untestable
 
@@ -357,6 +328,37 @@ def problems(directory: Path | None = None, base: Path = historical.HISTORICAL_D
     out += [f"data/claims: topic {t!r} has {topics.count(t)} headline claims (one at most)"
             for t in sorted(set(topics)) if topics.count(t) > 1]
     return out
+
+
+@dataclass(frozen=True)
+class Counts:
+    """What the map makes of the source results, for the claims page."""
+    claims: int          # [[claim]] entries (one result may have two: one per workload)
+    claimed: int         # source results a claim answers (its row, or the row it re-bases on)
+    not_testable: int    # results that are effects no recipe here can test
+    not_an_effect: int   # results that are no effect at all (setups, listings, advice)
+
+    @property
+    def results(self) -> int:
+        return self.claimed + self.not_testable + self.not_an_effect
+
+
+def counts(source: str = "", directory: Path | None = None,
+           base: Path = historical.HISTORICAL_DIR) -> Counts:
+    """The claims, and the source results claimed, not testable here and not an effect: of one
+    source (its slug), or of every source ("")."""
+    claims, untestable = load_map(directory)
+    claims = [c for c in claims if c.source == source or not source]
+    untestable = [u for u in untestable if u.source == source or not source]
+    claimed = set()
+    for c in claims:
+        _, meta, rows = historical.historical_table(c.source, c.table, base)
+        results = set(results_of(meta, rows))
+        claimed |= {(c.source, c.table, r, c.column) for r in (c.row, c.source_baseline)
+                    if (r, c.column) in results}
+    kinds = [u.kind for u in untestable]
+    return Counts(len(claims), len(claimed), kinds.count(NOT_TESTABLE),
+                  kinds.count(NOT_AN_EFFECT))
 
 
 def check(directory: Path | None = None, base: Path = historical.HISTORICAL_DIR) -> list[str]:

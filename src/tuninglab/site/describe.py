@@ -11,7 +11,11 @@ import sys
 import unicodedata
 from functools import lru_cache
 
+from tuninglab.errors import UserError
+from tuninglab.recipes.load import from_text
 from tuninglab.results.result import Point, Ratio, Result
+from tuninglab.site.host_class import hardware, host_class
+from tuninglab.units import human_seconds
 
 
 @lru_cache(maxsize=1)
@@ -47,22 +51,13 @@ def series_name(doc: dict) -> str:
 
 # Texts below are plain (unescaped): callers escape them where they put them on the page.
 
-def _hardware(r: Result) -> list[str]:
-    host = r.host
-    parts = [r.cpu_model or "unknown CPU"]
-    if host.get("cores"):
-        parts.append(f"{host['cores']} cores")
-    if host.get("memory_bytes"):
-        parts.append(f"{host['memory_bytes'] / 2**30:.0f} GiB")
-    return parts
-
 
 def host_description(doc: dict) -> str:
     """The machine a result ran on: CPU, cores, memory and virtualisation; for a lab VM
     result, the guest first (what the runs measured), then the host that ran it."""
     r = Result.of(doc)
     virtualization = r.host.get("virtualization")
-    host = ", ".join(_hardware(r) + ([f"virtualised ({virtualization})"]
+    host = ", ".join(hardware(r) + ([f"virtualised ({virtualization})"]
                                      if virtualization and virtualization != "none" else []))
     guest = lab_text(r)
     return f"{guest}; on host {host}" if guest else host
@@ -103,12 +98,12 @@ def shorten(text: str, limit: int = 60) -> str:
 
 
 def host_name(doc: dict) -> str:
-    """A host's series name: the contributor's own description, else its hardware and server;
+    """A host's series name: the contributor's own description, else its host class and server;
     after the name a fleet run's inventory gave it (fleet.run), if any."""
     r = Result.of(doc)
     named = r.fleet_host
     return shorten((f"{named}: " if named else "")
-                   + (r.description or ", ".join(_hardware(r) + [r.server])))
+                   + (r.description or f"{host_class(r).short}, {r.server}"))
 
 
 def uncapped(doc: dict) -> bool:
@@ -153,3 +148,40 @@ def functional_reasons(doc: dict, short: bool = False) -> list[str]:
 def functional_only(doc: dict) -> str | None:
     """Why a result shows a mechanism but not the hardware's speed, or None if it does."""
     return "; ".join(functional_reasons(doc)) or None
+
+
+# plan/overrides' keys (engine/run/record.py): the command line's flag and the profile's field.
+OVERRIDE_FLAGS = (("repeats", "--repeats", "repeats"), ("duration_s", "--duration", "duration"),
+                  ("warmup_s", "--warmup", "warmup"))
+
+
+def overrides_text(doc: dict) -> str | None:
+    """What the command line changed of the result's profile, as plan/overrides records it:
+    "run with --duration 30s instead of the quick profile's 15s"; None if nothing. The
+    profile's own values come from the recipe text the result ran (recipe/text)."""
+    over = (Result.of(doc).raw.get("plan") or {}).get("overrides") or {}
+    profile = _profile_measure(doc)
+    parts = []
+    for key, flag, field in OVERRIDE_FLAGS:
+        if key not in over:
+            continue
+        shown = str(over[key]) if key == "repeats" else human_seconds(over[key])
+        if profile is None:
+            parts.append(f"{flag} {shown}")
+            continue
+        was = getattr(profile, field)
+        parts.append(f"{flag} {shown} instead of the {Result.of(doc).profile} profile's "
+                     f"{was if key == 'repeats' else human_seconds(was)}")
+    return f"run with {', '.join(parts)}" if parts else None
+
+
+def _profile_measure(doc: dict):
+    """The recorded profile's [measure] of the recipe text the result ran, or None when that
+    text no longer loads (the site shows the overrides alone then)."""
+    r = Result.of(doc)
+    try:
+        recipe = next(x for x in from_text(r.recipe, r.raw["recipe"]["text"])
+                      if x.variant == r.variant)
+        return recipe.experiment(r.profile).measure
+    except (UserError, StopIteration, KeyError, TypeError):
+        return None

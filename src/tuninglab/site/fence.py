@@ -3,7 +3,7 @@
 ```plotly            a chart: kind = "results" | "series" | "io" | "trends" | "tpcc" | "lab"
                      | "historical" | "claims" | "kernels" (TOML spec)
 ```reproduce         the "Reproduce" box of a recipe
-```topics            the home page's table of topics (verdict_tables)
+```topics            the home page's table of topics (home_table)
 ```results-index     the Results page: every result file, where it ran and who ran it
 
 The fences are Markdown extensions, not MkDocs plugins: one survives a move to MkDocs'
@@ -97,7 +97,9 @@ def _result_chart(kind: str, spec: dict) -> str:
         f"series:{spec['metric']}" if kind == "series" else kind
     shown = hostviews.view(doc, view)
     body = shown["html"] if "html" in shown else embed(shown["figure"])
-    return bars + _host_view(docs, doc, name, variant, view, body)
+    note = (f'<p class="tl-caption tl-overrides">{html.escape(shown["note"])}</p>'
+            if shown.get("note") else "")
+    return bars + _host_view(docs, doc, name, variant, view, body + note)
 
 
 def _io_first(docs: list[dict]) -> str:

@@ -26,10 +26,10 @@ MAIN = "_main"  # the main experiment: a variant name cannot start with "_"
 
 
 def key(doc: dict) -> str:
-    """A host's file name: a hash of its host key (result_files.host_key: the salted id, and
-    whether contributed), safe whatever the file holds."""
-    host_id, contributed = result_files.host_key(doc)
-    return hashlib.sha256((host_id + ("\0contributed" if contributed else "")).encode()
+    """A host's file name: a hash of its host key (result_files.host_key: its host class and
+    server, and whether contributed), safe whatever the file holds."""
+    host, contributed = result_files.host_key(doc)
+    return hashlib.sha256((host + ("\0contributed" if contributed else "")).encode()
                           ).hexdigest()[:16]
 
 
@@ -68,14 +68,29 @@ TABLES = {"trends": result_tables.trends, "lab": result_tables.lab_machine,
 
 def view(doc: dict, name: str) -> dict:
     """One one-host view of a result, as a page embeds it (fence) and a host's file holds
-    it: {"figure": ...} for "series:<metric>" and "io", {"html": ...} for the TABLES."""
+    it: {"figure": ...} for "series:<metric>" and "io", {"html": ...} for the TABLES; with
+    "note", the overrides it was run with (overrides_note)."""
     if name.startswith("series:"):
-        return {"figure": charts.series_lines(doc, name.removeprefix("series:"))}
-    if name == "io":
-        return {"figure": charts.io_bars(doc)}
-    if name in TABLES:
-        return {"html": TABLES[name](doc)}
-    raise ValueError(f"no one-host view {name!r}")
+        shown = {"figure": charts.series_lines(doc, name.removeprefix("series:"))}
+    elif name == "io":
+        shown = {"figure": charts.io_bars(doc)}
+    elif name in TABLES:
+        shown = {"html": TABLES[name](doc)}
+    else:
+        raise ValueError(f"no one-host view {name!r}")
+    note = overrides_note(doc)
+    return {**shown, "note": note} if note else shown
+
+
+def overrides_note(doc: dict) -> str:
+    """A result made with the command line's --repeats, --duration or --warmup says so beside
+    each of its views, whichever host a reader picks: it is not the profile's experiment as
+    the page's text describes it. Plain text: the page escapes it (fence) or sets it as text
+    (charts.js)."""
+    text = describe.overrides_text(doc)
+    if not text:
+        return ""
+    return f"This result ({describe.plain(Result.of(doc).date)}) was {describe.plain(text)}."
 
 
 def views(doc: dict) -> dict:

@@ -22,9 +22,11 @@ from functools import lru_cache
 from pathlib import Path
 
 from tuninglab import files
-from tuninglab.results import document
+from tuninglab.results import calibrations, document
 from tuninglab.results.result import Result
 from tuninglab.site.describe import host_description, plain, shorten, software_text
+from tuninglab.site.host_class import host_class, server_of
+from tuninglab.site.superseded import superseded_why
 
 DATA_DIR = Path(os.environ.get("TUNINGLAB_DATA_DIR") or files.DATA_DIR)
 # Where the site serves each result file as it is in data/ (publish), so that every row and
@@ -115,21 +117,31 @@ def _started(doc: dict) -> dt.datetime:
 
 
 def host_key(doc: dict) -> tuple[str, bool]:
-    """A host: its salted id, and whether the result is contributed. A contribution never
-    replaces a project result, even one that carries (or forged) the project host's id."""
+    """A host, as the charts draw it, and whether the result is contributed. The project's own
+    machines are their host class and server (host_class.py: every VM of one kind is one host,
+    not one per machine instance); a contributor's machine is its salted id, so that two
+    contributors of alike hardware stay two series. A contribution never replaces a project
+    result, even one that carries (or forged) the project host's id."""
     r = Result.of(doc)
-    return r.host_id, r.contributed
+    if r.contributed:
+        return r.host_id, True
+    return f"{host_class(doc).key}|{server_of(doc)}", False
 
 
 def latest_per_host(docs: list[dict]) -> list[dict]:
-    """Each host's latest result, oldest first: a machine rerunning a recipe replaces its own
-    bars, not another machine's."""
+    """Each host's (host class's) latest result, oldest first: a machine rerunning a recipe
+    replaces its class's bars, not another class's. A superseded result (superseded.py) is
+    drawn only while its host has no current one."""
     latest = {}
     for doc in docs:
         held = latest.get(host_key(doc))
-        if held is None or _started(doc) >= _started(held):
+        if held is None or _rank(doc) >= _rank(held):
             latest[host_key(doc)] = doc
     return sorted(latest.values(), key=_started)
+
+
+def _rank(doc: dict) -> tuple:
+    return superseded_why(doc) is None, _started(doc)
 
 
 def by_kernel(data_dir: Path | None = None) -> list[dict]:
@@ -156,10 +168,10 @@ def by_kernel(data_dir: Path | None = None) -> list[dict]:
 
 
 def result_dirs(data_dir: Path) -> list[Path]:
-    """A data directory's recipe directories (the transcribed sources and the claims map are
-    not results)."""
+    """A data directory's recipe directories (the transcribed sources, the claims map and the
+    A/A calibration records are not results)."""
     return sorted(p for p in Path(data_dir).iterdir()
-                  if p.is_dir() and p.name not in ("historical", "claims"))
+                  if p.is_dir() and p.name not in ("historical", "claims", calibrations.DIR))
 
 
 def publish(site_dir: Path, data_dir: Path | None = None) -> int:

@@ -54,23 +54,30 @@ def _table(classes: str, heads: list[str], rows: list[list[str]],
             + f"</tr></thead><tbody>{body}</tbody></table></div>")
 
 
+# What the tables show beside a ratio: the estimate it compares (Point.centre). A median
+# there could contradict it: 1,499 vs 1,508 tps beside "ratio 1.09".
+CENTRE = "geometric mean"
+
+
 def verdicts(doc: dict) -> str:
-    """The latest result in words: median, interval, ratio, verdict per point, and below it
-    what a transaction cost (costs; nothing for a result whose runs measured no cost)."""
+    """The latest result in words: the geometric mean (what the ratio compares), its interval,
+    the ratio and the verdict per point, and below it what a transaction cost (costs; nothing
+    for a result whose runs measured no cost)."""
     rows, r = [], Result.of(doc)
     name = r.metric
     for p in r.points:
         s = p.summary(name)
         interval = "" if s.ci_low is None else f"{s.ci_low:,.0f} to {s.ci_high:,.0f}"
-        rows.append([_breakable(p.value), f"{s.median:,.0f}", interval,
+        rows.append([_breakable(p.value), f"{p.centre(name):,.0f}", interval,
                      html.escape(describe.verdict_text(p))])
     host = describe.series_name(r)
-    median = f"median {METRICS[name].short}"
-    return (_table("tl-verdicts", ["setting", median, "95% CI",
+    centre = f"{CENTRE} {METRICS[name].short}"
+    return (_table("tl-verdicts", ["setting", centre, "95% CI",
                                    "ratio to baseline, 95% CI: verdict"], rows,
-                   ["setting", median, "95% CI", "verdict"])
+                   ["setting", centre, "95% CI", "verdict"])
             + f"<p class='tl-caption'>Latest result: "
-            f"{host}. Design: {html.escape(document.design_text(r.raw))}; method: "
+            f"{host}. The {CENTRE} of the runs is what the ratios compare. Design: "
+            f"{html.escape(document.design_text(r.raw))}; method: "
             f"{html.escape(r.methods['ratio'])}.</p>" + costs(r))
 
 
@@ -138,20 +145,20 @@ def costs(doc: dict) -> str:
     # Past MANY points a column is too narrow for the theme's type: smaller, tighter cells.
     many = " tl-many" if len(r.points) > MANY else ""
     return (_table("tl-verdicts tl-costs" + many, heads, rows) + "<p class='tl-caption'>Cost "
-            "per transaction in the latest result, lower being cheaper: the median over the "
+            f"per transaction in the latest result, lower being cheaper: the {CENTRE} of the "
             "runs with its 95% CI, and the ratio to the baseline with its 95% CI and verdict. "
             f"Method: {html.escape(r.methods.get('cost', stats.COST_METHOD))}.</p>")
 
 
 def _cost_cell(p: Point, key: str) -> str:
     """One cost of one point: '0.812 ms (0.790 to 0.835)' over 'ratio 0.91 [0.88, 0.94]:
-    less'."""
-    cost = p.cost(key)
-    if cost is None:  # not measured in every run of this point or of the baseline
+    less' (the geometric mean of the runs, which the ratio compares, and its 95% CI)."""
+    cost, centre = p.cost(key), p.centre(key)
+    if cost is None or centre is None:  # not measured in every run of the point or baseline
         return "-"
     metric = METRICS[key]
-    digits = decimals(cost.median * metric.scale)
-    shown = f"{cost.median * metric.scale:,.{digits}f} {metric.unit}"
+    digits = decimals(centre * metric.scale)
+    shown = f"{centre * metric.scale:,.{digits}f} {metric.unit}"
     if cost.ci_low is not None:
         shown += (f" ({cost.ci_low * metric.scale:,.{digits}f} to "
                   f"{cost.ci_high * metric.scale:,.{digits}f})")

@@ -1,6 +1,6 @@
 """The computed verdicts on the pages: the table that opens each topic page (```verdicts```),
-the home page's "what should I change first?" (```topics```), the page of every source claim
-(```verdicts``` with all = true), and the inline forms {{ verdict ID }}, {{ today ID }} and
+the page of every source claim (```verdicts``` with all = true; the home page's table is
+home_table.py's), and the inline forms {{ verdict ID }}, {{ today ID }} and
 {{ source ID }} that let prose quote a claim without retyping a number.
 
 A bad spec, an unknown topic or claim, a topic page without a headline claim, or a source result
@@ -19,9 +19,10 @@ from markdown.extensions import Extension
 from markdown.inlinepatterns import InlineProcessor
 
 from tuninglab.errors import UserError
+from tuninglab.results import verdicts as verdict_words
 from tuninglab.results.metrics import METRICS
 from tuninglab.results.result import Ratio, Result
-from tuninglab.site import claim_verdicts, claims_map, describe, historical, hostviews, result_files
+from tuninglab.site import claim_verdicts, claims_map, describe, historical
 from tuninglab.site.claim_verdicts import Verdict
 from tuninglab.site.fence import TOPICS_DIR, _error
 
@@ -148,20 +149,60 @@ def verdicts_fence(source, language, css_class, options, md, **kwargs) -> str:
 
 
 def _claim_rows(c, notes: _Notes) -> str:
-    """One row: the claim, its source ratio, and the verdict on the host the pages show first;
-    the other hosts' verdicts fold under it."""
+    """One row: the claim, its source ratio, and the pooled verdict of the evidence set the
+    pages show first (the project's own host class with the most results); the other sets and
+    the older evidence fold under it."""
     first, *others = claim_verdicts.verdicts(c)
     why = f'<br><span class="tl-why">Today: {e(c.why)}</span>' if c.why else ""
-    folded = ""
-    if others:
-        items = "".join(f"<li>{e(_host_note(v.doc, True))}: {e(times_text(v.ratio))} "
-                        f"{_verdict_cell(v, notes=notes)}</li>" for v in others)
-        folded = (f'<details class="tl-other-hosts"><summary>{len(others)} other '
-                  f'host{"s" if len(others) > 1 else ""}</summary><ul>{items}</ul></details>')
+    caveat = getattr(c, "caveat", "")
+    if caveat:
+        why += f'<br><span class="tl-why tl-caveat">Caveat: {e(caveat)}</span>'
+    folded = _other_sets(others, notes) + _older(first)
     return (f'<tr id="claim-{e(c.id)}"><td data-label="Source claim">{e(claim_text(c))}{why}'
             f'</td><td data-label="Then">{e(source_text(c))}</td><td data-label="Today">'
-            f'{e(today_text(c, first))}{folded}</td><td data-label="Verdict">'
-            f'{_verdict_cell(first, _host_note(first.doc, bool(others)), notes)}</td></tr>')
+            f'{e(today_text(c, first))}{_counted(first)}{folded}</td><td data-label="Verdict">'
+            f'{_verdict_cell(first, _set_note(first, bool(others)), notes)}</td></tr>')
+
+
+def _counted(v: Verdict) -> str:
+    return f'<br><span class="tl-why">{e(v.counted)}</span>' if v.counted else ""
+
+
+def _other_sets(others: list, notes: _Notes) -> str:
+    """The verdicts of the other evidence sets (other host classes, other servers), folded."""
+    if not others:
+        return ""
+    items = "".join(f"<li>{e(_set_note(v, True))}: {e(times_text(v.ratio))}"
+                    f"{' (' + e(v.counted) + ')' if v.counted else ''} "
+                    f"{_verdict_cell(v, notes=notes)}</li>" for v in others)
+    n = len(others)
+    return (f'<details class="tl-other-hosts"><summary>{n} other host class'
+            f'{"es" * (n > 1)} or server{"s" * (n > 1)}</summary><ul>{items}</ul></details>')
+
+
+def _older(v: Verdict) -> str:
+    """The set's superseded results, folded: kept, linked, never judged."""
+    older = v.evidence.superseded if v.evidence else ()
+    if not older:
+        return ""
+    items = "".join(f'<li><a href="{e(_site_link(doc))}">{e(Result.of(doc).date)}</a>: '
+                    f"{e(why)}</li>" for doc, why in older)
+    return (f'<details class="tl-older"><summary>older evidence ({len(older)} result'
+            f'{"s" * (len(older) > 1)}, not judged)</summary><ul>{items}</ul></details>')
+
+
+def _site_link(doc: dict) -> str:
+    """A result file's link from a page two levels down (docs/topics/<slug>/)."""
+    return "../../" + (Result.of(doc).file or "")
+
+
+def _set_note(v: Verdict, several: bool) -> str:
+    """Which host class and server a verdict is from (when the claim has several sets), and
+    the host notes of its latest result."""
+    if v.evidence is None:
+        return _host_note(v.doc, False)
+    where = f"{v.evidence.host_class.name}, {v.evidence.server}" if several else ""
+    return "; ".join(x for x in (where, _host_note(v.doc, False)) if x)
 
 
 def _host_note(doc: dict | None, several: bool) -> str:
@@ -191,7 +232,9 @@ def _untestable_rows(items: list, notes: _Notes) -> str:
         shown = functools.partial(historical.shown_label, meta)
         what = "; ".join(shown(u.row) + (f" vs {shown(base)}" if base and u.column else "") +
                          (f" ({u.column})" if u.column else "") for u in group)
-        v = Verdict(claim_verdicts.NOT_TESTABLE, claim_verdicts.NOT_TESTABLE, None, None, reason)
+        kind = (claim_verdicts.NOT_AN_EFFECT if getattr(group[0], "kind", "") == "not-an-effect"
+                else claim_verdicts.NOT_TESTABLE)
+        v = Verdict(kind, kind, None, None, reason)
         rows.append(f'<tr><td data-label="Source claim">{e(what)}. {e(meta["caption"])} '
                     f'({e(cite(source["source"]))})</td><td data-label="Then">-</td>'
                     f'<td data-label="Today">-</td><td data-label="Verdict">'
@@ -222,8 +265,11 @@ def _topic_table(topic: str) -> str:
         raise ValueError(f"the claims map (data/claims/) has no claim of topic {topic!r}")
     return (_table(mine, others, f"verdicts-{topic}") +
             '<p class="tl-caption">"Then" is the source\'s result as a ratio to its baseline; '
-            '"Today" the latest result\'s ratio with its 95% interval. The verdicts are '
-            'computed when the site is built (<a href="../../claims/">every claim</a>).</p>')
+            '"Today" the ratio pooled over every comparable result (one server, one host '
+            'class), with its 95% interval and how many results and sittings it rests on. '
+            'The verdict sizes it against the source\'s ratio; the words are defined on '
+            '<a href="../../claims/#verdicts">every claim\'s page</a>, computed when the site is '
+            'built.</p>')
 
 
 def _check_complete() -> None:
@@ -234,10 +280,11 @@ def _check_complete() -> None:
 
 
 def _all_claims() -> str:
-    """Every source's claims and untestable results, by source."""
+    """The verdicts' words and counts, then every source's claims and untestable results, by
+    source."""
     _check_complete()
     claims, untestable = claims_map.load_map()
-    parts = []
+    parts = [vocabulary(claims, untestable)]
     for slug in sorted({c.source for c in claims} | {u.source for u in untestable}):
         s = historical.historical_source(slug)["source"]
         table = _table([c for c in claims if c.source == slug],
@@ -246,55 +293,26 @@ def _all_claims() -> str:
     return "".join(parts)
 
 
-# --- the home page --------------------------------------------------------------------------
-
-def topics_fence(source, language, css_class, options, md, **kwargs) -> str:
-    """The home page: per topic, its advice, its headline claim and today's verdict."""
-    try:
-        _check_complete()
-        rows = [_topic_row(meta) for meta in topic_pages()]
-    except (ValueError, KeyError, UserError) as exc:
-        return _error(f"topics fence: {exc}", source)
-    # Out of the search index: the topic pages, not this summary of them, answer a search.
-    return ('<div class="tl-topics" data-search-exclude><table><thead><tr><th>Topic</th>'
-            '<th>Advice</th>'
-            '<th>The source claimed</th><th>Today</th></tr></thead><tbody>'
-            + "".join(rows) + "</tbody></table></div>")
+def counts(claims: list, untestable: list) -> Counter:
+    """How many source results get each verdict (a claim's first set; an untestable entry's
+    cells one each)."""
+    found = Counter(claim_verdicts.verdicts(c)[0].kind for c in claims)
+    for u in untestable:
+        found[claim_verdicts.NOT_AN_EFFECT if getattr(u, "kind", "") == "not-an-effect"
+              else claim_verdicts.NOT_TESTABLE] += 1
+    return found
 
 
-def _topic_row(meta: dict) -> str:
-    link = f'<a href="topics/{meta["slug"]}/">{e(meta["title"])}</a>'
-    head = next((c for c in claims_map.load_map()[0]
-                 if c.topic == meta["slug"] and c.headline), None)
-    if head is None:
-        claim = "No source result on this topic is an effect a recipe can test (the page " \
-            "lists why)" if meta.get("recipe") else "-"
-        today = _recipe_today(meta["recipe"]) if meta.get("recipe") else "no recipe yet"
-    else:
-        v = claim_verdicts.verdicts(head)[0]
-        claim = e(f"{source_text(head)}: {claim_text(head)}")
-        today = f"{e(times_text(v.ratio))}<br>{_verdict_cell(v)}"
-    return (f'<tr><td data-label="Topic">{link}</td><td data-label="Advice">'
-            f'{e(meta["advice"])}</td><td data-label="The source claimed">{claim}</td>'
-            f'<td data-label="Today">{today}</td></tr>')
-
-
-def _recipe_today(recipe: str) -> str:
-    """A topic without a headline claim: each setting's comparison in the recipe's latest
-    result (the host the pages show first)."""
-    docs = result_files.results_for(recipe)
-    if not docs:
-        return "not measured yet"
-    r = Result.of(hostviews.shown_by_default(docs))
-    base = r.baseline_point.value
-    parts = [f"{e(p.value)} vs {e(base)}: {e(times_text(p.ratio))} "
-             f"{_verdict_cell(_plain_verdict(p.ratio))}"
-             for p in r.points if p.ratio]
-    return "<br>".join(parts)
-
-
-def _plain_verdict(ratio: Ratio) -> Verdict:
-    return Verdict(ratio.verdict_kind, ratio.verdict or ratio.verdict_kind, ratio, None)
+def vocabulary(claims: list, untestable: list) -> str:
+    """The one definition of each verdict the site, the terminal and the home page use, with
+    how many source results have it today."""
+    found = counts(claims, untestable)
+    rows = "".join(f'<tr><td>{_verdict_cell(Verdict(k, k, None, None))}</td>'
+                   f'<td>{found.get(k, 0)}</td><td>{e(text)}</td></tr>'
+                   for k, text in verdict_words.VOCABULARY.items())
+    return ('<h2 id="verdicts">The verdicts</h2><div class="tl-vocabulary"><table><thead><tr>'
+            '<th>Verdict</th><th>Source results</th><th>Meaning</th></tr></thead><tbody>'
+            + rows + '</tbody></table></div>')
 
 
 # --- inline forms ---------------------------------------------------------------------------

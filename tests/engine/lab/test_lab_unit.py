@@ -313,7 +313,7 @@ def test_a_kernel_sweep_gives_each_point_its_kernel(tmp_path):
 def test_raid_points_boot_the_default_kernel(tmp_path):
     r = load(tmp_path, raid=RAID)
     assert plan.build(r.experiment()).points[0].lab == {
-        "kernel": "cloud-amd64", "kernel_from": "bookworm", "mitigations": "auto",
+        "kernel": "cloud-amd64", "kernel_from": "bookworm", "mitigations": "auto", "pti": "auto",
         "disk_cache": "none", "topology": "cores",
         "memory": "2G", "swap": "0", "swappiness": "60", "image": "cloud-amd64"}
 

@@ -79,6 +79,9 @@ def test_auto_falls_back_to_restarts_and_says_so(recipes_dir, tmp_path):
     wd, lines = tmp_path / "wd", []
     path, doc = run_recipe("auto-fixed", recipes_dir, wd, tmp_path / "data", lines.append)
     assert doc["plan"]["design"] == "restart"
+    assert doc["plan"]["fallback"]["from"] == "switchback"   # data.check requires it
+    assert doc["plan"]["fallback"]["startup_only"] == ["innodb_doublewrite"]
+    assert "reads innodb_doublewrite only at startup" in doc["plan"]["fallback"]["reason"]
     assert any("reads innodb_doublewrite only at startup: measuring with a fresh server per "
                "run instead (design: restart)" in line for line in lines)
     dry = []

@@ -101,3 +101,16 @@ def test_switchback_asked_for_on_a_fixed_setting_is_refused_naming_it(tmp_path):
     assert "measure.design" in text and "tiny-switchback/recipe.toml" in text
     assert "reads innodb_flush_log_at_trx_commit only at startup" in text
     assert 'expected design = "restart" or "auto"' in text
+
+
+def test_a_fallback_names_the_settings_the_binary_said_are_fixed(tmp_path):
+    """runner._fallback: what plan/fallback records when a switchback plan becomes restarts,
+    from the answers the binary gave (dynamic.remembered)."""
+    from tuninglab.engine.run import runner
+    plan = flush_plan(tmp_path / "r", "auto")
+    dynamic.remember(tmp_path, Binary(), {"innodb_flush_log_at_trx_commit": False,
+                                          "innodb_io_capacity": False})
+    assert runner._fallback(plan, tmp_path, Binary()) == {
+        "from": "switchback", "startup_only": ["innodb_flush_log_at_trx_commit"],
+        "reason": "MariaDB 10.11 reads innodb_flush_log_at_trx_commit only at startup"}
+    assert runner._fallback(plan, tmp_path, Binary(), "refused")["reason"] == "refused"

@@ -117,7 +117,7 @@ def test_a_scan_result_is_valid_and_compared_by_its_rate(tmp_path):
     assert off["mib_per_s"]["median"] == pytest.approx(150.0, rel=1e-3)
     assert off["ratio"]["ratio"] == pytest.approx(1.5, rel=1e-2)
     assert "tps" not in off
-    assert "median MiB/s" in report.results_table(doc)
+    assert "geo. mean MiB/s" in report.results_table(doc)
     assert document.final_path(doc, tmp_path).name.endswith("-quick-scan.json")
 
 

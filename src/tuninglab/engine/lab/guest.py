@@ -247,14 +247,25 @@ def device_io(totals: dict, array: str, members: list[str], transactions: int) -
 def guest_info(binary) -> dict:
     sysbench = subprocess.run(["sysbench", "--version"], capture_output=True, text=True)
     vulnerabilities = Path("/sys/devices/system/cpu/vulnerabilities")
-    cpu_model, _ = parse_cpuinfo(Path("/proc/cpuinfo").read_text())
+    cpuinfo = Path("/proc/cpuinfo").read_text()
+    cpu_model, _ = parse_cpuinfo(cpuinfo)
     return {"kernel": platform.release(), "cpus": os.cpu_count(), "cpu_model": cpu_model,
+            "page_table_isolation": page_table_isolation(cpuinfo),
             "cmdline": Path("/proc/cmdline").read_text().strip(),
             "vulnerabilities": {p.name: p.read_text().strip()
                                 for p in sorted(vulnerabilities.glob("*"))},
             "memory_bytes": os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"),
             "threads_per_core": threads_per_core(),
             "server": binary.describe(), "sysbench": sysbench.stdout.strip()}
+
+
+def page_table_isolation(cpuinfo: str) -> bool:
+    """Whether the kernel isolates its page tables from user space's: the "pti" flag it sets in
+    /proc/cpuinfo when it does. Its vulnerabilities/meltdown file says so only on a CPU it
+    thinks affected by Meltdown; pti=on isolates them on any CPU."""
+    flags = next((line.partition(":")[2].split() for line in cpuinfo.splitlines()
+                  if line.startswith("flags")), [])
+    return "pti" in flags
 
 
 def threads_per_core(cpu: Path = Path("/sys/devices/system/cpu/cpu0/topology")) -> int:

@@ -2,11 +2,10 @@
 (`--device ... --destroy-data`), each shown to the guest as a disk of exactly the recipe's
 member size so a run on real disks builds the same array as one on files."""
 
-import os
 from pathlib import Path
 
 from tuninglab import units
-from tuninglab.engine.host.devices import storage_info, whole_disk
+from tuninglab.engine.storage import backing
 from tuninglab.errors import UserError
 
 DEFAULT_SIZE = "2G"   # one disk without [raid]: the [storage] size, else this
@@ -54,13 +53,12 @@ def device_bytes(dev: str, sys_block: Path = Path("/sys/class/block")) -> int:
 
 def shared_physical(devices: tuple) -> bool:
     """Whether two named devices sit on one disk (partitions of it, or loop devices over files
-    on it): then their IO competes and the array's speed is not that of its members."""
-    return len({_physical_disk(d) for d in devices}) < len(devices)
-
-
-def _physical_disk(dev: str) -> str:
-    name = Path(dev).name
-    backing = Path(f"/sys/class/block/{name}/loop/backing_file")
-    if backing.is_file():
-        return storage_info(os.path.dirname(backing.read_text().strip()))["disk"] or name
-    return whole_disk(name)
+    on it): then their IO competes and the array's speed is not that of its members. A device
+    whose disks cannot be told counts as its own."""
+    seen = set()
+    for dev in devices:
+        disks = set(backing.physical_disks(dev)) or {Path(dev).name}
+        if disks & seen:
+            return True
+        seen |= disks
+    return False

@@ -80,7 +80,8 @@ class LabVM:
                        "finished": document.now()})
         shared = members.shared_physical(self.devices) if self.devices else True
         record["lab"] = {"where": "vm", "accelerator": accel, "kernel_flavour": lab["kernel"],
-                         "mitigations": lab["mitigations"], "disk_cache": lab["disk_cache"],
+                         "mitigations": lab["mitigations"], "pti": lab.get("pti", "auto"),
+                         "disk_cache": lab["disk_cache"],
                          "topology": lab["topology"], "qemu_cpu": cpu,
                          "shared_physical_device": shared,
                          "member_devices": list(self.devices),
@@ -92,7 +93,7 @@ class LabVM:
               say):
         """One boot; a guest stuck before its init (nothing written to any disk yet) gets
         one more try."""
-        args = "mitigations=off" if lab["mitigations"] == "off" else ""
+        args = kernel_args(lab)
         memory_mib = units.size_bytes(lab["memory"]) >> 20
         for attempt in (1, 2):
             try:
@@ -179,6 +180,15 @@ class LabVM:
             tail = "\n".join(console.read_text(errors="replace").splitlines()[-12:])
             return f"{message}; the end of the VM console (kept in {kept}):\n{tail}"
         return message
+
+
+def kernel_args(lab: dict) -> str:
+    """The guest kernel's command line options a point's [lab] asks for: mitigations=off,
+    pti=on or pti=off (auto: the kernel's own choice, nothing added)."""
+    args = ["mitigations=off"] if lab["mitigations"] == "off" else []
+    if lab.get("pti", "auto") != "auto":
+        args.append(f"pti={lab['pti']}")
+    return " ".join(args)
 
 
 def _cpu(experiment, accel: str) -> str:

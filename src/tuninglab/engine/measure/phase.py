@@ -21,6 +21,15 @@ def io_per_transaction(totals: dict, transactions: int) -> dict:
             for f in IO_FIELDS}
 
 
+def device_cost(io: dict) -> dict:
+    """The device's bytes per transaction as costs (metrics.COST): the storage under test's
+    /proc/diskstats over the measured phase (io_per_transaction), beside the server's own
+    bytes. What a filesystem or array makes of the server's IO (a ZFS record read for a 16 KiB
+    page) shows only here. None (no disk sampled, no transactions) is left out, never guessed."""
+    return {f"device_{f}_per_trx": io[f"{f}_per_trx"] for f in ("read_bytes", "write_bytes")
+            if io.get(f"{f}_per_trx") is not None}
+
+
 def io_totals(totals: dict) -> dict:
     """Disk IO over the measured phase, summed over the devices (a scan has no transactions)."""
     return {f: sum(t[f] for t in totals.values()) if totals else None for f in IO_FIELDS}
@@ -55,7 +64,8 @@ def oltp(server, disks, workload, measure, dataset, clock, aside=(), extra=None)
     summary["io"] = io_per_transaction({d: sampler.totals[d] for d in disks},
                                        summary["transactions"])
     # The device-wide io above stays as a cross-check: it also counts other processes' IO.
-    per_trx = cost.per_transaction(sampler.cost, summary["transactions"])
+    per_trx = {**(cost.per_transaction(sampler.cost, summary["transactions"]) or {}),
+               **device_cost(summary["io"])}
     if per_trx:
         summary["cost"] = per_trx
     if warm_up:

@@ -58,6 +58,21 @@ def new_document(plan, binary, provenance: dict) -> dict:
     }
 
 
+def fallback(reason: str, startup_only: list) -> dict:
+    """plan/fallback: a switchback plan measured as restarts, because the server reads the
+    named swept settings only at startup (contrib/design.py requires it on such a result)."""
+    return {"from": "switchback", "reason": reason[:300],
+            **({"startup_only": sorted(startup_only)} if startup_only else {})}
+
+
+def lab_image(finished: dict, manifest: dict) -> None:
+    """A lab VM run's record of where the kernel it booted came from: the image's manifest
+    (engine/lab/image.py), not the recipe's wish; data.check reads lab.kernel_from back in it."""
+    suite = manifest.get("suite", "bookworm")
+    finished.setdefault("lab", {})["kernel_from"] = \
+        f"{suite}-backports" if manifest.get("backports") else suite
+
+
 def _overrides(e) -> dict:
     """The command line's --repeats, --duration and --warmup where they changed what the
     profile gives: data.check (contrib/experiment.py) accepts a plan other than the recipe's

@@ -4,6 +4,7 @@ the workload measured."""
 
 import os
 import shutil
+import time
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,18 +108,46 @@ def _measure_server(run_, binary, place, settings, experiment, clock, cap=None) 
         effective = server.variables(server.settings)
         allocator = server.allocator_record() if _allocates(e) else None
         cpus = server.cpus_in_force() if _holds_cpus(e) else None
+        before, began = _statements(server, e), time.monotonic()
         if e.workload.timed:
             summary, series, _ = measure.oltp(server, place.disks, run_.point.workload,
                                               e.measure, e.dataset, clock)
         else:
             summary, series, _ = measure.full_scan(server, place.disks, e.dataset, clock)
+        statements = _statements_since(server, before, began)
         server.stop(discard=True)
         notes = server.log_notes()
     return {"repeat": run_.repeat, "order": run_.index, "started": started,
             "finished": document.now(), "effective": effective, "server_log": notes,
             "summary": summary, "series": series, **({"memory": cap.usage()} if cap else {}),
             **({"allocator": allocator} if allocator else {}),
-            **({"server_cpus": cpus} if cpus else {})}
+            **({"server_cpus": cpus} if cpus else {}),
+            **({"statements": statements} if statements else {})}
+
+
+# workload.commit's read-back: the statements the server ran (its Com_ counters), which a
+# point's --commit gives (statement: no COMMIT; N: one per N INSERTs; 1s: one a second).
+STATEMENT_COUNTERS = ("com_commit", "com_insert")
+
+
+def _statements(server, e) -> dict | None:
+    """The server's COMMIT and INSERT counters, where the sweep is of workload.commit."""
+    return _counters(server) if e.sweep.setting == "workload.commit" else None
+
+
+def _counters(server) -> dict:
+    names = ",".join(f"'{n.capitalize()}'" for n in STATEMENT_COUNTERS)  # Com_commit
+    rows = server.query(f"SHOW GLOBAL STATUS WHERE Variable_name IN ({names})")
+    return {name.lower(): int(value) for name, value in rows}
+
+
+def _statements_since(server, before: dict | None, began: float) -> dict | None:
+    """The counters' growth since before, over the seconds since began (warm-up included)."""
+    if before is None:
+        return None
+    after = _counters(server)
+    return {**{n: after.get(n, 0) - before.get(n, 0) for n in STATEMENT_COUNTERS},
+            "seconds": round(time.monotonic() - began, 1)}
 
 
 def _holds_cpus(e) -> bool:

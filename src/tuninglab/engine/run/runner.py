@@ -60,7 +60,10 @@ def run(name: str, opts: Options, say=print, prepared=None) -> Path | None:
     preflight.prepare returned for it, when the caller has checked it already."""
     plan, binary, devices = prepared or preflight.prepare_named(name, opts)
     wd = Path(opts.workdir or files.default_workdir()).resolve()
-    plan = dynamic.settled(plan, wd, binary)
+    planned, plan = plan, dynamic.settled(plan, wd, binary)
+    fallback = None
+    if planned.switchback and not plan.switchback:  # this binary said so before
+        fallback = _fallback(planned, wd, binary)
     saved = Saved(wd, plan, binary)
     if opts.dry_run:
         doc = saved.load(say, move_stale=False)
@@ -79,7 +82,15 @@ def run(name: str, opts: Options, say=print, prepared=None) -> Path | None:
         say("dry run: nothing was started")
         return None
     with workdir.held(wd), signals_interrupt(), disk_errors(wd):
-        return _measure(plan, binary, wd, saved, opts, devices, say)
+        return _measure(plan, binary, wd, saved, opts, devices, say, fallback)
+
+
+def _fallback(plan, wd: Path, binary, reason: str | None = None) -> dict:
+    """The record of a switchback plan measured as restarts: the swept settings this binary
+    said it reads only at startup (dynamic.remembered), and why."""
+    answers = dynamic.remembered(wd, binary)
+    fixed = [n for n in dynamic.swept_names(plan, binary) if answers.get(n) is False]
+    return record.fallback(reason or dynamic.startup_only(binary, fixed), fixed)
 
 
 def _expected_precision(plan, wd: Path) -> str:
@@ -120,7 +131,7 @@ def pending(plan, doc) -> list:
     return [r for r in plan.runs if r.key not in done]
 
 
-def _measure(plan, binary, wd, saved, opts, devices, say):
+def _measure(plan, binary, wd, saved, opts, devices, say, fallback=None):
     e = plan.experiment
     doc = saved.load(say)
     todo = pending(plan, doc)
@@ -150,11 +161,12 @@ def _measure(plan, binary, wd, saved, opts, devices, say):
             if e.measure.design == "switchback":
                 raise planner.switchback_refusal(e, str(exc)) from None
             say(f"{exc}: measuring with a fresh server per run instead (design: restart)")
+            fallback = _fallback(plan, wd, binary, str(exc))
             plan = planner.build(e, plan.seed, "restart")
             saved = Saved(wd, plan, binary)
             doc = saved.load(say)
             todo = pending(plan, doc)
-    doc = _document(doc, plan, binary, runs_dir, saved, opts, say)
+    doc = _document(doc, plan, binary, runs_dir, saved, opts, say, fallback)
     disk = doc["storage"]["device"]  # the work directory's device, recorded with the provenance
     clock = Progress(len(plan.runs), len(plan.runs) - len(todo), plan.run_seconds(), say)
     for plan, todo in _rounds(plan, doc, todo, clock, say):
@@ -163,6 +175,7 @@ def _measure(plan, binary, wd, saved, opts, devices, say):
             first_of_point = not document.point(doc, run_.point.id)["runs"]
             if lab:
                 finished = lab.measure(run_, e, template_data, say)
+                record.lab_image(finished, lab.images[run_.point.lab["image"]].manifest)
             else:
                 finished = measure_run(run_, binary, template_data, runs_dir,
                                        [disk] if disk else [], e, clock,
@@ -193,13 +206,16 @@ def _rounds(plan, doc, todo, clock, say):
         yield plan, todo
 
 
-def _document(doc, plan, binary, runs_dir: Path, saved, opts, say) -> dict:
-    """The resumed document, or a new one with the provenance (and fio's baseline)."""
+def _document(doc, plan, binary, runs_dir: Path, saved, opts, say, fallback=None) -> dict:
+    """The resumed document, or a new one with the provenance (and fio's baseline); a
+    switchback's fallback to restart recorded in its plan (data.check requires it)."""
     if doc is None:
         say(f"measuring the device baseline with fio in {runs_dir} "
             f"({2 * opts.baseline_seconds}s)")
         doc = record.new_document(plan, binary, provenance(runs_dir, opts.baseline_seconds))
-        saved.save(doc)
+    if fallback and "fallback" not in doc["plan"]:
+        doc["plan"]["fallback"] = fallback
+    saved.save(doc)
     return doc
 
 

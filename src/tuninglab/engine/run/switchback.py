@@ -360,7 +360,8 @@ def _record(block, blocks, end: dict, notes: dict, offset: int) -> dict:
                "latency_avg_ms": None,  # sysbench reports no average per second
                "errors": round(sum(i.errors_per_s for i in seconds)),
                "io": measure.io_per_transaction(disk, transactions)}
-    per_trx = cost.per_transaction(cost.delta(begin["cost"], end["cost"]), transactions)
+    per_trx = {**(cost.per_transaction(cost.delta(begin["cost"], end["cost"]), transactions)
+                  or {}), **measure.device_cost(summary["io"])}
     if per_trx:
         summary["cost"] = per_trx
     return {"repeat": block.run.repeat, "order": block.run.index, "started": blocks.started,

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from tuninglab import units
 from tuninglab.engine.host.devices import storage_info
-from tuninglab.engine.storage import guard
+from tuninglab.engine.storage import backing, guard
 from tuninglab.engine.host.ledger import Ledger
 from tuninglab.engine.host.workdir import check_free
 from tuninglab.errors import UserError
@@ -160,6 +160,7 @@ class Sandbox:
         queue = Path(f"/sys/block/{info['disk']}/queue")  # a partition's queue is its disk's
         size = self.spec.size if self.image else f"{_device_bytes(self.device) // 2**20}M"
         info.update({"sandbox": True, "backing_file": str(self.image) if self.image else None,
+                     "physical_disks": backing.physical_disks(self.device),
                      "size": size, "nr_requests": int((queue / "nr_requests").read_text())})
         return info
 

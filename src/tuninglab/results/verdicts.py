@@ -1,0 +1,100 @@
+"""A source claim's verdict: today's pooled interval judged against the size the source claimed,
+not only against "no difference". One vocabulary, defined here once (VOCABULARY), for the
+terminal, the topic pages, the claims page and the home page.
+
+The inputs, all oriented as the claim reads (higher = more of what the source measured):
+S, the source's ratio; today's 95% interval [L, U] and the 90% interval of the equivalence test;
+X, the smallest effect worth knowing (the recipe's margin); and N, the source's own stated
+run-to-run swing (0 when it states none).
+
+A source effect within N or within X is a claim of "no difference": it is reproduced when today
+is equivalent within ±X, not reproduced when today's interval excludes 1, otherwise too noisy.
+A claimed effect is judged by where [L, U] lies against 1 and against S. "Consistent with S" allows
+X on each side of S: a source's 1.30 and today's [1.02, 1.27] agree to within the margin.
+"""
+
+import math
+from dataclasses import dataclass
+
+REPRODUCED = "reproduced"
+SMALLER = "smaller than claimed"
+LARGER = "larger than claimed"
+NOT_REPRODUCED = "not reproduced"
+REVERSED = "reversed"
+TOO_NOISY = "too noisy to tell"
+REGIME_NOT_REACHED = "regime not reached"
+NOT_TESTABLE = "not testable here"
+NOT_AN_EFFECT = "not an effect"
+NOT_MEASURED = "not measured yet"
+ONLY_OLDER = "only older evidence"
+
+# Each verdict and what it means, for the page that defines them (docs: the claims page).
+VOCABULARY = {
+    REPRODUCED: "today's 95% interval excludes 1 on the side the source claimed and holds the "
+                "source's ratio (or comes within the smallest effect worth knowing of it); for a "
+                "claim of no difference, today's settings are equivalent within that margin",
+    SMALLER: "today's interval excludes 1 on the source's side, but the whole interval lies "
+             "below the source's ratio: the effect is real and smaller than claimed",
+    LARGER: "today's interval excludes 1 on the source's side and lies wholly above the "
+            "source's ratio: the effect is real and larger than claimed",
+    NOT_REPRODUCED: "today's interval rules the source's ratio out and holds 1 (or is "
+                    "equivalent within the margin); for a claim of no difference, today's "
+                    "interval excludes 1",
+    REVERSED: "today's interval excludes 1 on the other side than the source's",
+    TOO_NOISY: "today's interval holds both 1 and the source's ratio: not enough evidence to "
+               "tell, which is not the same as no difference",
+    REGIME_NOT_REACHED: "today's runs were not in the situation the claim is about (the data "
+                        "cached by the OS, the redo log not filling, a load still warming up): "
+                        "their ratio answers another question",
+    NOT_TESTABLE: "the hosts measured so far cannot answer it (the lab VM's emulated CPU for a "
+                  "throughput claim, a kernel that no longer boots)",
+    NOT_AN_EFFECT: "the source's number compares nothing (a listing, an iostat column, an "
+                   "absolute figure, advice): there is no effect to reproduce",
+    NOT_MEASURED: "no result of the experiment that answers it exists yet",
+    ONLY_OLDER: "every result of that experiment ran under conditions the recipe now refuses "
+                "(before a memory cap or a regime check it now has): kept, not judged",
+}
+# The verdicts that answer the claim (a reader can act on them), in the order pages count them.
+ANSWERS = (REPRODUCED, SMALLER, LARGER, NOT_REPRODUCED, REVERSED)
+
+
+@dataclass(frozen=True)
+class Interval:
+    low: float        # 95%
+    high: float
+    tost_low: float   # 90%: the equivalence test's
+    tost_high: float
+
+
+def no_difference_claimed(source: float, margin: float, source_noise: float = 0.0) -> bool:
+    """Whether the source's ratio is a claim of no difference: within its own stated noise or
+    within the smallest effect worth knowing."""
+    return abs(math.log(source)) <= math.log(1 + max(margin, source_noise))
+
+
+def equivalent(iv: Interval, margin: float) -> bool:
+    return 1 / (1 + margin) < iv.tost_low and iv.tost_high < 1 + margin
+
+
+def judge(source: float, iv: Interval, margin: float, source_noise: float = 0.0) -> str:
+    """The claim's verdict (one of ANSWERS or TOO_NOISY) from the source's ratio and today's
+    intervals."""
+    if not source > 0:
+        raise ValueError(f"the source's ratio must be > 0, got {source!r}")
+    if no_difference_claimed(source, margin, source_noise):
+        if iv.low > 1 or iv.high < 1:
+            return NOT_REPRODUCED
+        return REPRODUCED if equivalent(iv, margin) else TOO_NOISY
+    up = source > 1
+    band_low, band_high = source / (1 + margin), source * (1 + margin)
+    holds_source = iv.low <= band_high and band_low <= iv.high
+    if (iv.low > 1) if up else (iv.high < 1):
+        if holds_source:
+            return REPRODUCED
+        below = iv.high < band_low
+        return SMALLER if below == up else LARGER
+    if (iv.high < 1) if up else (iv.low > 1):
+        return REVERSED
+    if holds_source:
+        return TOO_NOISY
+    return NOT_REPRODUCED

@@ -1,0 +1,68 @@
+"""Evidence sets: which results answer a comparison together.
+
+A comparison's evidence is every valid result of the same experiment (recipe and variant, on a
+recipe version whose experiment is the current one), on the same server (flavour and major
+version), from one host class. A host class is what the hardware is (CPU model and cores, memory,
+virtualisation, the kind of storage and its flush speed band), not a random id: every VM of the
+kind the project runs on is one class, named for what it is. A contributed result makes its own
+class beside the project's: contributions pool with each other, never into the project's.
+
+A sitting is one machine instance (its salted host id): results of one sitting share that
+machine's state, so pooling (results/pooling.py) counts sittings as well as results.
+
+A result the current recipe would no longer run as it ran (its experiment changed since, it ran
+without the memory cap the recipe now sets) is superseded: kept in data/, left out of the
+verdict, shown only as older evidence.
+"""
+
+import dataclasses
+from dataclasses import dataclass
+
+from tuninglab.results.result import Result
+from tuninglab.site import result_files
+from tuninglab.site.host_class import HostClass, host_class, server_of
+from tuninglab.site.superseded import superseded_why
+
+
+@dataclass(frozen=True)
+class EvidenceSet:
+    recipe: str
+    variant: str
+    server: str                 # "mariadb 10.11"
+    host_class: HostClass
+    results: tuple              # current results, oldest first
+    superseded: tuple           # (result, why) pairs, oldest first
+
+    @property
+    def sittings(self) -> int:
+        return len({Result.of(d).host_id for d in self.results})
+
+    @property
+    def latest(self) -> dict | None:
+        return self.results[-1] if self.results else None
+
+
+# --- the sets ---------------------------------------------------------------------------------
+
+def evidence_sets(recipe: str, variant: str = "") -> list[EvidenceSet]:
+    """Every evidence set of a recipe's variant: the project's own classes first, then by how
+    many current results they hold (most first)."""
+    groups: dict[tuple, tuple[list, list]] = {}
+    for doc in result_files.results_for(recipe, variant):
+        current, older = groups.setdefault((server_of(doc), host_class(doc)), ([], []))
+        why = superseded_why(doc)
+        (older.append((doc, why)) if why else current.append(doc))
+    sets = [EvidenceSet(recipe, variant, server, cls, tuple(_oldest_first(cur)),
+                        tuple(sorted(old, key=lambda x: Result.of(x[0]).started)))
+            for (server, cls), (cur, old) in groups.items()]
+    return sorted(sets, key=lambda s: (s.host_class.contributed, s.host_class.lab,
+                                       -len(s.results), s.server, s.host_class.name))
+
+
+def _oldest_first(docs: list) -> list:
+    return sorted(docs, key=lambda d: Result.of(d).started)
+
+
+def with_result(s: EvidenceSet, doc: dict) -> EvidenceSet:
+    """The set with one more current result (a test's, or a what-if)."""
+    return dataclasses.replace(s, results=tuple(_oldest_first([*s.results, doc])))

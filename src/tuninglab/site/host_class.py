@@ -1,0 +1,92 @@
+"""A result's host class: what the hardware is (CPU model and cores, memory, virtualisation, the
+kind of storage and its flush speed band), not a random id. Every VM of the kind the project
+runs on is one class, named for what it is; results from one class pool into one verdict
+(evidence.py) and are one series on a chart. A contributed result's class is its own beside the
+project's, and a result measured inside the lab VM names the VM before the host it ran on."""
+
+import math
+from dataclasses import dataclass
+
+from tuninglab.results.result import Result
+
+# The device baseline's fsyncs per second, in bands wide enough that one kind of machine stays in
+# one band from day to day (the project's VMs measured 1,000 to 11,000), narrow enough to tell a
+# disk that honours each flush from a write cache that acknowledges it.
+FLUSH_BANDS = ((300, "flushes under 300/s"), (30_000, "flushes 300-30,000/s"),
+               (math.inf, "flushes over 30,000/s"))
+DISK_KINDS = (("nvme", "NVMe disk"), ("vd", "virtio disk"), ("xvd", "Xen disk"),
+              ("mmcblk", "SD/eMMC"), ("md", "software RAID"))
+
+
+@dataclass(frozen=True)
+class HostClass:
+    key: str           # stable text: equal keys pool together
+    name: str          # what a reader sees
+    short: str         # a chart legend's: without the flush band (the hover says it)
+    contributed: bool
+    lab: bool          # measured inside the lab VM
+
+
+def _flush_band(r: Result) -> str:
+    fsyncs = r.device("fsync_per_s")
+    if fsyncs is None:
+        return "device not measured"
+    return next(name for bound, name in FLUSH_BANDS if fsyncs < bound)
+
+
+def _disk_kind(r: Result) -> str:
+    storage = r.raw.get("storage") or {}
+    disk = str(storage.get("disk") or storage.get("device") or "")
+    kind = next((name for prefix, name in DISK_KINDS if disk.startswith(prefix)), None)
+    if kind:
+        return kind
+    rotational = storage.get("rotational")
+    return {True: "rotating disk", False: "solid-state disk"}.get(rotational, "disk")
+
+
+def hardware(r: Result) -> list[str]:
+    """CPU, cores and memory, as far as the result records them."""
+    host = r.host
+    parts = [r.cpu_model or "unknown CPU"]
+    if host.get("cores"):
+        parts.append(f"{host['cores']} cores")
+    if host.get("memory_bytes"):
+        parts.append(f"{host['memory_bytes'] / 2**30:.0f} GiB")
+    return parts
+
+
+def _machine(r: Result) -> list[str]:
+    """CPU, cores, memory, VM or not, and the kind of disk."""
+    virt = r.host.get("virtualization")
+    return hardware(r) + (["VM"] if virt and virt != "none" else []) + [_disk_kind(r)]
+
+
+def _lab_part(r: Result) -> str:
+    """The lab VM the runs measured in: accelerator, guest CPU and vCPUs."""
+    labs = r.labs  # only called for a result with points
+    accel = "/".join(sorted({str(lab.get("accelerator", "?")).upper() for lab in labs}))
+    cpus = "/".join(sorted({str(lab.get("cpus")) for lab in labs if lab.get("cpus")}))
+    model = " / ".join(sorted({lab["cpu_model"] for lab in labs if lab.get("cpu_model")}))
+    return ", ".join(x for x in (f"lab VM ({accel})", model, cpus and f"{cpus} vCPUs") if x)
+
+
+def host_class(doc: dict) -> HostClass:
+    """The result's host class."""
+    r = Result.of(doc)
+    short = ", ".join(_machine(r))
+    virt = r.host.get("virtualization")
+    name = ", ".join([short.replace(", VM,", f", VM ({virt}),")] + [_flush_band(r)])
+    lab = "points" in r.raw and bool(r.labs)  # a calibration record has no points
+    if lab:
+        name, short = (f"{_lab_part(r)} on {x}" for x in (name, short))
+    if r.contributed:
+        name = f"contributed: {name}"
+    key = ("contributed|" if r.contributed else "") + name
+    return HostClass(key, name, short, r.contributed, lab)
+
+
+def server_of(doc: dict) -> str:
+    """The server's flavour and major version: "mariadb 10.11"."""
+    server = Result.of(doc).raw["server"]
+    major = ".".join(str(server.get("version", "?")).split(".")[:2])
+    return f"{server.get('flavor', '?')} {major}"

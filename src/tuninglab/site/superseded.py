@@ -1,0 +1,53 @@
+"""Superseded results: a result the current recipe would no longer run as it ran (its experiment
+changed since, or it ran without the memory cap the recipe now sets) is kept in data/ but left
+out of verdicts (evidence.py) and of the charts while its host class has a current one."""
+
+from functools import lru_cache
+
+from tuninglab.errors import UserError
+from tuninglab.recipes import load
+from tuninglab.results.result import Result
+
+
+def _experiment(recipe) -> tuple:
+    """What a recipe version asks, without its words and its timing: the experiment proper.
+    The sweep's values are left out (a point added later leaves the others comparable); a
+    regime check's reason is words."""
+    regime = tuple(tuple(sorted((k, v) for k, v in dict(c).items() if k != "why"))
+                   for c in recipe.regime)
+    sweep = (recipe.sweep.setting, recipe.sweep.baseline)
+    return (recipe.needs, recipe.dataset, recipe.server_settings, recipe.workload, sweep,
+            recipe.storage, recipe.raid, recipe.lab, recipe.zfs, regime, recipe.allocator,
+            recipe.cpus)
+
+
+@lru_cache(maxsize=256)
+def _current(name: str, variant: str):
+    try:
+        return load.load(name, variant=variant)
+    except UserError:
+        return None
+
+
+@lru_cache(maxsize=1024)
+def _recorded(name: str, variant: str, text: str):
+    try:
+        return next((x for x in load.from_text(name, text) if x.variant == variant), None)
+    except UserError:
+        return None
+
+
+def superseded_why(doc: dict) -> str | None:
+    """Why the current recipe would not run this result's experiment as it ran, or None."""
+    r = Result.of(doc)
+    current = _current(r.recipe, r.variant)
+    if current is None:
+        return "the recipe or its variant is gone"
+    recorded = _recorded(r.recipe, r.variant, r.raw["recipe"].get("text", ""))
+    if current.dataset.memory_limit and not (r.memory or {}).get("capped") and not r.labs:
+        return "it ran without the memory cap the recipe now sets: the OS may have cached data"
+    if recorded is None:
+        return "its recipe version no longer loads"
+    if _experiment(recorded) != _experiment(current):
+        return "the recipe's experiment changed since (its settings, load, data or checks)"
+    return None

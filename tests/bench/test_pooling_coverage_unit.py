@@ -1,0 +1,48 @@
+"""The pooled estimates' coverage check, small: fixed seeds, few trials, loose bounds (a check of
+the arithmetic, not timed)."""
+
+import json
+
+from helpers import make_doc
+from tuninglab.bench import pooling_coverage
+from tuninglab.results import calibrations
+
+
+def aa_record(host_id: str, i: int) -> dict:
+    """A restart A/A record of that host, its repeats varied by i."""
+    doc = make_doc(on_tps=[1000.0, 1100.0 - i, 900.0 + 3 * i],
+                   off_tps=[1000.0 + 2 * i, 1050.0, 950.0 - i])
+    record = calibrations.record_of({"restart": doc}, "2026-11-24T04:30:08+00:00", True)
+    return record | {"host": {**record["host"], "id": host_id}}
+
+
+def test_the_committed_results_give_noise_of_both_designs(committed_data):
+    noises = pooling_coverage.committed_noise(committed_data)
+    assert len(noises) > 50
+    assert any(n.paired for n in noises) and any(not n.paired for n in noises)
+    assert all(n.sd_point > 0 and n.n_point >= 2 for n in noises)
+
+
+def test_a_simulated_aa_pooled_holds_1_about_95_percent_of_the_time(committed_data):
+    noises = pooling_coverage.committed_noise(committed_data)
+    for calibrated in (True, False):
+        c = pooling_coverage.simulated_coverage(noises, 3, 0.03, calibrated, trials=150)
+        assert 0.88 <= c <= 1.0
+
+
+def test_the_issues_cases_come_from_the_committed_files(committed_data):
+    dio = pooling_coverage.case_estimates("direct-io", "innodb_flush_method=O_DIRECT",
+                                          committed_data)
+    assert len(dio) >= 3 and not all(capped for _, capped in dio)
+    btrfs = pooling_coverage.case_estimates("filesystems", "storage.filesystem=btrfs",
+                                            committed_data)
+    assert len(btrfs) >= 2
+
+
+def test_real_records_are_checked_leaving_each_trials_sittings_out(tmp_path):
+    records = [aa_record(f"{i:016x}", i) for i in range(6)]
+    c = pooling_coverage.record_coverage(records, 2, trials=40)
+    assert 0.8 <= c <= 1.0
+    (tmp_path / calibrations.DIR).mkdir()
+    (tmp_path / calibrations.DIR / "x.json").write_text(json.dumps(records[0]))
+    assert calibrations.load_all(tmp_path) == [records[0]]

@@ -1,0 +1,247 @@
+"""Evidence sets and the pooled, sized verdicts of source claims (site/host_class.py,
+site/evidence.py, site/claim_verdicts.py): one verdict per host class and server from every
+comparable result, never the latest file alone."""
+
+import copy
+import json
+import math
+import re
+import shutil
+
+import pytest
+
+from helpers import DATA
+from tuninglab.results import verdicts as words
+from tuninglab.results.result import Result
+from tuninglab.site import claim_verdicts as cv
+from tuninglab.site import claims_map, evidence, home_table, result_files, verdict_tables
+from tuninglab.site.claims_map import Claim
+from tuninglab.site.host_class import host_class, server_of
+
+# The main experiment's results with the memory cap: current.
+DOUBLEWRITE = [DATA / "doublewrite" / name for name in (
+    "20261123T083311Z-a1011588-quick-5cbc0881.json", "20261124T044854Z-48806fd0-quick-a005932b.json")]
+UNCAPPED = DATA / "doublewrite" / "20261121T233847Z-209a4cf4-quick.json"
+
+
+def load(path) -> dict:
+    return json.loads(path.read_text())
+
+
+def claim(source_ratio=1.035, point="OFF", recipe="doublewrite", variant="", **changes) -> Claim:
+    fields = dict(id="c", source="s", table="t.csv", row="r", column="", source_baseline="",
+                  source_ratio=source_ratio, recipe=recipe, variant=variant, point=point,
+                  invert=False, metric="", headline=False, why="", topic=recipe)
+    fields.update(changes)
+    return Claim(**fields)
+
+
+@pytest.fixture
+def data_dir(tmp_path, monkeypatch):
+    """A data directory holding the committed doublewrite results (main experiment)."""
+    (tmp_path / "doublewrite").mkdir()
+    for path in [*DOUBLEWRITE, UNCAPPED]:
+        shutil.copy(path, tmp_path / "doublewrite" / path.name)
+    monkeypatch.setattr(result_files, "DATA_DIR", tmp_path)
+    return tmp_path
+
+
+def add(data_dir, doc: dict, host_id: str, started: str) -> dict:
+    """Another result file: doc run again on machine host_id."""
+    doc = copy.deepcopy(doc)
+    doc["host"]["id"], doc["started"] = host_id, started
+    (data_dir / "doublewrite" / f"{started[:10]}-{host_id[:8]}.json").write_text(json.dumps(doc))
+    return doc
+
+
+# --- host classes -----------------------------------------------------------------------------
+
+def test_the_projects_vms_of_one_kind_are_one_class_whatever_their_host_id():
+    docs = [load(p) for p in DOUBLEWRITE + [UNCAPPED]]
+    assert len({Result.of(d).host_id for d in docs}) == 3
+    assert len({host_class(d) for d in docs}) == 1
+    cls = host_class(docs[0])
+    assert cls.name == ("AMD EPYC, 2 cores, 24 GiB, VM (docker), virtio disk, "
+                        "flushes 300-30,000/s") and not cls.contributed and not cls.lab
+    assert server_of(docs[0]) == "mariadb 10.11"
+
+
+def test_other_hardware_a_contribution_and_the_lab_vm_are_other_classes():
+    doc = load(DOUBLEWRITE[0])
+    base = host_class(doc)
+    other = copy.deepcopy(doc)
+    other["host"]["cpu_model"] = "Intel Xeon"
+    given = copy.deepcopy(doc)
+    given["contribution"] = {"submitted": "2026-11-24T00:00:00+00:00"}
+    fast = copy.deepcopy(doc)
+    fast["device_baseline"]["fsync_per_s"] = 90_000.0
+    keys = {host_class(d).key for d in (doc, other, given, fast)}
+    assert len(keys) == 4 and base.key in keys
+    assert host_class(given).name.startswith("contributed: ")
+    assert host_class(fast).name.endswith("flushes over 30,000/s")
+    lab = load(next((DATA / "kernels").glob("*.json")))
+    assert host_class(lab).lab and host_class(lab).name.startswith("lab VM (TCG)")
+
+
+# --- superseded results -----------------------------------------------------------------------
+
+def test_a_result_without_the_memory_cap_the_recipe_now_sets_is_superseded():
+    why = evidence.superseded_why(load(UNCAPPED))
+    assert why.startswith("it ran without the memory cap")
+    assert evidence.superseded_why(load(DOUBLEWRITE[0])) is None
+
+
+def test_a_result_of_a_changed_experiment_is_superseded():
+    doc = load(DOUBLEWRITE[0])
+    doc["recipe"]["text"] = doc["recipe"]["text"].replace("threads = 4", "threads = 8")
+    assert "threads = 8" in doc["recipe"]["text"]
+    assert "experiment changed" in evidence.superseded_why(doc)
+    doc = load(DOUBLEWRITE[0])
+    doc["recipe"]["text"] = doc["recipe"]["text"].replace('title = "', 'title = "New words: ')
+    assert evidence.superseded_why(doc) is None  # words are not the experiment
+
+
+def test_a_set_holds_the_current_results_and_keeps_the_superseded_apart(data_dir):
+    (s,) = evidence.evidence_sets("doublewrite")
+    assert len(s.results) == 2 and s.sittings == 2
+    assert [Result.of(d).host_id[:8] for d, _ in s.superseded] == ["209a4cf4"]
+
+
+# --- pooled verdicts ----------------------------------------------------------------------------
+
+def test_one_more_result_of_the_class_updates_its_pooled_verdict(data_dir):
+    (before,) = cv.verdicts(claim())
+    assert (before.pooled.k, before.pooled.sittings) == (2, 2)
+    add(data_dir, load(DOUBLEWRITE[0]), "ffffffffffffffff", "2026-11-25T00:00:00+00:00")
+    (after,) = cv.verdicts(claim())
+    assert (after.pooled.k, after.pooled.sittings) == (3, 3)
+    assert after.counted == "3 results, 3 sittings"
+    assert (after.ratio.ci_low, after.ratio.ci_high) != (before.ratio.ci_low,
+                                                          before.ratio.ci_high)
+    assert after.ratio.ci_high - after.ratio.ci_low < before.ratio.ci_high - before.ratio.ci_low
+
+
+def test_results_of_one_sitting_count_once_as_a_sitting(data_dir):
+    add(data_dir, load(DOUBLEWRITE[0]), Result.of(load(DOUBLEWRITE[0])).host_id,
+        "2026-11-25T00:00:00+00:00")
+    (v,) = cv.verdicts(claim())
+    assert (v.pooled.k, v.pooled.sittings) == (3, 2)
+
+
+def test_a_contribution_pools_in_its_own_class_never_into_the_projects(data_dir):
+    doc = load(DOUBLEWRITE[0])
+    doc["contribution"] = {"submitted": "2026-11-25T01:00:00+00:00", "description": "a box"}
+    add(data_dir, doc, "eeeeeeeeeeeeeeee", "2026-11-25T00:00:00+00:00")
+    own, given = cv.verdicts(claim())
+    assert own.pooled.k == 2 and not own.evidence.host_class.contributed
+    assert given.pooled.k == 1 and given.evidence.host_class.contributed
+
+
+def test_the_verdict_is_sized_against_the_source(data_dir):
+    (v,) = cv.verdicts(claim())
+    iv = words.Interval(v.ratio.ci_low, v.ratio.ci_high, v.ratio.tost_low, v.ratio.tost_high)
+    for source in (1.035, 1.5, 3.0, 0.5):
+        (v,) = cv.verdicts(claim(source))
+        assert v.kind == words.judge(source, iv, 0.03)
+    (v,) = cv.verdicts(claim(100.0))
+    assert v.kind in (words.SMALLER, words.NOT_REPRODUCED)  # a hundredfold is ruled out
+
+
+def test_an_inverted_claim_reads_the_pooled_comparison_the_other_way(data_dir):
+    (v,) = cv.verdicts(claim())
+    (w,) = cv.verdicts(claim(invert=True))
+    assert w.ratio.ratio == pytest.approx(1 / v.ratio.ratio)
+    assert (w.ratio.ci_low, w.ratio.ci_high) == pytest.approx((1 / v.ratio.ci_high,
+                                                               1 / v.ratio.ci_low))
+
+
+def test_a_result_that_missed_its_regime_is_left_out_and_said(data_dir):
+    path = sorted((data_dir / "doublewrite").glob("*-quick-*.json"))[0]
+    doc = load(path)
+    off = next(p for p in doc["points"] if p["value"] == "OFF")
+    off["stats"]["regime"] = {"reached": False, "checks": []}
+    path.write_text(json.dumps(doc))
+    (v,) = cv.verdicts(claim())
+    # The site recomputes a result's statistics from its runs: the regime stands only if its
+    # runs say so. Whichever it is, a result left out is counted and said.
+    if v.left_out:
+        assert v.pooled.k == 1 and "left out: regime not reached" in v.why
+    else:
+        assert v.pooled.k == 2
+
+
+def test_a_lab_vm_throughput_is_not_testable_but_its_cost_is():
+    (v,) = [x for x in cv.verdicts(claim(0.1, recipe="zfs-recordsize", point="16K"))[:1]]
+    assert v.kind == cv.NOT_TESTABLE and "its throughput is not the hardware's" in v.why
+    cost = claim(0.1, recipe="zfs-recordsize", point="16K", metric="server_read_bytes_per_trx")
+    assert cv.verdicts(cost)[0].pooled is not None
+
+
+def test_only_superseded_results_are_older_evidence_and_none_is_not_measured(data_dir):
+    for path in (data_dir / "doublewrite").glob("*-quick-*.json"):
+        path.unlink()
+    (v,) = cv.verdicts(claim())
+    assert v.kind == cv.ONLY_OLDER and "memory cap" in v.why and v.ratio is None
+    (v,) = cv.verdicts(claim(recipe="swap", variant="no-such-variant"))
+    assert v.kind == cv.NOT_MEASURED and "invoke recipe swap --variant no-such-variant" in v.why
+
+
+def test_no_committed_claim_whose_interval_rules_the_source_out_reads_too_noisy():
+    claims, _ = claims_map.load_map()
+    for c in claims:
+        for v in cv.verdicts(c):
+            if v.ratio is None:
+                continue
+            band = (c.source_ratio / 1.03, c.source_ratio * 1.03)
+            holds = v.ratio.ci_low <= band[1] and band[0] <= v.ratio.ci_high
+            if not holds and not words.no_difference_claimed(c.source_ratio, 0.03,
+                                                            getattr(c, "source_noise", 0)):
+                assert v.kind != cv.TOO_NOISY, c.id
+
+
+# --- the claims page --------------------------------------------------------------------------
+
+def test_the_claims_page_defines_every_verdict_once_with_its_count():
+    claims, untestable = claims_map.load_map()
+    page = verdict_tables.vocabulary(claims, untestable)
+    for kind, meaning in words.VOCABULARY.items():
+        assert page.count(f">{kind}</strong>") == 1
+    counted = verdict_tables.counts(claims, untestable)
+    assert sum(counted.values()) == len(claims) + len(untestable)
+
+
+def test_a_topic_row_shows_how_many_results_and_sittings_its_verdict_rests_on():
+    table = verdict_tables._topic_table("doublewrite")
+    assert re.search(r"\d+ results?, \d+ sittings?", table)
+
+
+def test_effect_size_ranks_by_the_pooled_ratio():
+    v = cv.Verdict(cv.REPRODUCED, cv.REPRODUCED, Result.of(load(DOUBLEWRITE[0])).points[1].ratio,
+                   None)
+    assert cv.effect_size(v) == pytest.approx(abs(math.log(v.ratio.ratio)))
+    assert cv.effect_size(cv.Verdict(cv.NOT_MEASURED, cv.NOT_MEASURED, None, None)) == 0
+
+
+# --- the home page ----------------------------------------------------------------------------
+
+def home_rows() -> list[str]:
+    page = home_table.topics_fence("", "topics", "", {}, None)
+    return re.findall(r"<tr><td data-label=\"Topic\">.*?</tr>", page)
+
+
+def test_the_home_page_judges_the_advice_not_the_source_claim():
+    row = next(r for r in home_rows() if 'href="topics/doublewrite/"' in r)
+    assert "Keep innodb_doublewrite ON" in row and "reproduced" not in row
+    assert re.search(r'tl-v-(holds|does-not-hold|cannot-tell-here)"', row)
+
+
+def test_the_home_page_never_shows_lab_vm_throughput_as_a_verdict():
+    for row in home_rows():
+        if "lab VM" in row and "Today" in row:
+            assert 'tl-v-cannot-tell-here"' in row
+
+
+def test_the_home_page_names_the_usual_host_class_once():
+    page = home_table.topics_fence("", "topics", "", {}, None)
+    usual = re.search(r'Unless a row names another, "Today" is measured on (.*?)\.</p>', page)
+    assert usual and page.count(usual.group(1)) == 1

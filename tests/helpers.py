@@ -69,9 +69,15 @@ def committed_data_files() -> tuple[str, ...]:
 
 
 def committed_results() -> list[str]:
-    """The committed result files, as <recipe>/<file>.json (historical/ holds sources)."""
-    return [n for n in committed_data_files()
-            if n.endswith(".json") and "historical" not in n.split("/")]
+    """The committed result files, as <recipe>/<file>.json (historical/ holds sources,
+    calibrations/ the A/A calibration records)."""
+    return [n for n in committed_data_files() if n.endswith(".json")
+            and not {"historical", "calibrations"} & set(n.split("/"))]
+
+
+def result_paths(data_dir: Path) -> list[Path]:
+    """The result files of a data/ directory (not the A/A calibration records)."""
+    return [p for p in sorted(Path(data_dir).glob("*/*.json")) if p.parent.name != "calibrations"]
 
 
 def copy_committed_data(target: Path) -> Path:

@@ -41,7 +41,11 @@ def rehash(doc, text):
 def test_there_are_result_files_and_historical_is_left_out(committed_data):
     files = check.result_files([committed_data])
     assert committed_data / "doublewrite" / BASE.name in files
-    assert sorted(f.relative_to(committed_data).as_posix() for f in files) == sorted(FILES)
+    records = sorted(p.relative_to(committed_data).as_posix()
+                     for p in (committed_data / "calibrations").glob("*.json"))
+    # the A/A calibration records are checked too (check_file gives them to calibrations.py)
+    assert sorted(f.relative_to(committed_data).as_posix() for f in files) == sorted(FILES
+                                                                                    + records)
     assert (committed_data / "historical").is_dir()  # there, and left out
 
 
@@ -49,7 +53,9 @@ def test_without_paths_it_checks_data(monkeypatch, committed_data):
     """`invoke data.check` with no --path: every result under data/."""
     monkeypatch.setattr(check, "DATA_DIR", committed_data)
     assert check.result_files() == check.result_files([committed_data])
-    assert len(check.result_files()) == len(FILES)
+    records = list((committed_data / "calibrations").glob("*.json"))
+    assert len(check.result_files()) == len(FILES) + len(records)
+    assert all(check.check_file(p) == [] for p in records)
 
 
 @pytest.mark.parametrize("path", FILES)

@@ -121,3 +121,12 @@ def test_a_design_without_a_comparison_is_left_out_and_none_gives_no_record():
         == {"switchback"}
     del docs["switchback"]
     assert calibrations.record_of(docs, "2026-11-24T04:30:08+00:00", True) is None
+
+
+def test_every_committed_calibration_record_is_valid_and_gives_its_estimates():
+    from helpers import DATA
+    paths = sorted((DATA / calibrations.DIR).glob("*.json"))
+    for path in paths:
+        assert calibrations.problems(path) == [], path
+    for record in calibrations.load_all(DATA):
+        assert calibrations.aa_estimates(record)

@@ -15,7 +15,7 @@ import yaml
 from test_browser import charts_drawn, watched_page
 from test_prose_numbers import MEASURED, prose
 
-from helpers import REPO, hostile
+from helpers import REPO, hostile, result_paths
 from tuninglab.site import noise_summary
 
 NOISE = REPO / "docs" / "notebooks" / "noise.ipynb"
@@ -80,7 +80,7 @@ def test_notebook_prose_quotes_no_measurement_by_hand():
 
 def test_every_kind_of_result_gives_its_primary_metrics_cv(committed_data):
     noise = noise_summary.collect(committed_data)
-    assert noise.files == len(list(committed_data.glob("*/*.json")))
+    assert noise.files == len(result_paths(committed_data))
     assert {p.metric for p in noise.points} == {"tps", "new_order_tpm", "mib_per_s"}
     assert any(p.where.startswith("lab VM") for p in noise.points)
     assert all(p.cv >= 0 for p in noise.points)

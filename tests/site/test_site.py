@@ -8,7 +8,7 @@ import re
 import pytest
 import yaml
 
-from helpers import DATA, REPO, TOPICS
+from helpers import DATA, REPO, TOPICS, result_paths
 from tuninglab.site import charts, fence, result_files
 
 # Committed results, by name: never one a user's own run added to data/.
@@ -82,7 +82,7 @@ def test_every_topic_page_opens_with_its_verdict_table(built):
 @pytest.mark.integration
 def test_results_page_lists_every_result_file_linked_to_its_topic(built, committed_data):
     page = (built / "results" / "index.html").read_text()
-    files = [p for p in committed_data.glob("*/*.json")]  # what the site was built from
+    files = result_paths(committed_data)  # what the site was built from
     rows = re.findall(r"<tr><td>(.*?)</td>", page.split('class="tl-results-index"')[1])
     assert len(rows) == len(files) and f"{len(files)} result files" in page
     for topic in set(re.findall(r'href="\.\./topics/([a-z0-9-]+)/"', page)):

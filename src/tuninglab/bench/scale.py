@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tuninglab import files
 from tuninglab.contrib.check import result_files
-from tuninglab.results import document
+from tuninglab.results import calibrations, document
 from tuninglab.site import builder, hostviews
 
 BUILD_TARGET_S = 60
@@ -54,7 +54,10 @@ def _build(say, n: int, recipe: str | None) -> dict:
 
 
 def sources(recipe: str | None = None) -> list[Path]:
-    return result_files([files.DATA_DIR / recipe if recipe else files.DATA_DIR])
+    """The result files of data/ (or of one recipe) the contributions are made from; the A/A
+    calibration records are no results."""
+    return [p for p in result_files([files.DATA_DIR / recipe if recipe else files.DATA_DIR])
+            if p.parent.name != calibrations.DIR]
 
 
 def generate(data: Path, n: int, recipe: str | None = None) -> int:

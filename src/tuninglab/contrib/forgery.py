@@ -107,7 +107,7 @@ def project_hosts(data_dir: Path, leave_out=()) -> dict[str, Path]:
     skip = {Path(p).resolve() for p in leave_out}
     hosts = {}
     for path in sorted(Path(data_dir).glob("*/*.json")):
-        if path.resolve() in skip or path.parent.name == "historical":
+        if path.resolve() in skip or path.parent.name in ("historical", "calibrations"):
             continue
         try:
             doc = json.loads(path.read_text())

@@ -44,7 +44,7 @@ def test_tiny_recipe_writes_a_valid_result_with_series(recipes_dir, shared_workd
     assert doc["device_baseline"]["fsync_per_s"] > 0
     assert any("[4/4]" in line for line in lines)
     table = [row for line in lines for row in line.splitlines()]
-    assert any(row.startswith("point") and "median tps" in row for row in table)
+    assert any(row.startswith("point") and "geo. mean tps" in row for row in table)
     assert any(row.startswith("design: restart: 2 repeats") for row in table)
     assert servers_under(shared_workdir) == []
     assert not (shared_workdir / "progress" / "tiny-full.json").exists()

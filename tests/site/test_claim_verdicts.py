@@ -195,7 +195,7 @@ def test_no_committed_claim_whose_interval_rules_the_source_out_reads_too_noisy(
             band = (c.source_ratio / 1.03, c.source_ratio * 1.03)
             holds = v.ratio.ci_low <= band[1] and band[0] <= v.ratio.ci_high
             if not holds and not words.no_difference_claimed(c.source_ratio, 0.03,
-                                                            getattr(c, "source_noise", 0)):
+                                                            c.source_noise):
                 assert v.kind != cv.TOO_NOISY, c.id
 
 
@@ -213,13 +213,6 @@ def test_the_claims_page_defines_every_verdict_once_with_its_count():
 def test_a_topic_row_shows_how_many_results_and_sittings_its_verdict_rests_on():
     table = verdict_tables._topic_table("doublewrite")
     assert re.search(r"\d+ results?, \d+ sittings?", table)
-
-
-def test_effect_size_ranks_by_the_pooled_ratio():
-    v = cv.Verdict(cv.REPRODUCED, cv.REPRODUCED, Result.of(load(DOUBLEWRITE[0])).points[1].ratio,
-                   None)
-    assert cv.effect_size(v) == pytest.approx(abs(math.log(v.ratio.ratio)))
-    assert cv.effect_size(cv.Verdict(cv.NOT_MEASURED, cv.NOT_MEASURED, None, None)) == 0
 
 
 # --- the home page ----------------------------------------------------------------------------

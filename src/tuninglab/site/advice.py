@@ -97,12 +97,7 @@ class AdviceVerdict:
     @property
     def ratio(self) -> Ratio | None:
         """The pooled comparison as a Ratio (point / baseline), for Ratio.text."""
-        p = self.pooled
-        if p is None:
-            return None
-        return Ratio.of({"ratio": p.ratio, "ci_low": p.ci_low, "ci_high": p.ci_high,
-                         "tost_low": p.tost_low, "tost_high": p.tost_high, "verdict": "",
-                         "verdict_kind": ""})
+        return None if self.pooled is None else claim_verdicts.pooled_ratio(self.pooled)
 
     @property
     def effect(self) -> float | None:

@@ -61,11 +61,16 @@ class Verdict:
 
 # --- the comparison a result gives ------------------------------------------------------------
 
+def _point(r: Result, value: str):
+    """The result's point of that swept value, or None."""
+    return next((p for p in r.points if p.value == value), None)
+
+
 def _estimate(point: str, metric: str, doc: dict) -> tuple[pooling.Estimate | None, str]:
     """(one result's estimate of the point's comparison with its baseline, or None with why);
     metric "" is the result's primary one."""
     r = Result.of(doc)
-    p = next((p for p in r.points if p.value == point), None)
+    p = _point(r, point)
     if p is None:
         return None, f"the result has no point {point!r}"
     if p.is_baseline:
@@ -104,13 +109,12 @@ def compare_set(s: EvidenceSet, point: str, metric: str = "") -> Comparison:
     estimates, missed, whys = [], 0, []
     for doc in s.results:
         est, why = _estimate(point, metric, doc)
-        p = next((p for p in Result.of(doc).points if p.value == point), None)
-        if est is not None and p is not None and not p.regime_reached:
-            missed += 1
-        elif est is not None:
-            estimates.append(est)
-        else:
+        if est is None:
             whys.append(why)
+        elif not _point(Result.of(doc), point).regime_reached:
+            missed += 1
+        else:
+            estimates.append(est)
     if estimates:
         sd, n, source = between(s)
         pooled = pooling.pool(estimates, between_sd=sd, between_from=source,
@@ -130,8 +134,9 @@ def comparisons(recipe: str, variant: str, point: str, metric: str = "") -> list
     return [compare_set(s, point, metric) for s in evidence.evidence_sets(recipe, variant)]
 
 
-def _oriented(pooled: pooling.Pooled, invert: bool) -> Ratio:
-    """The pooled comparison as a Ratio, the claim's way round."""
+def pooled_ratio(pooled: pooling.Pooled, invert: bool = False) -> Ratio:
+    """The pooled comparison as a Ratio (for Ratio.text), point / baseline or, inverted, the
+    claim's way round (baseline / point)."""
     values = (pooled.ratio, pooled.ci_low, pooled.ci_high, pooled.tost_low, pooled.tost_high)
     if invert:
         r, lo, hi, tlo, thi = (1 / v for v in values)
@@ -171,10 +176,10 @@ def verdict_for_set(claim: Claim, s: EvidenceSet) -> Verdict:
     doc = s.latest if s.latest is not None else s.superseded[-1][0]
     if c.pooled is None:
         return Verdict(c.kind, c.kind, None, doc, c.why, s, None, c.left_out)
-    ratio = _oriented(c.pooled, claim.invert)
+    ratio = pooled_ratio(c.pooled, claim.invert)
     interval = words.Interval(ratio.ci_low, ratio.ci_high, ratio.tost_low, ratio.tost_high)
     kind = words.judge(claim.source_ratio, interval, Result.of(doc).smallest_effect,
-                       getattr(claim, "source_noise", 0.0))
+                       claim.source_noise)
     return Verdict(kind, kind, ratio, doc, c.why, s, c.pooled, c.left_out)
 
 
@@ -195,8 +200,3 @@ def verdicts(claim: Claim) -> list[Verdict]:
         return [Verdict(NOT_MEASURED, NOT_MEASURED, None, None,
                         f"run invoke recipe {what} to measure it")]
     return [verdict_for_set(claim, s) for s in sets]
-
-
-def effect_size(v: Verdict) -> float:
-    """How large the pooled effect is (|log ratio|), for ranking; 0 without one."""
-    return abs(math.log(v.ratio.ratio)) if v.ratio and v.ratio.ratio else 0.0

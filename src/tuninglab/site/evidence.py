@@ -61,8 +61,3 @@ def evidence_sets(recipe: str, variant: str = "") -> list[EvidenceSet]:
 
 def _oldest_first(docs: list) -> list:
     return sorted(docs, key=lambda d: Result.of(d).started)
-
-
-def with_result(s: EvidenceSet, doc: dict) -> EvidenceSet:
-    """The set with one more current result (a test's, or a what-if)."""
-    return dataclasses.replace(s, results=tuple(_oldest_first([*s.results, doc])))

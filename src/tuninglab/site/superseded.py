@@ -21,8 +21,18 @@ def _experiment(recipe) -> tuple:
             recipe.cpus)
 
 
-@lru_cache(maxsize=256)
 def _current(name: str, variant: str):
+    """The recipe as it is now: read again when its file changes (`docs.serve` rebuilds in one
+    process while a recipe is edited)."""
+    try:
+        stamp = load.recipe_path(name).stat().st_mtime
+    except (UserError, OSError):
+        return None
+    return _loaded(name, variant, stamp)
+
+
+@lru_cache(maxsize=256)
+def _loaded(name: str, variant: str, _stamp: float):
     try:
         return load.load(name, variant=variant)
     except UserError:

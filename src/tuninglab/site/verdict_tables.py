@@ -22,7 +22,7 @@ from tuninglab.errors import UserError
 from tuninglab.results import verdicts as verdict_words
 from tuninglab.results.metrics import METRICS
 from tuninglab.results.result import Ratio, Result
-from tuninglab.site import claim_verdicts, claims_map, describe, historical
+from tuninglab.site import claim_verdicts, claims_keys, claims_map, describe, historical
 from tuninglab.site.claim_verdicts import Verdict
 from tuninglab.site.fence import TOPICS_DIR, _error
 
@@ -154,9 +154,8 @@ def _claim_rows(c, notes: _Notes) -> str:
     the older evidence fold under it."""
     first, *others = claim_verdicts.verdicts(c)
     why = f'<br><span class="tl-why">Today: {e(c.why)}</span>' if c.why else ""
-    caveat = getattr(c, "caveat", "")
-    if caveat:
-        why += f'<br><span class="tl-why tl-caveat">Caveat: {e(caveat)}</span>'
+    if c.caveat:
+        why += f'<br><span class="tl-why tl-caveat">Caveat: {e(c.caveat)}</span>'
     folded = _other_sets(others, notes) + _older(first)
     return (f'<tr id="claim-{e(c.id)}"><td data-label="Source claim">{e(claim_text(c))}{why}'
             f'</td><td data-label="Then">{e(source_text(c))}</td><td data-label="Today">'
@@ -220,6 +219,12 @@ def _host_note(doc: dict | None, several: bool) -> str:
     return "; ".join(notes)
 
 
+def _untestable_kind(u) -> str:
+    """An untestable entry's verdict: not an effect at all, or one the lab cannot test."""
+    return (claim_verdicts.NOT_AN_EFFECT if u.kind == claims_keys.NOT_AN_EFFECT
+            else claim_verdicts.NOT_TESTABLE)
+
+
 def _untestable_rows(items: list, notes: _Notes) -> str:
     """One row per table and reason, naming the results it covers."""
     groups = {}
@@ -232,8 +237,7 @@ def _untestable_rows(items: list, notes: _Notes) -> str:
         shown = functools.partial(historical.shown_label, meta)
         what = "; ".join(shown(u.row) + (f" vs {shown(base)}" if base and u.column else "") +
                          (f" ({u.column})" if u.column else "") for u in group)
-        kind = (claim_verdicts.NOT_AN_EFFECT if getattr(group[0], "kind", "") == "not-an-effect"
-                else claim_verdicts.NOT_TESTABLE)
+        kind = _untestable_kind(group[0])
         v = Verdict(kind, kind, None, None, reason)
         rows.append(f'<tr><td data-label="Source claim">{e(what)}. {e(meta["caption"])} '
                     f'({e(cite(source["source"]))})</td><td data-label="Then">-</td>'
@@ -298,8 +302,7 @@ def counts(claims: list, untestable: list) -> Counter:
     cells one each)."""
     found = Counter(claim_verdicts.verdicts(c)[0].kind for c in claims)
     for u in untestable:
-        found[claim_verdicts.NOT_AN_EFFECT if getattr(u, "kind", "") == "not-an-effect"
-              else claim_verdicts.NOT_TESTABLE] += 1
+        found[_untestable_kind(u)] += 1
     return found
 
 

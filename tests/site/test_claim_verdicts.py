@@ -238,3 +238,19 @@ def test_the_home_page_names_the_usual_host_class_once():
     page = home_table.topics_fence("", "topics", "", {}, None)
     usual = re.search(r'Unless a row names another, "Today" is measured on (.*?)\.</p>', page)
     assert usual and page.count(usual.group(1)) == 1
+
+
+def test_a_lab_vm_throughput_claim_says_the_command_that_answers_it_on_hardware():
+    """Not testable here, and how it would be: the same recipe on a host with KVM, on as many
+    disks of its own as the widest point's array needs (issue 38, item 4)."""
+    from tuninglab.site import describe
+    doc = load(next(DATA.glob("raid-degraded/*-quick-raid10-*.json")))
+    text = describe.hardware_rerun(doc)
+    assert text.startswith("on a host with KVM (/dev/kvm) and 5 spare disks of at least 1G")
+    assert text.endswith("invoke recipe raid-degraded --variant raid10 --device DISK1 --device "
+                         "DISK2 --device DISK3 --device DISK4 --device DISK5 --destroy-data")
+    claim = next(c for c in claims_map.load_map()[0] if c.recipe == "raid-level")
+    v = next(v for v in cv.verdicts(claim) if v.kind == cv.NOT_TESTABLE)
+    assert v.rerun.endswith("invoke recipe raid-level --device DISK1 --device DISK2 --device "
+                            "DISK3 --device DISK4 --destroy-data")
+    assert "KVM" not in v.why  # the reason is shared by every lab VM row; the command is not

@@ -17,6 +17,7 @@ LAYOUTS = ("n2", "f2", "o2")
 STATES = ("normal", "degraded", "rebuilding")
 PAGE_BYTES = 4096   # md's smallest chunk is the kernel page
 KIB = 1024
+DEFAULT_MEMBER_SIZE = "2G"   # one lab VM disk without [raid]: the [storage] size, else this
 
 
 @dataclass(frozen=True)
@@ -80,3 +81,19 @@ def problems(spec: ArraySpec) -> list[tuple[str, str]]:
         what = "one disk" if spec.disks == 1 else "RAID0"
         out.append(("state", f"{what} has no redundancy: it cannot run with a member failed"))
     return out
+
+
+def member_size(point) -> str:
+    """Each disk of a plan point's lab VM run: a member's size, the pool's, or the sandbox's."""
+    if point.raid:
+        return point.raid["member_size"]
+    if point.zfs and point.zfs.get("size"):
+        return point.zfs["size"]
+    return (point.storage or {}).get("size") or DEFAULT_MEMBER_SIZE
+
+
+def member_serials(point) -> list[str]:
+    """The guest's names for the disks of one plan point: members, then a rebuild's spare."""
+    count = point.raid["disks"] if point.raid else 1
+    spare = ["lab-spare"] if point.raid and point.raid.get("state") == "rebuilding" else []
+    return [f"lab-m{i}" for i in range(count)] + spare

@@ -49,6 +49,7 @@ class Verdict:
     evidence: EvidenceSet | None = None
     pooled: pooling.Pooled | None = None
     left_out: int = 0             # results of the set that missed a regime check
+    rerun: str = ""               # not testable here: where and how it would be answered
 
     @property
     def counted(self) -> str:
@@ -98,6 +99,7 @@ class Comparison:
     kind: str = ""
     why: str = ""
     left_out: int = 0            # results that missed a regime check
+    rerun: str = ""              # NOT_TESTABLE: the command that answers it on real hardware
 
 
 def compare_set(s: EvidenceSet, point: str, metric: str = "") -> Comparison:
@@ -105,7 +107,8 @@ def compare_set(s: EvidenceSet, point: str, metric: str = "") -> Comparison:
     if s.latest is None:
         return Comparison(s, None, ONLY_OLDER, "; ".join(sorted({w for _, w in s.superseded})))
     if describe.functional_only(s.latest) and not metric:
-        return Comparison(s, None, NOT_TESTABLE, _functional_why(s.latest))
+        return Comparison(s, None, NOT_TESTABLE, _functional_why(s.latest),
+                          rerun=describe.hardware_rerun(s.latest))
     estimates, missed, whys = [], 0, []
     for doc in s.results:
         est, why = _estimate(point, metric, doc)
@@ -175,7 +178,7 @@ def verdict_for_set(claim: Claim, s: EvidenceSet) -> Verdict:
     c = compare_set(s, claim.point, claim.metric)
     doc = s.latest if s.latest is not None else s.superseded[-1][0]
     if c.pooled is None:
-        return Verdict(c.kind, c.kind, None, doc, c.why, s, None, c.left_out)
+        return Verdict(c.kind, c.kind, None, doc, c.why, s, None, c.left_out, c.rerun)
     ratio = pooled_ratio(c.pooled, claim.invert)
     interval = words.Interval(ratio.ci_low, ratio.ci_high, ratio.tost_low, ratio.tost_high)
     kind = words.judge(claim.source_ratio, interval, Result.of(doc).smallest_effect,

@@ -11,8 +11,11 @@ import sys
 import unicodedata
 from functools import lru_cache
 
+from tuninglab import units
 from tuninglab.errors import UserError
-from tuninglab.recipes.load import from_text
+from tuninglab.recipes import plan as planner
+from tuninglab.recipes.load import from_text, load
+from tuninglab.recipes.raid import member_serials, member_size
 from tuninglab.results.result import Point, Ratio, Result
 from tuninglab.site.host_class import hardware, host_class
 from tuninglab.units import human_seconds
@@ -143,6 +146,29 @@ def functional_reasons(doc: dict, short: bool = False) -> list[str]:
     labs = Result.of(doc).labs
     return [brief if short else long for test, long, brief in FUNCTIONAL
             if any(test(lab) for lab in labs)]
+
+
+def hardware_rerun(doc: dict) -> str:
+    """The command that answers a lab VM result's throughput question on real hardware: the
+    same recipe on a host with KVM, on disks of their own where the VM's shared one device.
+    Empty when the recipe no longer loads."""
+    r = Result.of(doc)
+    try:
+        recipe = load(r.recipe, variant=r.variant)
+        points = planner.build(recipe.experiment()).points
+    except (UserError, ValueError):
+        return ""
+    labs = r.labs
+    command = f"invoke recipe {r.recipe}" + (f" --variant {r.variant}" if r.variant else "")
+    needs = []
+    if any(lab.get("accelerator") == "tcg" for lab in labs):
+        needs.append("a host with KVM (/dev/kvm)")
+    if any(lab.get("shared_physical_device") for lab in labs) or any(p.raid for p in points):
+        disks = max(len(member_serials(p)) for p in points)
+        size = max((member_size(p) for p in points), key=units.size_bytes)
+        command += "".join(f" --device DISK{i}" for i in range(1, disks + 1)) + " --destroy-data"
+        needs.append(f"{disks} spare disk{'s' * (disks != 1)} of at least {size} (erased)")
+    return f"on {' and '.join(needs) or 'real hardware'}, by: {command}"
 
 
 def functional_only(doc: dict) -> str | None:

@@ -95,7 +95,8 @@ def _verdict_cell(v: Verdict, host: str = "", notes: "_Notes | None" = None) -> 
     """The verdict, then why and which host, each on its own line, or (given a table's
     notes) as a note that the table says once if several rows share it."""
     slug = re.sub(r"[^a-z]+", "-", v.kind)
-    words = tuple(x for x in (v.why, host) if x)
+    rerun = v.rerun and f"answered {v.rerun}"
+    words = tuple(x for x in (v.why, rerun, host) if x)
     said = notes.ref(words) if notes and words else _inline(words)
     return f'<strong class="tl-v tl-v-{slug}">{e(v.text)}</strong>{said}'
 

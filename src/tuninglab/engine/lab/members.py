@@ -7,25 +7,11 @@ from pathlib import Path
 from tuninglab import units
 from tuninglab.engine.storage import backing
 from tuninglab.errors import UserError
+# Which disks a point needs is the recipe's (the site's rerun commands count them too).
+from tuninglab.recipes.raid import member_serials as serials, member_size  # noqa: F401
 
-DEFAULT_SIZE = "2G"   # one disk without [raid]: the [storage] size, else this
 SWAP_SERIAL = "lab-swap"   # the guest's name for a [lab] swap disk (lab/vm.py, lab/guest.py)
 MIB = 2**20
-
-
-def member_size(point) -> str:
-    if point.raid:
-        return point.raid["member_size"]
-    if point.zfs and point.zfs.get("size"):
-        return point.zfs["size"]
-    return (point.storage or {}).get("size") or DEFAULT_SIZE
-
-
-def serials(point) -> list[str]:
-    """The guest's names for the disks of one point: members, then a rebuild's spare."""
-    count = point.raid["disks"] if point.raid else 1
-    spare = ["lab-spare"] if point.raid and point.raid.get("state") == "rebuilding" else []
-    return [f"lab-m{i}" for i in range(count)] + spare
 
 
 def check(devices: tuple, points, label: str, sys_block: Path = Path("/sys/class/block")) -> None:

@@ -61,6 +61,30 @@ def claims(c, recipe=None):
     cli.guard(cli.data_claims, recipe)
 
 
+CAMPAIGN_HELP = {"topic": "only the claims of this topic (a topic page's name, e.g. redo-size)",
+                 "quick": "the quick profile (default: full)",
+                 "profile": "a profile by name (default: full)",
+                 "workdir": "work directory for templates and runs (default: ./work)"}
+
+
+@task(name="status", help=CAMPAIGN_HELP)
+def claims_status(c, topic=None, quick=False, profile=None, workdir=None):
+    """Every source claim: its pooled verdict, the 95% half-width it needs to be answered and
+    has, and the rounds and time answering it would take here (or why nothing here can)."""
+    cli.guard(cli.claims_status, topic, quick, profile, workdir)
+
+
+@task(name="rerun", help={**CAMPAIGN_HELP,
+                          "budget": "the campaign's time, e.g. 3h or 90m (default 3h)",
+                          "dry_run": "print the runs in order, their aims and times; run nothing"})
+def claims_rerun(c, topic=None, budget="3h", quick=False, profile=None, dry_run=False,
+                 workdir=None):
+    """Run the recipes of the open claims this host can answer, in order of expected answers
+    per hour, each until its claims' intervals are narrow enough or its budget is spent; each
+    result is written as it finishes. Run it again to resume."""
+    cli.guard(cli.claims_rerun, topic, budget, quick, profile, dry_run, workdir)
+
+
 @task(name="submit", help={
     "path": "the result file to prepare (a run's own new file in data/ is prepared in place)",
     "description": "your hardware in a few words (at most 500 characters)",
@@ -128,7 +152,7 @@ def bench(c, only=None):
     """Benchmarks printed as ratios to their targets: the site (build, JavaScript, first chart),
     the site with 1,000 generated contributions (build time, chart data per page) and the engine
     (harness overhead and precision of `doublewrite --quick`, about 5 min), and precision
-    (switchback A/B and A/A, restart A/B: half-widths, wall times, false verdicts; about 20
+    (switchback A/B and A/A, restart A/B: half-widths, wall times, false verdicts; about 32
     min), noise control (whether pinning CPUs or dropping the page cache helps here; about
     20 min), and pooling (the coverage of a pooled A/A interval over k results; about 3 min
     of CPU, no server)."""
@@ -182,6 +206,7 @@ def fleet_clean(c, hosts=None, inventory=None):
 
 ns.add_collection(Collection("recipe", run, list_))
 ns.add_collection(Collection("data", check, claims, submit))
+ns.add_collection(Collection("claims", claims_status, claims_rerun))
 ns.add_collection(Collection("test", test))
 ns.add_collection(Collection("docs", docs_build, docs_serve))
 ns.add_collection(Collection("lab", lab_check, lab_clean, lab_noise))

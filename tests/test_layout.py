@@ -8,7 +8,8 @@ The layers, each importing only its own package and the layers below it:
      results never imports recipes;
   3. tuninglab.engine, tuninglab.site and tuninglab.contrib sit on those, side by side: none of
      the three imports another (site and contrib never import the engine);
-  4. tuninglab.calibrate (`invoke lab.noise`, a command that runs the engine) on those;
+  4. tuninglab.calibrate (`invoke lab.noise`) and tuninglab.campaign (`invoke claims.rerun`),
+     commands that run the engine, on those;
   5. tuninglab.bench and tuninglab.fleet on all of those, side by side;
   6. tuninglab.cli on top: nothing in the package imports it; tasks.py does.
 
@@ -25,7 +26,7 @@ from helpers import REPO
 SRC = REPO / "src"
 PACKAGE = SRC / "tuninglab"
 LAYERS = [("errors", "units", "files"), ("results",), ("recipes",), ("engine", "site", "contrib"),
-          ("calibrate",), ("bench", "fleet"), ("cli",)]
+          ("calibrate", "campaign"), ("bench", "fleet"), ("cli",)]
 LAYER = {part: n for n, parts in enumerate(LAYERS) for part in parts}
 MAX_LINES = 400
 # The engine's subpackages, bottom up: the host and its work directory; the load generators and

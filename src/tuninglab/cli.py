@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tuninglab import files
 from tuninglab.contrib import check
-from tuninglab.engine.run import leftovers, runner
+from tuninglab.engine.run import leftovers, runner, stop_rule
 from tuninglab.engine.host import workdir as workdir_mod
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan as planner
@@ -86,10 +86,20 @@ def recipe_run(name, *, quick=False, profile=None, repeats=None, duration=None, 
         mysqld=mysqld, workdir=Path(workdir) if workdir else None, dry_run=dry_run,
         seed=_seed(seed), devices=tuple(devices), destroy_data=destroy_data,
         precision=precision, budget=budget)
-    runner.run_all(name, opts, variant, say)
+    with stop_rule.aiming(_claim_aims(name, opts)):
+        runner.run_all(name, opts, variant, say)
     if not dry_run:  # what the new result changes: the claims' pooled verdicts, as the site's
         from tuninglab.site import claims_text
         say("\n" + claims_text.report(name))
+
+
+def _claim_aims(name: str, opts) -> dict:
+    """With --budget and no --precision, the stop rule aims at the claims the recipe answers
+    (each its own half-width, campaign.aims); else at --precision or the smallest effect."""
+    if opts.precision is not None or opts.budget is None:
+        return {}
+    from tuninglab import campaign
+    return campaign.recipe_aims(name, campaign.here(opts.workdir, opts.profile))
 
 
 def recipe_list(recipes_dir=files.RECIPES_DIR, say=print):
@@ -127,6 +137,26 @@ def data_claims(recipe=None, say=print):
     """`invoke data.claims`: the source claims' pooled verdicts, as the claims page gives them."""
     from tuninglab.site import claims_text
     say(claims_text.report(recipe))
+
+
+def claims_status(topic=None, quick=False, profile=None, workdir=None, say=print):
+    """`invoke claims.status`: every claim's pooled verdict, the precision it needs and has,
+    and what answering it would take here (site/claim_status.py)."""
+    from tuninglab import campaign
+    from tuninglab.site import claims_text
+    profile = profile_name(quick, profile)
+    here = campaign.here(Path(workdir) if workdir else None, profile)
+    say(claims_text.status_report(topic, here))
+
+
+def claims_rerun(topic=None, budget="3h", quick=False, profile=None, dry_run=False,
+                 workdir=None, say=say):
+    """`invoke claims.rerun`: the open claims' recipes in order of expected answers per hour,
+    within the budget (campaign.py); rerun to resume."""
+    from tuninglab import campaign
+    profile = profile_name(quick, profile)
+    workdir_mod.check_place(Path(workdir) if workdir else files.default_workdir())
+    campaign.rerun(topic, budget, profile, dry_run, Path(workdir) if workdir else None, say)
 
 
 def data_submit(path, description=None, keep_paths=False, data_dir=None, say=print):

@@ -16,7 +16,7 @@ import tomllib
 from collections import Counter
 
 from tuninglab import files, units
-from tuninglab.contrib import design, readback
+from tuninglab.contrib import design, read_view, readback
 from tuninglab.contrib.jsonpaths import at, runs
 from tuninglab.errors import UserError
 from tuninglab.recipes import load, plan as planner
@@ -52,6 +52,7 @@ def check_experiment(doc: dict) -> list[str]:
     problems += check_points(doc, plan, expected) + check_order(doc, plan)
     problems += readback.check_runs(doc, plan, expected)
     problems += readback.check_series(doc) + check_server(doc, expected)
+    problems += read_view.check_runs(doc, experiment)
     return problems
 
 

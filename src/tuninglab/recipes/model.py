@@ -14,6 +14,7 @@ from pathlib import Path
 
 from tuninglab import units
 from tuninglab.errors import UserError
+from tuninglab.recipes import held_view
 from tuninglab.recipes.lab import LAB_DEFAULTS, LAB_KEYS, image_name
 from tuninglab.recipes.raid import array_spec
 from tuninglab.recipes.reader import Reader
@@ -124,6 +125,9 @@ class Workload:
     script: str
     threads: int
     options: tuple = ()   # sorted (key, value) pairs of a project script's options
+    # [workload] hold_read_view: a read view held from the measured phase's start for this many
+    # seconds, then released (engine/measure/read_view.py); 0: none
+    hold_read_view: float = 0.0
 
     def __post_init__(self):
         # Pairs from a dict, or from JSON's lists (the lab VM's job): one hashable form.
@@ -280,6 +284,7 @@ class Recipe:
         if workload.is_tpcc:
             check_warehouses(Reader(self.path, {}, f"profiles.{profile}"), dataset, workload,
                               self.sweep)
+        held_view.check(self, profile, workload, measure)
         return Experiment(self, profile, dataset, workload, self.sweep, measure)
 
 
@@ -387,3 +392,4 @@ def check_warehouses(top: Reader, dataset: Dataset, workload: Workload, sweep: S
         if int(value) > dataset.warehouses:
             top.fail("workload.options.active_warehouses",
                      f"{value} is more than the {dataset.warehouses} warehouses loaded")
+

@@ -130,10 +130,11 @@ def parse_workload(t: Reader) -> Workload:
         t.only("tool")
         return Workload(tool, "full-scan", 1)
     if tool == TPCC:  # the project's TPC-C-like script, its scale in [dataset] warehouses
-        t.only("tool", "threads", "options")
+        t.only("tool", "threads", "options", "hold_read_view")
         return Workload(tool, TPCC_SCRIPT, t.positive_int("threads", 4, MAX_THREADS),
-                        _script_options(TPCC_SCRIPT, t.table("options", required=False)))
-    t.only("tool", "script", "threads", "options")
+                        _script_options(TPCC_SCRIPT, t.table("options", required=False)),
+                        parse_hold_read_view(t))
+    t.only("tool", "script", "threads", "options", "hold_read_view")
     script = t.get("script", str)
     if script == TPCC_SCRIPT:
         t.fail("script", 'the TPC-C-like workload is its own tool: tool = "tpcc", no script')
@@ -141,7 +142,17 @@ def parse_workload(t: Reader) -> Workload:
         known = sorted(SYSBENCH_SCRIPTS) + sorted(PROJECT_SCRIPTS)
         t.fail("script", f"expected one of {', '.join(known)}, got {script!r}")
     return Workload(tool, script, t.positive_int("threads", 4, MAX_THREADS),
-                    _script_options(script, t.table("options", required=False)))
+                    _script_options(script, t.table("options", required=False)),
+                    parse_hold_read_view(t))
+
+
+def parse_hold_read_view(t: Reader) -> float:
+    """[workload] hold_read_view: how long a read view is held from the measured phase's start
+    (a duration such as "30s"; engine/measure/read_view.py), so that the history list grows
+    whatever purge can do, and then released; absent: no view held."""
+    if "hold_read_view" not in t.data:
+        return 0.0
+    return t.duration("hold_read_view", minimum=1)
 
 
 def _script_options(script: str, t: Reader) -> dict:

@@ -5,14 +5,16 @@ own, gets the verdict "regime not reached" instead of faster or slower (document
 
 A run's series reduces to one number by the condition's statistic (a slope to its 95%
 interval's end on the bound's side: slope_bound), a cost per transaction is one already; a
-point's value is the median over its runs. A metric no run recorded gives no value, and a
+point's value is the median over its runs. A run that held a read view may be read over the
+seconds while it was held or after its release (the condition's window), or for the seconds
+its history list took to drain (the drain statistic; results/read_view.py). A metric no run recorded gives no value, and a
 condition without a value is not met: the regime is not shown, so not reached.
 """
 
 import math
 import statistics
 
-from tuninglab.results import timeseries
+from tuninglab.results import read_view, timeseries
 from tuninglab.results.metrics import COST, GUEST, METRICS, RUN_FACTS, decimals
 
 
@@ -80,9 +82,12 @@ def run_value(run: dict, c: dict) -> float | None:
     if metric in COST:
         value = (run.get("summary", {}).get("cost") or {}).get(metric)
         return None if value is None else value * METRICS[metric].scale
+    if statistic == "drain":
+        return read_view.drain_seconds(run)
     series = run.get("series") or {}
     values = timeseries.fill_pct(series) if metric == "checkpoint_fill_pct" \
         else series.get(metric)
+    values = read_view.window(values or [], run, c.get("window"))
     known = [v for v in values or [] if v is not None]
     if not known:
         return None
@@ -91,6 +96,8 @@ def run_value(run: dict, c: dict) -> float | None:
         return drift_pct(values)
     if statistic == "slope":
         return slope_bound(values, c, scale)
+    if statistic == "fall":
+        return largest_fall(known) * scale
     pick = {"median": statistics.median, "max": max, "min": min}[statistic]
     return pick(known) * scale
 
@@ -149,6 +156,17 @@ def slope_bound(values: list, c: dict, scale: float) -> float | None:
     return (low if "at_least" in c else high) * scale
 
 
+def largest_fall(known: list) -> float:
+    """The most the series fell from a higher earlier second (0 for one that never fell): a
+    redo log's checkpoint fill falls when a flush frees it, so a run whose fill fell by much
+    held a whole checkpoint cycle, not only a log still filling."""
+    peak, fall = known[0], 0.0
+    for v in known:
+        peak = max(peak, v)
+        fall = max(fall, peak - v)
+    return fall
+
+
 def drift_pct(values: list) -> float | None:
     """The least trend the series shows over the run, as a share of its mean in %: the
     least-squares slope times the seconds, over the mean, less its 95% half-width (0 when the
@@ -169,13 +187,25 @@ def describe(c: dict) -> str:
     whose = {"baseline": "the baseline's", "each": "each point's"}.get(
         c["of"], f"the {c.get('point')} point's")
     what = METRICS[c["metric"]].label
-    how = "" if c["statistic"] in ("value", "slope") else f"{c['statistic']} "
+    how = "" if c["statistic"] in ("value", "slope", "drain", "fall") else f"{c['statistic']} "
     bound = (f"at least {c['at_least']:g}" if "at_least" in c else f"at most {c['at_most']:g}")
     if c["statistic"] == "slope":
         end = "low" if "at_least" in c else "high"
         what += f" slope (its 95% interval's {end} end)"
+    if c["statistic"] == "fall":
+        what += "'s largest fall (from a higher earlier second)"
+    if c["statistic"] == "drain":
+        what = (f"{what}'s drain (seconds from the read view's release to within "
+                f"{read_view.DRAINED_SHARE:.0%} of its backlog)")
+    what += WINDOW_WORDS.get(c.get("window"), "")
     unit = f" {c['unit']}" if c["unit"] else ""
     return f"{whose} {how}{what} {bound}{unit} ({c['why']})"
+
+
+# How describe() names a condition's window (results/read_view.WINDOWS).
+WINDOW_WORDS = {"held": " while the read view was held",
+                "released": " after the read view's release",
+                "draining": " while the history list drained after the release"}
 
 
 def value_text(check: dict, unit: str = "") -> str:

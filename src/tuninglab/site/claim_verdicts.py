@@ -102,13 +102,14 @@ class Comparison:
     rerun: str = ""              # NOT_TESTABLE: the command that answers it on real hardware
 
 
-def compare_set(s: EvidenceSet, point: str, metric: str = "") -> Comparison:
-    """The point's comparison with the baseline pooled over the set's current results."""
-    if s.latest is None:
-        return Comparison(s, None, ONLY_OLDER, "; ".join(sorted({w for _, w in s.superseded})))
-    if describe.functional_only(s.latest) and not metric:
-        return Comparison(s, None, NOT_TESTABLE, _functional_why(s.latest),
-                          rerun=describe.hardware_rerun(s.latest))
+def estimate(point: str, metric: str, doc: dict) -> pooling.Estimate | None:
+    """One result's estimate of the point's comparison with its baseline, or None."""
+    return _estimate(point, metric, doc)[0]
+
+
+def regime_estimates(s: EvidenceSet, point: str, metric: str = "") -> tuple[list, int, list]:
+    """(the estimates of the set's current results that reached the regime, how many missed
+    it, why the others give none): what compare_set pools."""
     estimates, missed, whys = [], 0, []
     for doc in s.results:
         est, why = _estimate(point, metric, doc)
@@ -118,6 +119,17 @@ def compare_set(s: EvidenceSet, point: str, metric: str = "") -> Comparison:
             missed += 1
         else:
             estimates.append(est)
+    return estimates, missed, whys
+
+
+def compare_set(s: EvidenceSet, point: str, metric: str = "") -> Comparison:
+    """The point's comparison with the baseline pooled over the set's current results."""
+    if s.latest is None:
+        return Comparison(s, None, ONLY_OLDER, "; ".join(sorted({w for _, w in s.superseded})))
+    if describe.functional_only(s.latest) and not metric:
+        return Comparison(s, None, NOT_TESTABLE, _functional_why(s.latest),
+                          rerun=describe.hardware_rerun(s.latest))
+    estimates, missed, whys = regime_estimates(s, point, metric)
     if estimates:
         sd, n, source = between(s)
         pooled = pooling.pool(estimates, between_sd=sd, between_from=source,

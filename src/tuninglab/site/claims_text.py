@@ -1,11 +1,15 @@
 """The source claims' pooled verdicts in the terminal (`invoke data.claims`, and after `invoke
 recipe`): the same verdicts, in the same words, as the claims page (claim_verdicts, and
-results/verdicts.py's vocabulary), one line per claim and evidence set."""
+results/verdicts.py's vocabulary), one line per claim and evidence set; and where each claim
+stands with the precision it needs and the time answering it would take here (`invoke
+claims.status`, claim_status.py)."""
 
 from tuninglab.errors import UserError
 from tuninglab.recipes.load import check_name, list_names
-from tuninglab.site import claim_verdicts, claims_map
+from tuninglab.results import verdicts as words
+from tuninglab.site import claim_status, claim_verdicts, claims_map
 from tuninglab.site.verdict_tables import source_text, times_text
+from tuninglab.units import human_seconds
 
 
 def _line(c, v) -> str:
@@ -14,6 +18,7 @@ def _line(c, v) -> str:
     today = times_text(v.ratio)
     counted = f" ({v.counted})" if v.counted else ""
     why = f": {v.why}" if v.why else ""
+    why += f"; answered {v.rerun}" if v.rerun else ""
     return (f"  {c.id}: then {source_text(c)}, today {today}{counted}: {v.text}{why}\n"
             f"      on {where}")
 
@@ -40,3 +45,71 @@ def report(recipe: str | None = None) -> str:
     return (f"Source claims answered by {what}: pooled over every comparable result "
             "(one server, one host class); the words are defined on the site's claims page.\n"
             + "\n".join(found))
+
+
+# --- invoke claims.status ---------------------------------------------------------------------
+
+def verdict_text(st) -> str:
+    """"too noisy to tell, x0.99 [0.73, 1.33]", or the verdict with its reason."""
+    v = st.verdict
+    if v.ratio is not None:
+        return f"{v.text}, {times_text(v.ratio)}"
+    shown = v.why and v.kind != words.NOT_TESTABLE  # a claim not testable: its line says why
+    return f"{v.text} ({v.why})" if shown else v.text
+
+
+def here_text(st) -> str:
+    """What answering it would take here, or why nothing here can."""
+    if st.answered:
+        return "answered"
+    if st.reach:
+        r = st.reach
+        return (f"here: {r.rounds} rounds, about {human_seconds(r.seconds)} (to ±"
+                f"{r.pooled_pct:.1f}% pooled; noise from {st.basis})")
+    return st.why or "nothing to run"
+
+
+def status_line(st) -> str:
+    c = st.claim
+    has = f", has ±{st.current_pct:.1f}%" if st.current_pct is not None else ""
+    now = (f" (±{st.need_now.pct:g}% at today's x{st.verdict.ratio.ratio:.2f})"
+           if st.need_now else "")
+    return (f"  {c.id} ({c.topic}): {verdict_text(st)}; needs {st.need.text}{now}{has}; "
+            f"{here_text(st)}")
+
+
+def totals(found: list) -> list[str]:
+    """Answered N of M, and the time to answer the rest here."""
+    answered = sum(st.answered for st in found)
+    jobs = claim_status.jobs(found)
+    known = [j for j in jobs if j.seconds]
+    counted = sum(len(j.statuses) for j in known)
+    unknown = sum(len(j.statuses) for j in jobs if not j.seconds)
+    blocks = claim_status.blocked(found)
+    out = [f"Answered {answered} of {len(found)} claims. Open and answerable here: "
+           f"{counted + unknown}; {counted} of them in about "
+           f"{human_seconds(sum(j.seconds for j in known))} ({len(known)} run"
+           f"{'s' * (len(known) != 1)})" + (f", {unknown} in a time unknown" if unknown else "")
+           + "."]
+    if blocks:
+        out.append("Not answerable here now: " + ", ".join(f"{n} {k}" for k, n in
+                                                           blocks.items()) +
+                   " (the line of each says why).")
+    return out
+
+
+def status_report(topic: str | None = None, here=claim_status.Here(), claims=None) -> str:
+    """Every claim (of one topic) with its status, the totals and the estimates' assumptions."""
+    found = claim_status.statuses(topic, here, claims)
+    head = (f"Claims{f' of topic {topic}' if topic else ''}: the verdict on the claim's first "
+            "evidence set (the claims page's), the 95% half-width it needs to be answered ("
+            f"{', '.join(words.ANSWERS)} or equivalent) and has, and what answering it would "
+            f"take here (profile {here.profile}).")
+    rest = []
+    if topic is None and claims is None:
+        n = claims_map.counts()
+        rest = [f"Besides the claims, the map's other source results: {n.not_testable} no "
+                f"recipe here can test and {n.not_an_effect} that are no effect (the claims "
+                "page gives each one's reason)."]
+    return "\n".join([head, *(status_line(st) for st in found), *totals(found), *rest,
+                      f"Estimates assume: {claim_status.ASSUMPTIONS}."])

@@ -11,7 +11,8 @@ A sitting is one machine instance (its salted host id): results of one sitting s
 machine's state, so pooling (results/pooling.py) counts sittings as well as results.
 
 A result the current recipe would no longer run as it ran (its experiment changed since, it ran
-without the memory cap the recipe now sets) is superseded: kept in data/, left out of the
+without the memory cap the recipe now sets, its loop device went through the host's page cache)
+is superseded: kept in data/, left out of the
 verdict, shown only as older evidence.
 """
 

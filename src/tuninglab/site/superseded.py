@@ -1,6 +1,7 @@
 """Superseded results: a result the current recipe would no longer run as it ran (its experiment
-changed since, or it ran without the memory cap the recipe now sets) is kept in data/ but left
-out of verdicts (evidence.py) and of the charts while its host class has a current one."""
+changed since, it ran without the memory cap the recipe now sets, or its sandbox's loop device
+went through the host's page cache) is kept in data/ but left out of verdicts (evidence.py) and
+of the charts while its host class has a current one."""
 
 from functools import lru_cache
 
@@ -60,4 +61,17 @@ def superseded_why(doc: dict) -> str | None:
         return "its recipe version no longer loads"
     if _experiment(recorded) != _experiment(current):
         return "the recipe's experiment changed since (its settings, load, data or checks)"
+    if not r.labs and _page_cached_loop(r):
+        return ("its loop device went through the host's page cache, a second cache outside "
+                "the memory cap: some of its device reads may have come from RAM")
     return None
+
+
+def _page_cached_loop(r: Result) -> bool:
+    """Whether a run's sandbox was a loop device attached buffered: a backing file (a named
+    device has none) without direct IO (engine/storage/loop.py; files from before it record
+    no loop_direct_io). The lab VM's runs are its guest's, whose disks are qemu's."""
+    return any(storage.get("sandbox") and storage.get("backing_file")
+               and storage.get("loop_direct_io") is not True
+               for p in r.points for run in p.runs
+               for storage in (run.get("storage") or {}, run.get("logs_storage") or {}))

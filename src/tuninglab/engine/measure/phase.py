@@ -3,7 +3,7 @@ with the sampler running over it. Stdlib and the engine only: the lab VM's guest
 
 from contextlib import contextmanager
 
-from tuninglab.engine.measure import cost, steady
+from tuninglab.engine.measure import cost, read_view, steady
 
 from tuninglab.engine.server import pinning
 from tuninglab.engine.measure.sampler import Sampler, merge_series
@@ -40,7 +40,7 @@ def oltp(server, disks, workload, measure, dataset, clock, aside=(), extra=None)
     TPC-C-like workload, whose dataset is checked before and whose consistency after. Returns
     the summary, the per-second series and the IO totals of each disk (and of those aside,
     which are left out of the summary and series)."""
-    check_connections(server, workload.threads)
+    check_connections(server, workload.threads, OWN_CONNECTIONS + bool(workload.hold_read_view))
     if workload.is_tpcc:
         check_tpcc_dataset(server, dataset)
 
@@ -54,9 +54,11 @@ def oltp(server, disks, workload, measure, dataset, clock, aside=(), extra=None)
             warm_up = warm(command, measure, clock)
     clock.phase("measure", measure.duration)
     with sampling(server, disks, aside, extra) as sampler, \
-            pinning.pinned(server, cpus):
-        measured = sysbench.run(command(measure.duration), clock.tick)
+            pinning.pinned(server, cpus), held_view(server, workload) as holder:
+        measured = sysbench.run(command(measure.duration), holder.ticking(clock.tick))
     summary = {k: measured.summary[k] for k in ("transactions", "tps", "latency_p95_ms")}
+    if workload.hold_read_view:
+        summary["read_view"] = holder.record()
     summary["latency_avg_ms"] = measured.summary.get("latency_avg_ms")
     summary["errors"] = measured.summary.get("ignored_errors", 0)
     if measured.intervals:  # the clients sysbench ran, as it reported them each second
@@ -109,14 +111,15 @@ def run_command(socket, workload, dataset, seconds) -> list[str]:
                                 workload.threads, seconds, workload.options)
 
 
-# Connections beside the workload's threads: the sampler's and the engine's own queries.
+# Connections beside the workload's threads: the sampler's and the engine's own queries (and
+# a held read view's, one more).
 OWN_CONNECTIONS = 2
 
 
-def check_connections(server, threads: int) -> None:
+def check_connections(server, threads: int, own: int = OWN_CONNECTIONS) -> None:
     allowed = int(server.variables(["max_connections"])["max_connections"])
-    if threads + OWN_CONNECTIONS > allowed:
-        raise UserError(f"{threads} threads need {threads + OWN_CONNECTIONS} connections with "
+    if threads + own > allowed:
+        raise UserError(f"{threads} threads need {threads + own} connections with "
                         f"the engine's own, but the server allows max_connections = {allowed}: "
                         "use fewer threads, or set max_connections in [server.settings]")
 
@@ -143,6 +146,21 @@ def full_scan(server, disks, dataset, clock):
         summary = scan.run(server, dataset.tables, clock.scanned)
     summary["io"] = io_totals(sampler.totals)
     return summary, merge_series([], sampler.samples), sampler.totals
+
+
+@contextmanager
+def held_view(server, workload):
+    """[workload] hold_read_view: a read view opened as the measured phase starts and released
+    at its second (engine/measure/read_view.py); without one, a holder that holds nothing."""
+    if not workload.hold_read_view:
+        yield read_view.NoView()
+        return
+    holder = read_view.ReadViewHolder(server, workload.hold_read_view, workload.tool)
+    holder.open()
+    try:
+        yield holder
+    finally:
+        holder.close()
 
 
 @contextmanager

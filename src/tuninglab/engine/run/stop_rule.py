@@ -3,17 +3,26 @@ a time until every ratio's 95% interval is within ±precision % of the ratio, or
 would overrun the budget, or the repeats reach their maximum. It stops on the width of the
 intervals, never on a verdict, so that adding rounds cannot go looking for an effect.
 
-Without --precision, the target is the recipe's smallest effect worth knowing; without
---budget, three times the planned measuring time. The budget counts from the result's start
-(its fio baseline and, after an interruption, the time until the rerun included)."""
+Without --precision (or the recipe's [measure] precision), the target is the claims' when the
+command that runs the recipe aims at them (aiming(): `invoke recipe` and `invoke claims.rerun`
+give each claim the recipe's variant answers its own aim, site/claim_status.py), and the rule
+stops once each of those comparisons (its point, in its metric) is within its own aim; without
+any, the recipe's smallest effect worth knowing, on every ratio. The engine never reads the
+claims itself (site/ sits beside it): the command hands the aims in. Without --budget, three
+times the planned measuring time. The budget counts from the result's start (its fio baseline
+and, after an interruption, the time until the rerun included)."""
 
 import dataclasses
 import datetime as dt
+import math
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.model import MAX_REPEATS
-from tuninglab.results import document, stats
+from tuninglab.results import document, pooling, stats
 from tuninglab.units import human_seconds
 
 # Without --budget: this many times the planned measuring time (Phoronix Test Suite adds up to
@@ -21,14 +30,48 @@ from tuninglab.units import human_seconds
 DEFAULT_BUDGET_FACTOR = 3
 
 
+@dataclass(frozen=True)
+class Aim:
+    """One claim's comparison and the half-width this result should reach for it."""
+    point: str       # the swept value compared with the baseline
+    metric: str      # "" for the result's primary metric, else a cost (or another metric)
+    pct: float       # the result's own 95% half-width to reach, ± % of the ratio
+    claim: str       # the claim's id, for the progress line
+
+
+# {recipe label ("name" or "name:variant"): (Aim, ...)} while a command aims at claims.
+_AIMS: ContextVar[dict] = ContextVar("stop_rule_aims", default={})
+
+
+@contextmanager
+def aiming(aims: dict):
+    """The claims' aims ({recipe label: (Aim, ...)}) for the runs started inside the block."""
+    token = _AIMS.set(dict(aims))
+    try:
+        yield
+    finally:
+        _AIMS.reset(token)
+
+
+def aims_of(plan) -> tuple:
+    """The claims' aims for this plan: none when --precision or the recipe sets a target."""
+    if plan.experiment.measure.precision_pct is not None:
+        return ()
+    return tuple(_AIMS.get().get(plan.experiment.recipe.label, ()))
+
+
 def active(measure) -> bool:
     return measure.precision_pct is not None or measure.budget is not None
 
 
 def target_pct(plan) -> float:
+    """--precision (or the recipe's), else the tightest aim, else the smallest effect."""
     m = plan.experiment.measure
     if m.precision_pct is not None:
         return m.precision_pct
+    aims = aims_of(plan)
+    if aims:
+        return min(a.pct for a in aims)
     from tuninglab.engine.run.record import smallest_effect_pct  # the recipe's, or the default
     return smallest_effect_pct(m)
 
@@ -80,6 +123,36 @@ def widest_pct(doc: dict) -> float | None:
     return max(widths) if widths else None
 
 
+def aim_pct(doc: dict, plan, aim: Aim) -> float | None:
+    """The result's own 95% half-width on the aim's comparison (as claim_status computes the
+    aim: the log ratio's t interval, pooling.estimate); None while it has none (one repeat, a
+    0)."""
+    point = next(p.id for p in plan.points if p.value == aim.point)
+    values, base, paired = document.compared_values(doc, point,
+                                                    aim.metric or document.metric(doc))
+    if any(v is None for v in values + base):
+        return None
+    est = pooling.estimate(values, base, paired=paired)
+    if est is None:
+        return None
+    return math.sinh(stats.t_quantile(0.95, est.df) * est.se) * 100
+
+
+def aims_text(doc: dict, plan, aims: tuple) -> tuple[bool, str]:
+    """(every aim met, the claims' widths in a line)."""
+    met, parts = True, []
+    for aim in aims:
+        try:
+            width = aim_pct(doc, plan, aim)
+        except KeyError:  # the runs do not measure that metric: no round will give it
+            parts.append(f"{aim.claim} not measured")
+            continue
+        met = met and width is not None and width <= aim.pct
+        shown = "no interval yet" if width is None else f"±{width:.1f}%"
+        parts.append(f"{aim.claim} {shown} (aim ±{aim.pct:g}%)")
+    return met, "claims: " + ", ".join(parts)
+
+
 def spent_s(doc: dict, now: dt.datetime | None = None) -> float:
     started = document.parse_time(doc["started"])
     now = now or dt.datetime.now(dt.timezone.utc)
@@ -90,18 +163,25 @@ def next_round(plan, doc: dict, now=None):
     """(the plan with one more round, or None to stop; why, in a line)."""
     rounds = rounds_done(doc)
     target, budget = target_pct(plan), budget_s(plan)
-    widest, spent = widest_pct(doc), spent_s(doc, now)
-    width = "no interval yet" if widest is None else f"widest interval ±{widest:.1f}%"
-    if widest is not None and widest <= target:
-        return None, f"stop rule: {width}, within the ±{target:g}% asked for"
+    spent, aims = spent_s(doc, now), aims_of(plan)
+    if aims:
+        met, width = aims_text(doc, plan, aims)
+        within, short = "each within its aim", "each within its aim"
+    else:
+        widest = widest_pct(doc)
+        met = widest is not None and widest <= target
+        width = "no interval yet" if widest is None else f"widest interval ±{widest:.1f}%"
+        within, short = f"within the ±{target:g}% asked for", f"within ±{target:g}%"
+    if met:
+        return None, f"stop rule: {width}, {within}"
     if spent + round_seconds(plan) > budget:
-        return None, (f"stop rule: {width}, not within ±{target:g}%, but another round would "
+        return None, (f"stop rule: {width}, not {short}, but another round would "
                       f"overrun the budget ({human_seconds(spent)} of "
                       f"{human_seconds(budget)} spent)")
     if rounds >= MAX_REPEATS:
         return None, f"stop rule: {width}, but the repeats are at their maximum, {MAX_REPEATS}"
     return with_rounds(plan, rounds + 1), \
-        f"stop rule: {width}, not within ±{target:g}%: round {rounds + 1}"
+        f"stop rule: {width}, not {short}: round {rounds + 1}"
 
 
 def new_runs(plan) -> list:
@@ -111,7 +191,10 @@ def new_runs(plan) -> list:
 
 
 def record(doc: dict, plan, why: str) -> None:
-    """The rule, and why it stopped, in the result's plan; the order and repeats as run."""
+    """The rule, and why it stopped, in the result's plan (the schema holds 300 characters of
+    it); the order and repeats as run. Aimed at claims, precision_pct is the tightest aim."""
+    if len(why) > 300:
+        why = why[:299] + "…"
     doc["plan"].update(precision_pct=target_pct(plan), budget_s=budget_s(plan), stopped=why,
                        repeats=rounds_done(doc),
                        order=[r.key for r in plan.runs])
@@ -126,10 +209,13 @@ def as_run(plan, doc: dict):
 
 def describe(plan) -> str:
     """The dry run's line on the rule."""
-    m = plan.experiment.measure
+    m, aims = plan.experiment.measure, aims_of(plan)
+    until = (f"every ratio's 95% interval is within ±{target_pct(plan):g}%" if not aims else
+             "the claims' comparisons are within their aims (" +
+             ", ".join(f"{a.claim} ±{a.pct:g}%" for a in aims) + ")")
     return (f"stop rule: after the {m.repeats} planned repeats, one more round (about "
-            f"{human_seconds(round_seconds(plan))}) at a time until every ratio's 95% interval "
-            f"is within ±{target_pct(plan):g}% or another round would overrun the budget of "
+            f"{human_seconds(round_seconds(plan))}) at a time until {until} "
+            "or another round would overrun the budget of "
             f"{human_seconds(budget_s(plan))} from the start"
             + ("" if budget_s(plan) >= plan.estimate(template_cached=True, baseline_done=True)
                else "; the planned repeats alone take longer: they run all the same"))

@@ -148,18 +148,29 @@ class Session:
             raise dynamic.NotSwitchable(dynamic.startup_only(self.binary, fixed))
 
     def switch_storage(self, run) -> dict:
-        """Write the run's queue settings to sysfs (the sandbox checks the kernel took them)
-        and start its block with a cold page cache, as a restart run starts; the record's
-        additions: the storage as the kernel has it now, and in the first round fio's
-        baseline (fio ran once, before it)."""
+        """Write the run's queue settings to sysfs (the sandbox checks the kernel took them);
+        the record's additions: the storage as the kernel has it now, and in the first round
+        fio's baseline (fio ran once, before it).
+
+        The page cache is dropped only where the host's holds the device's blocks, a loop
+        device attached buffered (the fallback where the kernel refuses direct IO): a second
+        cache outside the server's memory, which would serve a block what the blocks before
+        it read. A direct-IO loop device (or a named device) has none: the only cache left is
+        the server's own, its buffer pool and the page cache charged to its memory cgroup,
+        which a block inherits from the one before like the buffer pool, alike for every
+        point (the order is balanced). Dropping it made each block climb from cold."""
         if not self.box:
             return {}
         for knob, values in self.queue.items():
             self.box.set_queue(knob, str(values[run.point.id]))
-        self._drop_caches()
+        if self.box.host_cached:
+            self._drop_caches()
         return {**(self.fio if run.repeat == 1 else {}), "storage": self.box.state()}
 
     def _drop_caches(self) -> None:
+        """Before the server starts (whatever the device: the copy of the template is in the
+        page cache, uncharged to the server where no memory cap uncached it), and before a
+        block on a buffered loop device; never with storage.drop_caches = false."""
         if self.box and self.plan.baseline.storage.get("drop_caches", True):
             drop_caches()
 

@@ -1,6 +1,7 @@
-"""Storage sandboxes: a sparse file in the work directory, a loop device over it, a filesystem
-with the options under test, mounted, with the IO scheduler and read-ahead set. Every step is
-recorded in the ledger before the next, and undone in reverse order on every exit path.
+"""Storage sandboxes: a sparse file in the work directory, a loop device over it (attached with
+direct IO where the kernel takes it: loop.py), a filesystem with the options under test, mounted,
+with the IO scheduler and read-ahead set. Every step is recorded in the ledger before the next,
+and undone in reverse order on every exit path.
 
 Device mode (device="/dev/sdb"): a disk the user named and agreed to erase takes the place of
 the file and the loop device; the rest is the same, and it is never detached.
@@ -20,11 +21,13 @@ from pathlib import Path
 
 from tuninglab import units
 from tuninglab.engine.host.devices import storage_info
-from tuninglab.engine.storage import backing, guard
+from tuninglab.engine.storage import backing, guard, loop
 from tuninglab.engine.host.ledger import Ledger
 from tuninglab.engine.host.workdir import check_free
 from tuninglab.errors import UserError
 from tuninglab.recipes.filesystems import HOST_FILESYSTEMS
+
+SYS_BLOCK = Path("/sys/block")
 
 # How each filesystem a sandbox makes (recipes/filesystems.py says which) is made, and the
 # Debian package of its mkfs.
@@ -72,6 +75,7 @@ class Sandbox:
         self.mountpoint = self.workdir / "sandboxes" / name
         self.ledger = Ledger(self.workdir)
         self.device = None
+        self.direct_io = None  # a loop device's: whether the kernel took direct IO
         self._made = []
 
     def __enter__(self):
@@ -118,8 +122,40 @@ class Sandbox:
         with open(self.image, "wb") as f:
             f.truncate(size)  # sparse: blocks are allocated as the sandbox fills
         self._push({"kind": "file", "path": str(self.image)})
-        self.device = _run(["losetup", "--find", "--show", str(self.image)], "attaching a loop device")
+        if loop.buffered_asked():
+            loop.say_once(loop.buffered_line())
+        self.direct_io = not loop.buffered_asked() and self._attach_direct()
+        if not self.direct_io:
+            self._attach(loop.attach_command(self.image, None))
+
+    def _attach(self, command: list[str]) -> None:
+        self.device = _run(command, "attaching a loop device")
         self._push({"kind": "loop", "device": self.device, "backing": str(self.image)})
+
+    def _attach_direct(self) -> bool:
+        """Attach the loop device with direct IO at the smallest sector it accepts (loop.py);
+        whether the kernel took direct IO. If not, the device is detached again (to be
+        attached buffered, as before, with the default sector) and that is said once."""
+        sector = loop.sector_size(self.image)
+        self._attach(loop.attach_command(self.image, sector))
+        got = loop.read_back(self.device, SYS_BLOCK)
+        if got["logical_block_size"] != sector:
+            raise UserError(f"{self.device} took a logical sector of {got['logical_block_size']}"
+                            f" bytes, not the {sector} asked for (losetup --sector-size)")
+        if got["direct_io"]:
+            return True
+        loop.say_once(loop.refused_line(self.image))
+        entry = self._made.pop()
+        undo(entry, self.workdir)
+        self.ledger.forget(entry)
+        self.device = None
+        return False
+
+    @property
+    def host_cached(self) -> bool:
+        """Whether the host's page cache holds the device's blocks outside the server's memory:
+        a loop device attached buffered (a second cache, which a switchback block drops)."""
+        return self.image is not None and not self.direct_io
 
     def _claim_device(self) -> str:
         # Checked again right before mkfs: the disk may have been mounted since the runner
@@ -157,11 +193,15 @@ class Sandbox:
     def state(self) -> dict:
         """The storage as the kernel reports it now, for the result file."""
         info = storage_info(self.mountpoint)
-        queue = Path(f"/sys/block/{info['disk']}/queue")  # a partition's queue is its disk's
+        queue = SYS_BLOCK / info["disk"] / "queue"  # a partition's queue is its disk's
         size = self.spec.size if self.image else f"{_device_bytes(self.device) // 2**20}M"
         info.update({"sandbox": True, "backing_file": str(self.image) if self.image else None,
                      "physical_disks": backing.physical_disks(self.device),
                      "size": size, "nr_requests": int((queue / "nr_requests").read_text())})
+        if self.image:  # a loop device's own (a named device has neither)
+            got = loop.read_back(self.device, SYS_BLOCK)
+            info.update({"loop_direct_io": got["direct_io"],
+                         "logical_block_size": got["logical_block_size"]})
         return info
 
     def close(self) -> None:

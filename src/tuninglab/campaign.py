@@ -1,0 +1,245 @@
+"""`invoke claims.rerun`: run the recipes of the open claims (site/claim_status.py: too noisy,
+not measured, only older evidence, a regime a longer profile may reach) that this host can
+answer, in order of expected answers per hour, each aimed at its claims' precision, within a
+campaign budget; and what `invoke claims.status` and `invoke recipe --budget` need to know of this
+host (Here) and to aim the stop rule at the claims (aims).
+
+Each recipe variant runs through the normal run loop (engine/run/runner.py) with its budget (the
+campaign's remaining time, capped per run) and the stop rule aimed at each of its claims
+(stop_rule.aiming: the claim's comparison within the half-width claim_status computed for it),
+so each result is written into data/ as it finishes, and an interrupted run (Ctrl-C, a crash)
+leaves its finished runs in the work directory's progress file. Running the campaign again
+recomputes every verdict from data/, skips what is answered now, and runs an interrupted
+variant first, which the runner resumes. The budget counts per invocation; a resumed result's
+stop rule counts its own budget from the result's start, so one resumed much later stops
+adding rounds once its planned ones are done.
+"""
+
+import math
+import time
+from pathlib import Path
+
+from tuninglab import files, units
+from tuninglab.engine.measure import noise
+from tuninglab.engine.measure.provenance import host_id
+from tuninglab.engine.run import runner, stop_rule
+from tuninglab.errors import Interrupted, UserError
+from tuninglab.site import claim_status, result_files
+from tuninglab.site.claim_status import Here, Job
+from tuninglab.units import human_seconds
+
+# One recipe variant takes at most this much of a campaign, and its budget is its estimate
+# times HEADROOM (the estimate comes from a few earlier results' noise: rough).
+PER_RUN_CAP_S = 2 * 3600
+HEADROOM = 1.5
+MAX_BUDGET_S = 7 * 86400
+
+
+def here(workdir: Path | None = None, profile: str = "full",
+         recipes_dir: Path = files.RECIPES_DIR) -> Here:
+    """This host as claim_status needs it: its id and its noise figures' per-round sd."""
+    wd = Path(workdir or files.default_workdir())
+    me = host_id()
+    return Here(me, profile, _noise_sd(noise.load(wd, me)), recipes_dir)
+
+
+def _noise_sd(figures: dict | None):
+    """The per-round sd of a log ratio from `invoke lab.noise`'s figures, by the model of
+    noise.expected_half_width_pct: a switchback round's ratio sd scaled to the block length, a
+    restart's run-to-run sd twice over (a ratio of two runs)."""
+    if not figures:
+        return None
+
+    def sd(plan) -> float | None:
+        try:
+            if plan.switchback:
+                s = figures["switchback"]
+                scale = math.sqrt(s["block_s"] / plan.experiment.measure.duration)
+                return s["round_log_ratio_sd_pct"] / 100 * scale
+            return figures["restart"]["run_to_run_sd_pct"] / 100 * math.sqrt(2)
+        except (KeyError, TypeError, ZeroDivisionError):
+            return None
+    return sd
+
+
+def parse_budget(text) -> float:
+    """--budget: a duration such as 3h or 90m."""
+    try:
+        seconds = units.seconds(text)
+    except ValueError:
+        raise UserError(f"--budget: expected a duration like 3h or 90m, got {text!r}") from None
+    if not 60 <= seconds <= MAX_BUDGET_S:
+        raise UserError(f"--budget: expected between 1m and {MAX_BUDGET_S // 86400} days, "
+                        f"got {text!r}")
+    return seconds
+
+
+def aim(st) -> stop_rule.Aim | None:
+    """A claim's aim: the half-width its reach asks of the new result, else its need (at
+    today's ratio when it is too noisy: the best a run can do for it); None for a claim no run
+    here answers. Both are under 100% (the result's plan records the tightest)."""
+    if st.reach:
+        pct = st.reach.result_pct
+    elif st.aim.reachable and st.block in ("", claim_status.UNKNOWN, claim_status.OUT_OF_REACH):
+        pct = st.aim.pct
+    else:
+        return None
+    c = st.claim
+    return stop_rule.Aim(c.point, c.metric, pct, c.id)
+
+
+def aims(found) -> dict:
+    """{recipe label: (Aim, ...)} of the claims given (Status), for stop_rule.aiming."""
+    out: dict[str, tuple] = {}
+    for st in found:
+        one = aim(st)
+        if one is not None:
+            label = st.claim.recipe + (f":{st.claim.variant}" if st.claim.variant else "")
+            out[label] = out.get(label, ()) + (one,)
+    return out
+
+
+def recipe_aims(name: str, here_: Here) -> dict:
+    """The aims of every claim a recipe answers (`invoke recipe --budget` without
+    --precision)."""
+    claims = [c for c in claim_status.chosen() if c.recipe == name]
+    return aims([claim_status.status(c, here_) for c in claims])
+
+
+# --- the campaign ------------------------------------------------------------------------------
+
+def run_budget(job: Job, left: float) -> float:
+    """A run's budget: its estimate with headroom, within what is left and the cap."""
+    want = HEADROOM * job.seconds if job.seconds else PER_RUN_CAP_S
+    return min(left, PER_RUN_CAP_S, want)
+
+
+def _progress(wd: Path, job: Job, profile: str) -> Path:
+    # runner's resume.Saved names a variant's progress file so (it needs the binary to say more)
+    variant = f"-{job.variant}" if job.variant else ""
+    return wd / "progress" / f"{job.recipe}{variant}-{profile}.json"
+
+
+def ordered(jobs: list[Job], wd: Path, profile: str) -> list[Job]:
+    """Interrupted runs first (the runner resumes them), then by expected answers per hour."""
+    return sorted(jobs, key=lambda j: not _progress(wd, j, profile).is_file())
+
+
+def job_line(n: int, job: Job, budget: float, wd: Path, profile: str) -> str:
+    claims = ", ".join(f"{a.claim} ±{a.pct:g}%" for a in aims(job.statuses).get(job.label, ()))
+    rounds = max((s.reach.rounds for s in job.statuses if s.reach), default=None)
+    time = (f"{rounds} rounds, about {human_seconds(job.seconds)}, "
+            f"{job.per_hour:.2f} answers/h" if job.seconds else "time unknown")
+    resumed = "; resumes an interrupted run" if _progress(wd, job, profile).is_file() else ""
+    return (f"  {n}. {job.label}: {len(job.statuses)} claim{'s' * (len(job.statuses) != 1)}, "
+            f"{time}; budget {human_seconds(budget)}{resumed}\n     aims: {claims}")
+
+
+def schedule(jobs: list[Job], budget: float) -> tuple[list, list]:
+    """([(job, its budget)] that fit the campaign's budget in order, [jobs left out])."""
+    left, chosen, out = budget, [], []
+    for job in jobs:
+        need = job.seconds or 0.0
+        if need > left or left < 60:
+            out.append(job)
+            continue
+        share = run_budget(job, left)
+        chosen.append((job, share))
+        left -= share
+    return chosen, out
+
+
+def rerun(topic=None, budget="3h", profile="full", dry_run=False, workdir=None, say=print,
+          claims=None, recipes_dir: Path = files.RECIPES_DIR) -> list:
+    """The campaign (module docstring); the claims it answered, as (Status before, after)."""
+    seconds = parse_budget(budget)
+    wd = Path(workdir or files.default_workdir())
+    me = here(wd, profile, recipes_dir)
+    before = {st.claim.id: st for st in claim_status.statuses(topic, me, claims)}
+    jobs = ordered(claim_status.jobs(list(before.values())), wd, profile)
+    chosen, left_out = schedule(jobs, seconds)
+    say(f"Campaign (profile {profile}, budget {human_seconds(seconds)}, host {me.sitting[:8]}):"
+        f" {len(chosen)} run{'s' * (len(chosen) != 1)} for the open claims, interrupted ones "
+        "first, then by expected answers per hour")
+    for n, (job, share) in enumerate(chosen, 1):
+        say(job_line(n, job, share, wd, profile))
+    for job in left_out:
+        say(f"  left out: {job.label} (about {human_seconds(job.seconds or 0)}, more than the "
+            "budget has left)")
+    say(_not_run(before.values()))
+    say(f"Estimates assume: {claim_status.ASSUMPTIONS}.")
+    if dry_run:
+        say("dry run: nothing was started")
+        return []
+    return _run(chosen, seconds, before, me, wd, profile, say)
+
+
+def _not_run(found) -> str:
+    found = list(found)
+    blocks = claim_status.blocked(found)
+    counted = ", ".join(f"{n} {b}" for b, n in blocks.items()) or "none"
+    return (f"Answered already: {sum(st.answered for st in found)}. Not run, no run here "
+            f"answers them: {counted} (`invoke claims.status` says why for each).")
+
+
+def _run(chosen, seconds, before, me, wd, profile, say) -> list:
+    """Each chosen run in turn, each claim's verdict recomputed after it; the answered."""
+    answered, clock = [], _Clock(seconds)
+    try:
+        for n, (job, share) in enumerate(chosen, 1):
+            share = min(share, clock.left())
+            if share < 60:
+                say(f"[{n}/{len(chosen)}] {job.label}: the campaign's budget is spent")
+                break
+            say(f"\n[{n}/{len(chosen)}] {job.label}: budget {human_seconds(share)}")
+            _one(job, share, me, wd, profile, say)
+            answered += _changes(job, before, me, say)
+    except Interrupted:
+        _summary(answered, say)
+        raise
+    _summary(answered, say)
+    return answered
+
+
+def _one(job: Job, share: float, me: Here, wd: Path, profile: str, say) -> None:
+    opts = runner.Options(profile=profile, workdir=wd, budget=f"{int(share)}s",
+                          data_dir=Path(result_files.DATA_DIR), recipes_dir=me.recipes_dir,
+                          variant=job.variant)
+    try:
+        with stop_rule.aiming(aims(job.statuses)):
+            runner.run_all(job.recipe, opts, job.variant, say)
+    except Interrupted:
+        raise
+    except UserError as exc:  # this run cannot be done here: the others may
+        say(f"skipped {job.label}: {exc}")
+
+
+def _changes(job: Job, before: dict, me: Here, say) -> list:
+    """Each of the run's claims, before -> after; the ones answered now."""
+    out = []
+    for st in job.statuses:
+        now = claim_status.status(st.claim, me)
+        old = before[st.claim.id]
+        say(f"  {st.claim.id}: {old.verdict.kind} -> {now.verdict.kind}"
+            + (f" (±{now.current_pct:.1f}%, needs ±{now.need.pct:g}%)"
+               if now.current_pct is not None else ""))
+        if now.answered:
+            out.append((old, now))
+    return out
+
+
+def _summary(answered: list, say) -> None:
+    say(f"\nAnswered {len(answered)} claim{'s' * (len(answered) != 1)}" +
+        (":" if answered else "."))
+    for old, now in answered:
+        say(f"  {now.claim.id}: {old.verdict.kind} -> {now.verdict.kind}")
+
+
+class _Clock:
+    """The campaign's time left."""
+
+    def __init__(self, budget: float):
+        self._end = time.monotonic() + budget
+
+    def left(self) -> float:
+        return self._end - time.monotonic()

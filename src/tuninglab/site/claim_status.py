@@ -1,0 +1,336 @@
+"""Where each source claim stands and what answering it would take here (`invoke claims.status`,
+and the plan of `invoke claims.rerun`): its pooled verdict (claim_verdicts: the claim's first
+evidence set, the one the claims page counts), the precision it needs (results/
+precision_need.py), the precision it has, and the rounds and time one new result from this host
+would take to bring the pooled interval within that need. While a claim is too noisy to tell,
+what a rerun aims at is the need at today's pooled ratio (precision_need.need_at: an interval
+centred there must exclude 1 or the source's band), which is narrower than the need when today's
+ratio lies between the two.
+
+The estimate pools exactly as the verdict will (results/pooling.py): the set's current results
+as they are, plus one new result from this host, a sitting of its own (or one more result of
+its sitting), whose standard error is the per-round noise over the square root of its rounds
+(sampling error shrinks with the square root of the rounds; nothing else does). So it counts
+what more rounds here cannot shrink: the host class's between-sitting spread and the other
+sittings' own noise (a sitting's results are weighed equally, however noisy). When even a
+noiseless new result leaves the pooled interval wider than the need, the claim is out of reach
+from this sitting, and says so. The per-round noise comes from the recipe variant's earlier
+results (of the same profile where there are some), else from this host's `invoke lab.noise`
+figures, else it is unknown. The time is the recipe's plan for that many rounds (recipes/
+plan.py's estimate, the template build included). site/ never imports the engine: the command
+hands in what it knows of this host (Here).
+"""
+
+import dataclasses
+import math
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from tuninglab import files
+from tuninglab.errors import UserError
+from tuninglab.recipes import plan as planner
+from tuninglab.recipes.load import load
+from tuninglab.recipes.model import MAX_REPEATS
+from tuninglab.results import pooling, precision_need, stats
+from tuninglab.results import verdicts as words
+from tuninglab.results.precision_need import Need
+from tuninglab.results.result import Result
+from tuninglab.site import claim_verdicts, claims_map
+from tuninglab.site.claims_map import Claim
+from tuninglab.site.claim_verdicts import Verdict
+
+# What keeps an unanswered claim from an answer here (Status.block), for the totals.
+NOT_HERE, LAB_THROUGHPUT, OUT_OF_REACH, TOO_FINE, SAME_REGIME, NO_PLAN, UNKNOWN = (
+    "not testable here", "lab VM throughput", "out of reach from this sitting",
+    "needs under ±1%", "regime missed by the same run", "no plan here", "time unknown")
+# The verdicts a new result here may turn into an answer (REGIME_NOT_REACHED only when this
+# profile is not the one every result that missed it ran).
+OPEN = (words.TOO_NOISY, words.NOT_MEASURED, words.ONLY_OLDER, words.REGIME_NOT_REACHED)
+ASSUMPTIONS = ("a new result from this host pools with the claim's evidence set as a sitting "
+               "of its own; its sampling error shrinks with the square root of its rounds, "
+               "from the per-round noise of the recipe's earlier results (else this host's "
+               "`invoke lab.noise` figures); today's pooled ratio, the between-sitting spread "
+               "and the other sittings' results stay as they are; times include the template "
+               "build")
+
+
+@dataclass(frozen=True)
+class Here:
+    """What the command knows of this host (the engine's to say, which site/ never imports):
+    its host id, whose results pool as one sitting, and the per-round sd of a log ratio that
+    its noise figures give a plan (None: no figures)."""
+    sitting: str = "this host"
+    profile: str = "full"
+    noise_sd: Callable | None = None
+    recipes_dir: Path = files.RECIPES_DIR
+
+
+@dataclass(frozen=True)
+class Reach:
+    """One new result that brings the pooled interval within the need."""
+    rounds: int
+    seconds: float
+    result_pct: float      # that result's own 95% half-width: its stop rule's aim
+    pooled_pct: float      # the pooled half-width it gives
+
+
+@dataclass(frozen=True)
+class Status:
+    claim: Claim
+    verdict: Verdict
+    need: Need                  # centred on the source's ratio or on 1 (precision_need.need)
+    current_pct: float | None   # the pooled interval's half-width now
+    open: bool                  # a new result here may answer it
+    reach: Reach | None = None
+    why: str = ""               # why it is not open, or why it has no reach
+    basis: str = ""             # where the per-round noise came from
+    block: str = ""             # what keeps it from an answer here, in a few words (BLOCKS)
+    need_now: Need | None = None  # too noisy: the need at today's pooled ratio (need_at)
+
+    @property
+    def aim(self) -> Need:
+        """The need a rerun works to: at today's ratio when it is too noisy, else the need."""
+        return self.need_now or self.need
+
+    @property
+    def answered(self) -> bool:
+        return self.verdict.kind in words.ANSWERS
+
+
+# --- the evidence ------------------------------------------------------------------------------
+
+def margin_of(claim: Claim, v: Verdict, recipes_dir: Path = files.RECIPES_DIR) -> float:
+    """The smallest effect worth knowing the verdict uses: its result's, else the recipe's."""
+    if v.doc is not None:
+        return Result.of(v.doc).smallest_effect
+    pct = load(claim.recipe, recipes_dir, claim.variant).measure.smallest_effect_pct
+    return (stats.DEFAULT_SMALLEST_EFFECT_PCT if pct is None else pct) / 100
+
+
+def _estimate(claim: Claim, doc: dict):
+    """One result's estimate of the claim's comparison, None without one."""
+    return claim_verdicts.estimate(claim.point, claim.metric, doc)
+
+
+def pooled_now(claim: Claim, v: Verdict) -> list[pooling.Estimate]:
+    """The estimates the verdict pools: the set's current results that reached the regime."""
+    if v.evidence is None or v.pooled is None:
+        return []
+    return claim_verdicts.regime_estimates(v.evidence, claim.point, claim.metric)[0]
+
+
+def round_sd(claim: Claim, v: Verdict, plan, here: Here) -> tuple[float | None, str]:
+    """(the per-round sd of the claim's log ratio, where it comes from)."""
+    s = v.evidence
+    docs = [] if s is None else list(s.results) + [d for d, _ in s.superseded]
+    same = [d for d in docs if Result.of(d).profile == here.profile]
+    docs = same or docs
+    sds = [e.se * math.sqrt(Result.of(d).repeats) for d in docs
+           if (e := _estimate(claim, d)) is not None]
+    if sds:
+        profile = here.profile if same else "other profiles"
+        return statistics.median(sds), f"{len(sds)} earlier result{'s' * (len(sds) != 1)} " \
+                                       f"({profile})"
+    sd = here.noise_sd(plan) if here.noise_sd else None
+    return (sd, "this host's lab.noise figures") if sd else (None, "")
+
+
+# --- the reach of one new result ---------------------------------------------------------------
+
+def _half(pooled: pooling.Pooled) -> float:
+    return (pooled.ci_high - pooled.ci_low) / 2 / pooled.ratio * 100
+
+
+def _plan_of(e, rounds: int, design: str):
+    bigger = dataclasses.replace(e.measure, repeats=max(rounds, e.measure.repeats))
+    return planner.build(dataclasses.replace(e, measure=bigger), 1, design)
+
+
+def pooled_with(existing: list, centre: float, sd: float, rounds: int, paired: bool,
+                between: tuple, sitting: str) -> pooling.Pooled:
+    """The pooled interval with one new result of `rounds` rounds added."""
+    new = pooling.Estimate(centre, sd / math.sqrt(rounds), rounds - 1 if paired
+                           else 2 * rounds - 2, sitting)
+    b_sd, b_n, b_from = between
+    return pooling.pool(existing + [new], between_sd=b_sd, between_from=b_from,
+                        between_sittings=b_n)
+
+
+@dataclass(frozen=True)
+class Pool:
+    """An evidence set's pool as it would be with one new result from this host: the estimates
+    pooled now, the new one's log ratio (today's pooled one), the host class's between-sitting
+    spread (claim_verdicts.between) and this host's sitting."""
+    existing: list
+    centre: float = 0.0
+    between: tuple = (None, None, "")
+    sitting: str = "this host"
+
+    @classmethod
+    def of(cls, claim: Claim, v: Verdict, here: Here) -> "Pool":
+        return cls(pooled_now(claim, v), math.log(v.pooled.ratio) if v.pooled else 0.0,
+                   claim_verdicts.between(v.evidence) if v.evidence else (None, None, ""),
+                   here.sitting)
+
+    def half(self, sd: float, rounds: int, paired: bool) -> float:
+        return _half(pooled_with(self.existing, self.centre, sd, rounds, paired, self.between,
+                                 self.sitting))
+
+    def floor_why(self, need: Need) -> str:
+        """Why no result of this sitting can bring it within the need ("" if one can)."""
+        floor = self.half(1e-9, 2, False)
+        if floor <= need.pct:
+            return ""
+        b_sd, _, b_from = self.between
+        spread = f"{pooling.FALLBACK_BETWEEN_SD:.0%} assumed" if b_sd is None else \
+            f"{b_sd:.1%} from {b_from}"
+        return (f"out of reach from this sitting: even a noiseless result leaves the pooled "
+                f"interval ±{floor:.1f}% (the between-sitting spread, {spread}, and the "
+                f"other sittings' own noise): it needs results from more sittings")
+
+
+def reach(pool: Pool, need: Need, plan, sd: float) -> Reach | str:
+    """The fewest rounds of a new result that bring the pooled interval within the need (a
+    bisection: more rounds never widen it), or why none does."""
+    paired = plan.switchback
+    best = pool.half(sd, MAX_REPEATS, paired)
+    if best > need.pct:
+        return (pool.floor_why(need) or f"out of reach from this sitting: {MAX_REPEATS} "
+                f"rounds leave the pooled interval ±{best:.1f}%")
+    low, high = max(2, plan.experiment.measure.repeats), MAX_REPEATS
+    while low < high:
+        mid = (low + high) // 2
+        low, high = (mid + 1, high) if pool.half(sd, mid, paired) > need.pct else (low, mid)
+    df = low - 1 if paired else 2 * low - 2
+    own = precision_need.pct_of_log(stats.t_quantile(0.95, df) * sd / math.sqrt(low))
+    return Reach(low, _plan_of(plan.experiment, low, plan.design).estimate(),
+                 min(max(round(own, 2), 0.01), precision_need.MAX_NEED_PCT),
+                 pool.half(sd, low, paired))
+
+
+# --- a claim's status --------------------------------------------------------------------------
+
+def _regime_open(v: Verdict, profile: str) -> tuple[bool, str]:
+    """Whether a rerun in this profile may reach the regime every result missed."""
+    ran = {Result.of(d).profile for d in v.evidence.results} if v.evidence else set()
+    if profile in ran:
+        return False, (f"every {profile} result missed the recipe's regime check: the same "
+                       "run would miss it again (the recipe needs a scenario that reaches it)")
+    return True, ""
+
+
+def status(claim: Claim, here: Here = Here(), v: Verdict | None = None) -> Status:
+    """The claim's status on its first evidence set, with the reach of a new result here when
+    the claim is open."""
+    v = v or claim_verdicts.verdicts(claim)[0]
+    margin = margin_of(claim, v, here.recipes_dir)
+    need = precision_need.need(claim.source_ratio, margin, claim.source_noise)
+    current = v.ratio.half_width_pct if v.ratio and v.ratio.ci_low else None
+    now = precision_need.need_at(claim.source_ratio, margin, claim.source_noise,
+                                 v.ratio.ratio) if v.kind == words.TOO_NOISY and v.ratio else None
+    base = Status(claim, v, need, current, open=False, need_now=now)
+    if v.kind not in OPEN:
+        testable = v.kind != words.NOT_TESTABLE
+        return dataclasses.replace(base, why="" if testable else v.why,
+                                   block="" if testable else NOT_HERE)
+    if v.kind == words.REGIME_NOT_REACHED:
+        ok, why = _regime_open(v, here.profile)
+        if not ok:
+            return dataclasses.replace(base, why=why, block=SAME_REGIME)
+    if not base.aim.reachable:
+        return dataclasses.replace(base, block=TOO_FINE, why="narrower than any run here "
+                                   f"reaches (±{precision_need.MIN_NEED_PCT:g}%)")
+    return _here(claim, v, base, here)
+
+
+def _here(claim: Claim, v: Verdict, base: Status, here: Here) -> Status:
+    """An open claim's reach here, or what keeps it from one."""
+    need = base.aim
+    pool = Pool.of(claim, v, here)
+    why = pool.floor_why(need)
+    if why:
+        return dataclasses.replace(base, why=why, block=OUT_OF_REACH)
+    try:
+        e = load(claim.recipe, here.recipes_dir, claim.variant).experiment(here.profile)
+    except UserError as exc:
+        return dataclasses.replace(base, why=str(exc), block=NO_PLAN)
+    if e.recipe.in_lab_vm and not claim.metric:
+        return dataclasses.replace(base, block=LAB_THROUGHPUT, why="its throughput would be "
+                                   "the lab VM's (emulated CPU, disks on one device), which "
+                                   "answers no claim: answered on real disks with --device")
+    plan = planner.build(e)
+    sd, basis = round_sd(claim, v, plan, here)
+    if sd is None:
+        return dataclasses.replace(base, open=True, block=UNKNOWN, why="time unknown: no "
+                                   "result of it yet and no noise figures of this host "
+                                   "(`invoke lab.noise`)")
+    found = reach(pool, need, plan, sd)
+    if isinstance(found, str):
+        return dataclasses.replace(base, why=found, basis=basis, block=OUT_OF_REACH)
+    return dataclasses.replace(base, open=True, reach=found, basis=basis)
+
+
+def topics(claims=None) -> list[str]:
+    return sorted({c.topic for c in (claims or claims_map.load_map()[0])})
+
+
+def chosen(topic: str | None = None, claims=None) -> list[Claim]:
+    """The map's claims (or those given), of one topic or all; a topic no claim has is refused."""
+    claims = list(claims if claims is not None else claims_map.load_map()[0])
+    if topic is None:
+        return claims
+    if topic not in topics(claims):
+        raise UserError(f"--topic {topic!r}: no claim has that topic; expected one of "
+                        f"{', '.join(topics(claims))}")
+    return [c for c in claims if c.topic == topic]
+
+
+def statuses(topic: str | None = None, here: Here = Here(), claims=None) -> list[Status]:
+    return [status(c, here) for c in chosen(topic, claims)]
+
+
+# --- the runs that would answer them -----------------------------------------------------------
+
+@dataclass(frozen=True)
+class Job:
+    """One recipe variant to run for the open claims it answers."""
+    recipe: str
+    variant: str
+    statuses: tuple             # the open claims it answers (Status)
+
+    @property
+    def label(self) -> str:
+        return self.recipe + (f":{self.variant}" if self.variant else "")
+
+    @property
+    def seconds(self) -> float | None:
+        """The time of its slowest claim's reach (one run answers them all), None if unknown."""
+        times = [s.reach.seconds for s in self.statuses if s.reach]
+        return max(times) if len(times) == len(self.statuses) else None
+
+    @property
+    def per_hour(self) -> float:
+        """Expected answers per hour (0 when its time is unknown: it goes last)."""
+        return 0.0 if not self.seconds else len(self.statuses) / (self.seconds / 3600)
+
+
+def jobs(found: list[Status]) -> list[Job]:
+    """The open claims grouped by recipe variant, in order of expected answers per hour (the
+    ones whose time is unknown last, in the map's order)."""
+    groups: dict[tuple, list] = {}
+    for s in found:
+        if s.open:
+            groups.setdefault((s.claim.recipe, s.claim.variant), []).append(s)
+    out = [Job(recipe, variant, tuple(group)) for (recipe, variant), group in groups.items()]
+    return sorted(out, key=lambda j: -j.per_hour)
+
+
+def blocked(found: list[Status]) -> dict[str, int]:
+    """The unanswered claims no run here answers, counted by what keeps them from one."""
+    out: dict[str, int] = {}
+    for st in found:
+        if not st.answered and not st.open:
+            out[st.block] = out.get(st.block, 0) + 1
+    return out

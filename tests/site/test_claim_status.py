@@ -1,0 +1,183 @@
+"""Where each claim stands and what answering it would take here (site/claim_status.py, and
+`invoke claims.status` in site/claims_text.py): the status lines against the committed results,
+the time estimate (the pooled interval with one more result, rounds by bisection), what keeps a
+claim from an answer here, and the order of the runs."""
+
+import dataclasses
+import math
+
+import pytest
+
+from helpers import fixture_recipe
+from tuninglab.errors import UserError
+from tuninglab.recipes import plan as planner
+from tuninglab.recipes.load import load
+from tuninglab.results import precision_need, verdicts as words
+from tuninglab.site import claim_status as cs
+from tuninglab.site import claim_verdicts, claims_map, claims_text, result_files
+from tuninglab.site.claims_map import Claim
+from tuninglab.site.evidence import EvidenceSet
+
+HERE = cs.Here(sitting="ffffffffffffffff")
+
+
+@pytest.fixture
+def committed(committed_data, monkeypatch):
+    monkeypatch.setattr(result_files, "DATA_DIR", committed_data)
+    return committed_data
+
+
+def claim(**changes) -> Claim:
+    fields = dict(id="c", source="s", table="t.csv", row="r", column="", source_baseline="",
+                  source_ratio=1.30, recipe="doublewrite", variant="", point="OFF",
+                  invert=False, metric="", headline=False, why="", topic="doublewrite")
+    return Claim(**(fields | changes))
+
+
+# --- the status lines --------------------------------------------------------------------------
+
+def test_every_claim_has_one_line_with_its_verdict_need_and_what_it_would_take(committed):
+    claims = claims_map.load_map()[0]
+    found = cs.statuses(here=HERE)
+    out = claims_text.status_report(here=HERE)
+    lines = out.splitlines()
+    assert lines[0].startswith("Claims: the verdict on the claim's first evidence set")
+    for st in found:
+        c = st.claim
+        line = next(x for x in lines if x.startswith(f"  {c.id} ({c.topic}): "))
+        assert f": {st.verdict.kind}" in line and f"; needs {st.need.text}" in line
+        if st.answered:
+            assert line.endswith("; answered")
+        elif st.reach:
+            assert f"; here: {st.reach.rounds} rounds, about " in line
+        else:
+            assert st.why and line.endswith(st.why)
+        if st.verdict.kind == words.NOT_TESTABLE:
+            assert st.block == cs.NOT_HERE and st.why == st.verdict.why
+    assert len(found) == len(claims)
+    answered = sum(st.answered for st in found)
+    assert f"Answered {answered} of {len(claims)} claims. Open and answerable here: " in out
+    assert lines[-1] == f"Estimates assume: {cs.ASSUMPTIONS}."
+
+
+def test_a_line_gives_the_pooled_ratio_and_the_width_it_has(committed):
+    st = next(s for s in cs.statuses(here=HERE) if s.verdict.ratio is not None)
+    line = claims_text.status_line(st)
+    assert f"{st.verdict.kind}, x" in line and f", has ±{st.current_pct:.1f}%" in line
+    assert math.isclose(st.current_pct, st.verdict.ratio.half_width_pct)
+
+
+def test_a_topic_narrows_the_claims_and_an_unknown_one_is_refused(committed):
+    found = cs.statuses("redo-size", HERE)
+    assert found and {st.claim.topic for st in found} == {"redo-size"}
+    assert claims_text.status_report("redo-size", HERE).startswith("Claims of topic redo-size")
+    with pytest.raises(UserError, match=r"--topic 'nope': no claim has that topic; expected "
+                                        r"one of .*redo-size"):
+        cs.statuses("nope", HERE)
+
+
+# --- the time a claim would take here ----------------------------------------------------------
+
+@pytest.fixture
+def tiny(tmp_path):
+    fixture_recipe(tmp_path, "tiny")
+    return planner.build(load("tiny", recipes_dir=tmp_path).experiment(), design="restart")
+
+
+def test_the_rounds_are_the_fewest_that_bring_the_pooled_interval_within_the_need(tiny):
+    pool = cs.Pool([], 0.0, (0.0, None, "given"), "me")  # no other result, no spread between
+    need = precision_need.Need(10.0, "")
+    r = cs.reach(pool, need, tiny, sd=0.2)
+    assert pool.half(0.2, r.rounds, False) <= 10.0 < pool.half(0.2, r.rounds - 1, False)
+    assert math.isclose(r.pooled_pct, pool.half(0.2, r.rounds, False))
+    bigger = dataclasses.replace(tiny.experiment.measure, repeats=r.rounds)
+    assert r.seconds == planner.build(dataclasses.replace(tiny.experiment, measure=bigger),
+                                      1, "restart").estimate()
+    # alone and without a between-sitting spread, the result's own width is the pooled one
+    assert abs(r.result_pct - r.pooled_pct) < 0.01
+
+
+def test_sampling_error_shrinks_with_the_square_root_of_the_rounds(tiny):
+    pool = cs.Pool([], 0.0, (0.0, None, "given"), "me")
+    wide = cs.reach(pool, precision_need.Need(10.0, ""), tiny, sd=0.2).rounds
+    narrow = cs.reach(pool, precision_need.Need(5.0, ""), tiny, sd=0.2).rounds
+    assert 3.3 < narrow / wide < 4.5  # half the width: about four times the rounds
+
+
+def test_what_more_rounds_cannot_shrink_makes_a_claim_out_of_reach(tiny):
+    pool = cs.Pool([], 0.0, (None, None, ""), "me")  # the assumed 5% between sittings
+    assert pool.floor_why(precision_need.Need(12.0, "")) == ""
+    why = pool.floor_why(precision_need.Need(3.52, ""))
+    assert why.startswith("out of reach from this sitting: even a noiseless result leaves "
+                          "the pooled interval ±9.8%") and "5% assumed" in why
+    assert cs.reach(pool, precision_need.Need(3.52, ""), tiny, sd=0.2) == why
+
+
+def test_the_noise_comes_from_earlier_results_else_the_hosts_figures(committed, tiny):
+    c = next(x for x in claims_map.load_map()[0] if x.recipe == "redo-size" and not x.variant)
+    v = claim_verdicts.verdicts(c)[0]
+    sd, basis = cs.round_sd(c, v, tiny, HERE)
+    assert sd > 0 and basis.endswith(("(other profiles)", "(full)"))
+    none = claim_verdicts.Verdict(words.NOT_MEASURED, words.NOT_MEASURED, None, None)
+    assert cs.round_sd(c, none, tiny, HERE) == (None, "")
+    figures = dataclasses.replace(HERE, noise_sd=lambda plan: 0.04)
+    assert cs.round_sd(c, none, tiny, figures) == (0.04, "this host's lab.noise figures")
+
+
+# --- what keeps a claim from an answer here ---------------------------------------------------
+
+def test_a_claim_too_close_to_its_margin_needs_more_than_any_run(committed):
+    c = claim(source_ratio=1.035, recipe="redo-size", variant="serie-i", point="128M")
+    st = cs.status(c, HERE)
+    assert st.verdict.kind == words.NOT_MEASURED and st.need_now is None
+    assert not st.open and st.block == cs.TOO_FINE and not st.need.reachable
+
+
+def test_a_lab_vm_throughput_claim_is_not_run(committed):
+    c = claim(recipe="kernels", variant="pti", point="off", topic="kernels", source_ratio=1.75)
+    st = cs.status(c, HERE)
+    assert st.verdict.kind == words.NOT_MEASURED
+    assert not st.open and st.block == cs.LAB_THROUGHPUT and "--device" in st.why
+
+
+def test_a_regime_missed_by_every_run_of_this_profile_is_not_rerun_in_it():
+    docs = ({"profile": "quick", "plan": {"repeats": 3}},)
+    s = EvidenceSet("purge-threads", "", "mariadb 10.11", None, docs, ())
+    v = claim_verdicts.Verdict(words.REGIME_NOT_REACHED, words.REGIME_NOT_REACHED, None,
+                               None, evidence=s)
+    assert cs._regime_open(v, "full") == (True, "")
+    ok, why = cs._regime_open(v, "quick")
+    assert not ok and why.startswith("every quick result missed the recipe's regime check")
+
+
+# --- the runs, in order ------------------------------------------------------------------------
+
+def status(cid, recipe, seconds=None, variant="", open_=True) -> cs.Status:
+    v = claim_verdicts.Verdict(words.TOO_NOISY, words.TOO_NOISY, None, None)
+    reach = cs.Reach(5, seconds, 8.0, 9.0) if seconds and open_ else None
+    block = cs.OUT_OF_REACH if not open_ else "" if seconds else cs.UNKNOWN
+    return cs.Status(claim(id=cid, recipe=recipe, variant=variant), v,
+                     precision_need.Need(10.0, ""), None, open_, reach, block=block)
+
+
+def test_runs_are_ordered_by_expected_answers_per_hour_unknown_times_last():
+    found = [status("slow", "a", 3600), status("unknown", "b"), status("fast", "c", 600),
+             status("two-1", "d", 1800), status("two-2", "d", 1200),
+             status("closed", "e", 60, open_=False), status("variant", "a", 900, "v")]
+    jobs = cs.jobs(found)
+    assert [j.label for j in jobs] == ["c", "d", "a:v", "a", "b"]
+    two = jobs[1]
+    assert two.seconds == 1800 and two.per_hour == pytest.approx(4.0)  # one run, 2 answers
+    assert jobs[-1].seconds is None and jobs[-1].per_hour == 0.0
+    assert cs.blocked(found) == {cs.OUT_OF_REACH: 1}
+
+
+def test_a_claim_too_noisy_aims_at_the_need_at_todays_ratio(committed):
+    noisy = [st for st in cs.statuses(here=HERE) if st.verdict.kind == words.TOO_NOISY]
+    if not noisy:
+        pytest.skip("no claim is too noisy to tell in the committed results")
+    for st in noisy:
+        assert st.need_now is not None and st.aim is st.need_now
+        assert f"(±{st.need_now.pct:g}% at today's x" in claims_text.status_line(st)
+        if st.reach:
+            assert st.reach.pooled_pct <= st.need_now.pct

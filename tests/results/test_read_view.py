@@ -204,3 +204,31 @@ def test_a_point_s_held_view_runs_in_medians():
     assert found["drain_s"] == 3 and found["drained_runs"] == 1
     assert found["backlog"] == 39000
     assert read_view.point_summary([{"summary": {}, "series": {}}]) is None
+
+
+def test_a_points_trends_carry_its_held_view_and_both_reports_show_its_drain():
+    """The whole-run history slope of a view held then drained says little (it is negative):
+    the trends carry the backlog and the drain, and the terminal's and the page's tables show
+    them (the page in place of the slope)."""
+    import re
+    from tuninglab.results import report, timeseries
+    from tuninglab.site import result_tables
+    runs = [held_run(HISTORY, TPS), held_run(HISTORY, TPS)]
+    t = timeseries.point_trends(runs)
+    assert t["read_view"] == {"backlog": 39000, "drain_s": 3, "tps_held": 900.0,
+                              "tps_released": 800.0, "tps_draining": 600.0, "drained_runs": 2}
+    assert "read_view" not in timeseries.point_trends([{"series": {"tps": TPS}}])
+    assert result_tables.held_view_text(t["read_view"], 2) == (
+        "a backlog of 39,000 at the release, drained in 3 s (2 of 2 runs); 900 tps while "
+        "held, 600 while draining")
+    doc = make_doc()
+    for p in doc["points"]:
+        for run in p["runs"]:
+            held = held_run(HISTORY, TPS)
+            run["series"] = held["series"]
+            run["summary"]["read_view"] = held["summary"]["read_view"]
+    doc = document.recompute(doc)
+    text = report.trends_table(doc)
+    assert "the held read view" in text and "39,000" in text
+    page = re.sub("<[^>]+>", " ", result_tables.trends(doc))
+    assert "a backlog of 39,000 at the release" in page and "/s, growing" not in page

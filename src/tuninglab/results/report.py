@@ -186,7 +186,15 @@ def trends_table(doc: dict) -> str:
                      "-" if growing is None else f"{growing} of {t['runs']} runs",
                      _fmt(t["history_end"], 0), _fmt(t["dips"]), _fmt(t["dip_depth_pct"]),
                      _fmt(t["dips_near_capacity"], 0), _fmt(fill * 100 if fill else fill, 0)])
-    return "\n\nover time (per-second series, medians over the runs):\n" + table(rows)
+    held = [[p.id, _fmt(v["backlog"], 0), _fmt(v["drain_s"]),
+             f"{v['drained_runs']} of {p.trends['runs']} runs", _fmt(v.get("tps_held")),
+             _fmt(v.get("tps_draining"))]
+            for p in points if (v := p.trends.get("read_view"))]
+    drain = "" if not held else (
+        "\n\nthe held read view (medians over the runs; the history slope above spans the held "
+        "and the drained seconds):\n" + table([["point", "backlog at release", "drain s",
+                                               "drained in", "tps held", "tps draining"]] + held))
+    return "\n\nover time (per-second series, medians over the runs):\n" + table(rows) + drain
 
 
 def run_line(summary: dict) -> str:

@@ -9,6 +9,8 @@ and has no scipy, so stats (which needs scipy) is imported only inside slope().
 import math
 import statistics
 
+from tuninglab.results import read_view
+
 
 def slope(values, t=None) -> dict | None:
     """Least-squares slope per second, with its 95% t interval; None with fewer than 3 points.
@@ -117,7 +119,8 @@ def point_trends(runs: list) -> dict | None:
     dipped = [f["dips"] for f in found if f["dips"]]
     near = [d["near_capacity"] for d in dipped if d["near_capacity"] is not None]
     fills = [f["checkpoint_fill_max"] for f in found if f["checkpoint_fill_max"] is not None]
-    return {
+    held = read_view.point_summary(runs)  # a held view's backlog and drain, where one was held
+    return ({"read_view": held} if held else {}) | {
         "runs": len(found),
         "history_slope_per_s": _median([s["per_s"] for s in slopes], 2),
         "history_growing_runs": sum(s["growing"] for s in slopes) if slopes else None,

@@ -169,6 +169,16 @@ def _cost_cell(p: Point, key: str) -> str:
     return f"{html.escape(shown)}<br>{html.escape(ratio.text(digits))}"
 
 
+def held_view_text(v: dict, runs: int) -> str:
+    """A held read view's point in words: the backlog, the drain and the throughput."""
+    num = lambda x, fmt: "-" if x is None else format(x, fmt)  # noqa: E731
+    drained = (f"drained in {num(v['drain_s'], 'g')} s ({v['drained_runs']} of {runs} runs)"
+               if v["drained_runs"] else f"not drained within the run (0 of {runs} runs)")
+    return (f"a backlog of {num(v['backlog'], ',.0f')} at the release, {drained}; "
+            f"{num(v.get('tps_held'), ',.0f')} tps while held, "
+            f"{num(v.get('tps_draining'), ',.0f')} while draining")
+
+
 def trends(doc: dict) -> str:
     """What the latest result's per-second series show, point by point (computed from the
     series on the page, so a contributed file cannot claim trends its series do not show)."""
@@ -181,11 +191,14 @@ def trends(doc: dict) -> str:
         history = "not sampled" if slope is None else (
             f"{slope:+,.1f}/s, growing in {growing} of {t['runs']} runs; "
             f"{t['history_end']:,.0f} at the end")
+        if t.get("read_view"):  # the slope of a run that held a view then drained it says little
+            history = held_view_text(t["read_view"], t["runs"])
         fill = t["checkpoint_fill_max"]
         dips = "-" if t["dips"] is None else f"{t['dips']:g} (deepest {t['dip_depth_pct']:g}%)"
         rows.append([_breakable(p.value), history, dips,
                      "-" if fill is None else f"{100 * fill:.0f}%"])
-    heads = ["setting", "history list length: slope, runs where it kept growing, last value",
+    heads = ["setting", "history list length: slope, runs where it kept growing, last value "
+             "(or, where a read view was held, its backlog and drain)",
              "throughput dips below half the median (median per run)",
              "redo log fullest (checkpoint age / capacity)"]
     labels = ["setting", "history list length", "throughput dips", "redo log fullest"]

@@ -3,6 +3,7 @@ fixture recipes and the committed result files, skips that name what is missing,
 tests leave behind (loop devices, mounts, ledger) with a loop device of their own."""
 
 import copy
+import datetime as dt
 import functools
 import json
 import os
@@ -18,6 +19,7 @@ import pytest
 
 from tuninglab.engine.host.ledger import Ledger
 from tuninglab.errors import UserError
+from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load
 from tuninglab.results import stats
 
@@ -416,3 +418,22 @@ def result_problems(root: Path, doc: dict, where=None) -> tuple[Path, list[str]]
     from tuninglab.contrib import check
     path = place_result(root, doc, where)
     return path, check.check_file(path)
+
+
+# --- the stop rule's tests (tests/engine/run/test_stop_rule_*.py) ----------------------------
+
+STOP_RULE_START = dt.datetime(2026, 11, 21, 23, 24, 43, tzinfo=dt.timezone.utc)
+
+
+def tiny_plan(tmp_path, **cli):
+    """The tiny fixture's restart plan, with the command line's options (precision=, ...)."""
+    fixture_recipe(tmp_path, "tiny")
+    e = load("tiny", recipes_dir=tmp_path).experiment(**cli)
+    return planner.build(e, design="restart")
+
+
+def doc_with(on, off):
+    """make_doc's result of those throughputs, started at STOP_RULE_START."""
+    doc = make_doc(on_tps=on, off_tps=off)
+    doc["started"] = STOP_RULE_START.isoformat()
+    return doc

@@ -27,17 +27,17 @@ from tuninglab.results import calibrations, document
 
 FIVE_MINUTES = 300.0
 POWER = 0.8  # the smallest effect detected this often
-# A scratch recipe on the CPU-bound shape and load of flush-log-at-trx-commit (also the
-# precision benchmark's).
+# A scratch recipe, by default on the CPU-bound shape and load of flush-log-at-trx-commit (also
+# the precision benchmark's, which gives its disk-bound one other tables).
 RECIPE = """title = "{title}"
 question = "{question}"
-topic = "flush-log-at-trx-commit"
+topic = "{topic}"
 
 [dataset]
-shape = "cpu-bound"
+shape = "{shape}"
 
-[workload]
-script = "oltp_write_only"
+{tables}[workload]
+script = "{script}"
 threads = 4
 
 [sweep]
@@ -64,11 +64,14 @@ A_A = {"setting": "innodb_lock_wait_timeout", "values": "50, 51", "baseline": "5
 
 
 def scratch_recipe(design: str, warmup: int, duration: int, repeats: int, title: str,
-                   question: str = "How noisy is this host?", **sweep) -> str:
-    """A recipe's text on the CPU-bound shape; sweep: setting, values (as TOML list items)
-    and baseline, the A/A's by default."""
+                   question: str = "How noisy is this host?", topic="flush-log-at-trx-commit",
+                   shape="cpu-bound", script="oltp_write_only", tables="", **sweep) -> str:
+    """A recipe's text, on the CPU-bound shape unless told; tables: more TOML tables, each
+    ending in a blank line; sweep: setting, values (as TOML list items) and baseline, the A/A's
+    by default."""
     return RECIPE.format(**{**A_A, **sweep}, title=title, question=question, design=design,
-                         warmup=warmup, duration=duration, repeats=repeats)
+                         warmup=warmup, duration=duration, repeats=repeats, topic=topic,
+                         shape=shape, script=script, tables=tables)
 
 
 def recipe_text(design: str, quick: bool) -> str:

@@ -15,15 +15,15 @@ stop rule counts its own budget from the result's start, so one resumed much lat
 adding rounds once its planned ones are done.
 """
 
-import math
 import time
 from pathlib import Path
 
 from tuninglab import files, units
 from tuninglab.engine.measure import noise
 from tuninglab.engine.measure.provenance import host_id
-from tuninglab.engine.run import runner, stop_rule
+from tuninglab.engine.run import resume, runner, stop_rule
 from tuninglab.errors import Interrupted, UserError
+from tuninglab.recipes.model import label as recipe_label
 from tuninglab.site import claim_status, result_files
 from tuninglab.site.claim_status import Here, Job
 from tuninglab.units import human_seconds
@@ -44,19 +44,14 @@ def here(workdir: Path | None = None, profile: str = "full",
 
 
 def _noise_sd(figures: dict | None):
-    """The per-round sd of a log ratio from `invoke lab.noise`'s figures, by the model of
-    noise.expected_half_width_pct: a switchback round's ratio sd scaled to the block length, a
-    restart's run-to-run sd twice over (a ratio of two runs)."""
+    """The per-round sd of a log ratio from `invoke lab.noise`'s figures (noise.round_sd),
+    None where they lack what a plan's design needs."""
     if not figures:
         return None
 
     def sd(plan) -> float | None:
         try:
-            if plan.switchback:
-                s = figures["switchback"]
-                scale = math.sqrt(s["block_s"] / plan.experiment.measure.duration)
-                return s["round_log_ratio_sd_pct"] / 100 * scale
-            return figures["restart"]["run_to_run_sd_pct"] / 100 * math.sqrt(2)
+            return noise.round_sd(figures, plan)
         except (KeyError, TypeError, ZeroDivisionError):
             return None
     return sd
@@ -94,7 +89,7 @@ def aims(found) -> dict:
     for st in found:
         one = aim(st)
         if one is not None:
-            label = st.claim.recipe + (f":{st.claim.variant}" if st.claim.variant else "")
+            label = recipe_label(st.claim.recipe, st.claim.variant)
             out[label] = out.get(label, ()) + (one,)
     return out
 
@@ -115,9 +110,7 @@ def run_budget(job: Job, left: float) -> float:
 
 
 def _progress(wd: Path, job: Job, profile: str) -> Path:
-    # runner's resume.Saved names a variant's progress file so (it needs the binary to say more)
-    variant = f"-{job.variant}" if job.variant else ""
-    return wd / "progress" / f"{job.recipe}{variant}-{profile}.json"
+    return resume.progress_path(wd, job.recipe, job.variant, profile)
 
 
 def ordered(jobs: list[Job], wd: Path, profile: str) -> list[Job]:

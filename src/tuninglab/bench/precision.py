@@ -48,14 +48,8 @@ TARGETS = {"switchback_pct": 3.0, "switchback_s": 300.0, "restart_pct": 5.0,
 # direct IO.
 DISK_ROUNDS = 20
 DISK_AA = {"buffered": "precision-disk-aa-buffered", "direct IO": "precision-disk-aa-direct"}
-DISK_RECIPE = """title = "Disk-bound A/A ({how}): innodb_lock_wait_timeout 50 vs 51"
-question = "How precise is a disk-bound switchback on this host?"
-topic = "io-schedulers"
-
-[dataset]
-shape = "disk-bound"
-
-[[regime]]
+# Its tables beside calibrate's scratch recipe: the regime check and the sandbox.
+DISK_TABLES = """[[regime]]
 metric = "server_read_bytes_per_trx"
 at_least = 16
 why = "InnoDB's page reads reach the device"
@@ -64,21 +58,6 @@ why = "InnoDB's page reads reach the device"
 filesystem = "ext4"
 size = "2G"
 
-[workload]
-script = "oltp_read_write"
-threads = 4
-
-[sweep]
-setting = "{setting}"
-values = [{values}]
-baseline = {baseline}
-
-[measure]
-design = "switchback"
-warmup = "30s"
-settle = "2s"
-duration = "5s"
-repeats = {rounds}
 """
 
 
@@ -111,8 +90,11 @@ def recipe_text(sweep: dict, rounds: int) -> str:
 def write_disk_recipes(recipes: Path) -> None:
     for how, name in DISK_AA.items():
         (recipes / name).mkdir(parents=True, exist_ok=True)
-        (recipes / name / "recipe.toml").write_text(
-            DISK_RECIPE.format(how=how, rounds=DISK_ROUNDS, **calibrate.A_A))
+        (recipes / name / "recipe.toml").write_text(calibrate.scratch_recipe(
+            "switchback", 30, 5, DISK_ROUNDS,
+            f"Disk-bound A/A ({how}): innodb_lock_wait_timeout 50 vs 51",
+            "How precise is a disk-bound switchback on this host?", topic="io-schedulers",
+            shape="disk-bound", script="oltp_read_write", tables=DISK_TABLES))
 
 
 def measure_disk_aa(scratch: Path, recipes: Path, say) -> dict:

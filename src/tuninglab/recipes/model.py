@@ -92,6 +92,11 @@ DESIGNS = ("auto", "switchback", "restart")
 DATASET_KEYS = ("tables", "table_size", "buffer_pool_size", "memory_limit", "warehouses")
 
 
+def label(name: str, variant: str) -> str:
+    """A recipe variant in one word: "name" or "name:variant"."""
+    return f"{name}:{variant}" if variant else name
+
+
 def in_lab_vm(raid, lab, zfs) -> bool:
     """A recipe with a [raid], [lab] or [zfs] table runs in the lab VM (engine/lab/vm.py)."""
     return bool(raid or lab or zfs)
@@ -247,7 +252,7 @@ class Recipe:
 
     @property
     def label(self) -> str:
-        return f"{self.name}:{self.variant}" if self.variant else self.name
+        return label(self.name, self.variant)
 
     def experiment(self, profile="full", repeats=None, duration=None, warmup=None,
                    precision=None, budget=None):
@@ -392,4 +397,3 @@ def check_warehouses(top: Reader, dataset: Dataset, workload: Workload, sweep: S
         if int(value) > dataset.warehouses:
             top.fail("workload.options.active_warehouses",
                      f"{value} is more than the {dataset.warehouses} warehouses loaded")
-

@@ -7,8 +7,9 @@ A run's series reduces to one number by the condition's statistic (a slope to it
 interval's end on the bound's side: slope_bound), a cost per transaction is one already; a
 point's value is the median over its runs. A run that held a read view may be read over the
 seconds while it was held or after its release (the condition's window), or for the seconds
-its history list took to drain (the drain statistic; results/read_view.py). A metric no run recorded gives no value, and a
-condition without a value is not met: the regime is not shown, so not reached.
+its history list took to drain (the drain statistic; results/read_view.py). A metric no run
+recorded gives no value, and a condition without a value is not met: the regime is not shown,
+so not reached.
 """
 
 import math

@@ -32,7 +32,7 @@ from tuninglab import files
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load
-from tuninglab.recipes.model import MAX_REPEATS
+from tuninglab.recipes.model import MAX_REPEATS, label as recipe_label
 from tuninglab.results import pooling, precision_need, stats
 from tuninglab.results import verdicts as words
 from tuninglab.results.precision_need import Need
@@ -86,7 +86,7 @@ class Status:
     reach: Reach | None = None
     why: str = ""               # why it is not open, or why it has no reach
     basis: str = ""             # where the per-round noise came from
-    block: str = ""             # what keeps it from an answer here, in a few words (BLOCKS)
+    block: str = ""             # what keeps it from an answer here, in a few words (NOT_HERE...)
     need_now: Need | None = None  # too noisy: the need at today's pooled ratio (need_at)
 
     @property
@@ -140,7 +140,7 @@ def round_sd(claim: Claim, v: Verdict, plan, here: Here) -> tuple[float | None, 
 # --- the reach of one new result ---------------------------------------------------------------
 
 def _half(pooled: pooling.Pooled) -> float:
-    return (pooled.ci_high - pooled.ci_low) / 2 / pooled.ratio * 100
+    return claim_verdicts.pooled_ratio(pooled).half_width_pct
 
 
 def _plan_of(e, rounds: int, design: str):
@@ -302,7 +302,7 @@ class Job:
 
     @property
     def label(self) -> str:
-        return self.recipe + (f":{self.variant}" if self.variant else "")
+        return recipe_label(self.recipe, self.variant)
 
     @property
     def seconds(self) -> float | None:

@@ -4,33 +4,24 @@ view is the integration test's)."""
 
 import pytest
 
+from helpers import FakeConnection
 from tuninglab.engine.measure import read_view
 from tuninglab.engine.workloads.sysbench import Interval
 from tuninglab.errors import UserError
 
 
-class Recording:
-    """A connection that records its statements (or fails on the one named)."""
+class Recording(FakeConnection):
+    """A connection that records its statements (or fails on the one named) and its commits,
+    and whether it was closed."""
 
     def __init__(self, fail_on=None):
-        self.statements, self.fail_on, self.closed = [], fail_on, False
-
-    def cursor(self):
-        return self
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
+        super().__init__()
+        self.fail_on, self.closed = fail_on, False
 
     def execute(self, sql):
         if self.fail_on and self.fail_on in sql:
             raise RuntimeError("Table 'sbtest.sbtest1' doesn't exist")
-        self.statements.append(sql)
-
-    def fetchall(self):
-        return []
+        super().execute(sql)
 
     def commit(self):
         self.statements.append("COMMIT")

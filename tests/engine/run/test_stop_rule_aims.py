@@ -1,27 +1,9 @@
 """The stop rule aimed at claims (stop_rule.aiming): each claim's comparison within its own aim,
 --precision overriding them, and the smallest effect when no claim is aimed at."""
 
-import datetime as dt
-
-from helpers import fixture_recipe, make_doc
+from helpers import STOP_RULE_START as START, doc_with, tiny_plan
 from tuninglab.engine.run import stop_rule
-from tuninglab.recipes import plan as planner
-from tuninglab.recipes.load import load
 from tuninglab.results import stats
-
-START = dt.datetime(2026, 11, 21, 23, 24, 43, tzinfo=dt.timezone.utc)
-
-
-def tiny_plan(tmp_path, **cli):
-    fixture_recipe(tmp_path, "tiny")
-    e = load("tiny", recipes_dir=tmp_path).experiment(**cli)
-    return planner.build(e, design="restart")
-
-
-def doc_with(on, off):
-    doc = make_doc(on_tps=on, off_tps=off)
-    doc["started"] = START.isoformat()
-    return doc
 
 
 WIDE = ((1000.0, 1100.0, 900.0), (1500.0, 1300.0, 1700.0))    # OFF / ON about ±25%

@@ -5,25 +5,10 @@ import datetime as dt
 
 import pytest
 
-from helpers import fixture_recipe, make_doc, make_run
+from helpers import STOP_RULE_START as START, doc_with, fixture_recipe, make_run, tiny_plan
 from tuninglab.engine.run import stop_rule
 from tuninglab.errors import UserError
-from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load
-
-START = dt.datetime(2026, 11, 21, 23, 24, 43, tzinfo=dt.timezone.utc)
-
-
-def tiny_plan(tmp_path, **cli):
-    fixture_recipe(tmp_path, "tiny")
-    e = load("tiny", recipes_dir=tmp_path).experiment(**cli)
-    return planner.build(e, design="restart")
-
-
-def doc_with(on, off):
-    doc = make_doc(on_tps=on, off_tps=off)
-    doc["started"] = START.isoformat()
-    return doc
 
 
 def test_a_wide_interval_with_time_left_adds_the_next_round(tmp_path):

@@ -23,19 +23,23 @@ def load(wd: Path, host_id: str) -> dict | None:
     return figures
 
 
-def expected_half_width_pct(figures: dict, plan) -> float | None:
-    """About how wide (± %) this plan's ratios should come out here, from the figures: a
+def round_sd(figures: dict, plan) -> float:
+    """The sd of one round's log ratio this plan should see here, from the figures: a
     switchback's round spread scaled to its block length (per-second noise averages out over
-    longer blocks), a restart's run-to-run spread as it is (it comes per run)."""
-    m = plan.experiment.measure
-    n = m.repeats
-    if n < 2:
-        return None
+    longer blocks), a restart's run-to-run spread twice over (a ratio of two runs)."""
     if plan.switchback:
         s = figures["switchback"]
-        sd = s["round_log_ratio_sd_pct"] / 100 * math.sqrt(s["block_s"] / m.duration)
-        se, df = sd / math.sqrt(n), n - 1
-    else:
-        sd = figures["restart"]["run_to_run_sd_pct"] / 100
-        se, df = sd * math.sqrt(2 / n), 2 * n - 2
+        return (s["round_log_ratio_sd_pct"] / 100
+                * math.sqrt(s["block_s"] / plan.experiment.measure.duration))
+    return figures["restart"]["run_to_run_sd_pct"] / 100 * math.sqrt(2)
+
+
+def expected_half_width_pct(figures: dict, plan) -> float | None:
+    """About how wide (± %) this plan's ratios should come out here, from the figures
+    (round_sd over the square root of its rounds)."""
+    n = plan.experiment.measure.repeats
+    if n < 2:
+        return None
+    se = round_sd(figures, plan) / math.sqrt(n)
+    df = n - 1 if plan.switchback else 2 * n - 2
     return round((math.exp(student_t.ppf(0.975, df) * se) - 1) * 100, 1)

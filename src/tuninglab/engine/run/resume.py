@@ -10,13 +10,17 @@ from tuninglab.engine.run import record
 from tuninglab.results import document
 
 
+def progress_path(wd: Path, recipe: str, variant: str, profile: str) -> Path:
+    """Where a recipe variant's unfinished result of a profile is saved."""
+    return wd / "progress" / f"{recipe}{f'-{variant}' if variant else ''}-{profile}.json"
+
+
 class Saved:
     """The unfinished result of this plan in the work directory, which a rerun resumes."""
 
     def __init__(self, wd: Path, plan, binary):
         e = plan.experiment
-        variant = f"-{e.recipe.variant}" if e.recipe.variant else ""
-        self.path = wd / "progress" / f"{e.recipe.name}{variant}-{e.profile}.json"
+        self.path = progress_path(wd, e.recipe.name, e.recipe.variant, e.profile)
         self.key = record.resume_key(plan, binary)
 
     def load(self, say, move_stale=True):

@@ -14,7 +14,6 @@ and, after an interruption, the time until the rerun included)."""
 
 import dataclasses
 import datetime as dt
-import math
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from dataclasses import dataclass
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.model import MAX_REPEATS
-from tuninglab.results import document, pooling, stats
+from tuninglab.results import document, pooling, precision_need, stats
 from tuninglab.units import human_seconds
 
 # Without --budget: this many times the planned measuring time (Phoronix Test Suite adds up to
@@ -135,7 +134,7 @@ def aim_pct(doc: dict, plan, aim: Aim) -> float | None:
     est = pooling.estimate(values, base, paired=paired)
     if est is None:
         return None
-    return math.sinh(stats.t_quantile(0.95, est.df) * est.se) * 100
+    return precision_need.pct_of_log(stats.t_quantile(0.95, est.df) * est.se)
 
 
 def aims_text(doc: dict, plan, aims: tuple) -> tuple[bool, str]:

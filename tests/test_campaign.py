@@ -78,7 +78,7 @@ def test_a_run_that_does_not_fit_the_budget_is_left_out(committed, tmp_path):
 
 
 @pytest.mark.parametrize("budget,expected", [
-    ("soon", "--budget: expected a duration like 3h or 90m, got 'soon'"),
+    ("soon", "--budget: expected a duration like 3h, 90m or 2h30m, got 'soon'"),
     ("10s", "--budget: expected between 1m and 7 days, got '10s'"),
     ("999h", "--budget: expected between 1m and 7 days"),
 ])

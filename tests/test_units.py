@@ -10,6 +10,8 @@ from tuninglab import units
 @pytest.mark.parametrize("value,expected", [
     ("30s", 30.0), ("2m", 120.0), ("1.5h", 5400.0), ("250ms", 0.25), ("45", 45.0),
     (" 10 s ", 10.0), ("0", 0.0), (0, 0.0), (12, 12.0), (2.5, 2.5), ("0.5m", 30.0),
+    ("1h30m", 5400.0), ("2m05s", 125.0), ("1h02m30s", 3750.0), ("2h10m", 7800.0),
+    ("1h30s", 3630.0),
 ])
 def test_seconds(value, expected):
     result = units.seconds(value)
@@ -18,7 +20,7 @@ def test_seconds(value, expected):
 
 
 @pytest.mark.parametrize("value", ["", "s", "soon", "-5s", "5 min", "1d", "1,5s", "5S", "1e3",
-                                   True, False, -1, -0.5, None])
+                                   "1m1h", "1h30ms", "1.5h30m", "h", "1h 30m", True, False, -1, -0.5, None])
 def test_seconds_rejects(value):
     with pytest.raises(ValueError):
         units.seconds(value)
@@ -42,6 +44,12 @@ def test_size_bytes_rejects(value):
 def test_size_bytes_rejects_negative_int():
     with pytest.raises(ValueError):
         units.size_bytes(-5)
+
+
+def test_human_seconds_reads_back():
+    """What the tools print (an estimate, a time left) can be typed back as a --budget."""
+    for total in (45, 185, 3600, 5400, 9240):
+        assert units.seconds(units.human_seconds(total)) == total
 
 
 @pytest.mark.parametrize("total,expected", [

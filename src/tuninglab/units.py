@@ -3,12 +3,15 @@
 import re
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
+# A duration as human_seconds() prints it, hours to seconds in order: 1h30m, 2m05s, 1h02m30s.
+_COMPOUND = re.compile(r"^\s*(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+)s)?\s*$")
 _SCALE = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, None: 1}
 _SIZE = re.compile(r"^\s*(\d+)\s*([KMGT]?)B?\s*$", re.IGNORECASE)
 
 
 def seconds(value) -> float:
-    """'30s', '2m', '1.5h' or a number of seconds -> seconds; ValueError otherwise."""
+    """'30s', '2m', '1.5h', '1h30m' (as human_seconds prints) or a number of seconds ->
+    seconds; ValueError otherwise."""
     if isinstance(value, bool):
         raise ValueError(f"expected a duration like '30s' or '2m', got {value!r}")
     if isinstance(value, (int, float)):
@@ -16,9 +19,13 @@ def seconds(value) -> float:
             raise ValueError(f"expected a duration >= 0, got {value!r}")
         return float(value)
     match = _DURATION.match(str(value))
-    if not match:
-        raise ValueError(f"expected a duration like '30s' or '2m', got {value!r}")
-    return float(match.group(1)) * _SCALE[match.group(2)]
+    if match:
+        return float(match.group(1)) * _SCALE[match.group(2)]
+    parts = _COMPOUND.match(str(value))
+    if not parts or not any(parts.groups()):
+        raise ValueError(f"expected a duration like '30s', '2m' or '1h30m', got {value!r}")
+    hours, minutes, secs = (int(p or 0) for p in parts.groups())
+    return float(hours * 3600 + minutes * 60 + secs)
 
 
 def size_bytes(value) -> int:

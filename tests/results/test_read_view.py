@@ -232,3 +232,18 @@ def test_a_points_trends_carry_its_held_view_and_both_reports_show_its_drain():
     assert "the held read view" in text and "39,000" in text
     page = re.sub("<[^>]+>", " ", result_tables.trends(doc))
     assert "a backlog of 39,000 at the release" in page and "/s, growing" not in page
+
+
+def test_a_result_whose_series_show_nothing_has_no_over_time_table():
+    """A timed scan samples no seconds of load: its trends are all empty, and neither report
+    prints a table of dashes for it."""
+    from tuninglab.results import report
+    from tuninglab.site import result_tables
+    doc = make_doc()
+    for p in doc["points"]:
+        for run in p["runs"]:
+            run["series"] = {"t": []}
+    doc = document.recompute(doc)
+    assert report.trends_table(doc) == ""
+    assert "no per-second series" in result_tables.trends(doc)
+    assert "<table" not in result_tables.trends(doc)

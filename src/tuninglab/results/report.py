@@ -172,9 +172,10 @@ def cost_legend(doc: dict) -> str:
 
 def trends_table(doc: dict) -> str:
     """What the per-second series show, per point (medians over the runs): purge keeping up or
-    not, throughput dips, how full the redo log got. Empty for results without series."""
+    not, throughput dips, how full the redo log got. Empty for results without series, and for
+    those whose series show none of it (a timed scan samples no seconds of load)."""
     points = [p for p in Result.of(doc).points if p.trends]
-    if not points:
+    if not any(v is not None for p in points for k, v in p.trends.items() if k != "runs"):
         return ""
     rows = [["point", "history list /s", "growing in", "history at end", "dips",
              "dip depth %", "near full redo", "redo fill max %"]]

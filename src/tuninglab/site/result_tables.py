@@ -185,8 +185,8 @@ def trends(doc: dict) -> str:
     rows = []
     for p in Result.of(doc).points:
         t = timeseries.point_trends(p.runs)
-        if t is None:
-            continue
+        if t is None or all(v is None for k, v in t.items() if k != "runs"):
+            continue  # no series, or none of what the table shows (a timed scan's)
         slope, growing = t["history_slope_per_s"], t["history_growing_runs"]
         history = "not sampled" if slope is None else (
             f"{slope:+,.1f}/s, growing in {growing} of {t['runs']} runs; "
@@ -197,6 +197,8 @@ def trends(doc: dict) -> str:
         dips = "-" if t["dips"] is None else f"{t['dips']:g} (deepest {t['dip_depth_pct']:g}%)"
         rows.append([_breakable(p.value), history, dips,
                      "-" if fill is None else f"{100 * fill:.0f}%"])
+    if not rows:
+        return "<p class='tl-empty'>This result has no per-second series of a load to show.</p>"
     heads = ["setting", "history list length: slope, runs where it kept growing, last value "
              "(or, where a read view was held, its backlog and drain)",
              "throughput dips below half the median (median per run)",

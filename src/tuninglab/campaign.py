@@ -62,7 +62,8 @@ def parse_budget(text) -> float:
     try:
         seconds = units.seconds(text)
     except ValueError:
-        raise UserError(f"--budget: expected a duration like 3h, 90m or 2h30m, got {text!r}") from None
+        raise UserError(f"--budget: expected a duration like 3h, 90m or 2h30m, got "
+                        f"{text!r}") from None
     if not 60 <= seconds <= MAX_BUDGET_S:
         raise UserError(f"--budget: expected between 1m and {MAX_BUDGET_S // 86400} days, "
                         f"got {text!r}")

@@ -2,7 +2,7 @@
 
 import textwrap
 
-from tuninglab.results import document, regime, stats
+from tuninglab.results import document, regime, stats, timeseries
 from tuninglab.results.metrics import COST, METRICS, decimals, ratio_decimals
 from tuninglab.results.result import Point, Ratio, Result
 from tuninglab.results.stats import Summary
@@ -175,7 +175,7 @@ def trends_table(doc: dict) -> str:
     not, throughput dips, how full the redo log got. Empty for results without series, and for
     those whose series show none of it (a timed scan samples no seconds of load)."""
     points = [p for p in Result.of(doc).points if p.trends]
-    if not any(v is not None for p in points for k, v in p.trends.items() if k != "runs"):
+    if not any(timeseries.shows_anything(p.trends) for p in points):
         return ""
     rows = [["point", "history list /s", "growing in", "history at end", "dips",
              "dip depth %", "near full redo", "redo fill max %"]]

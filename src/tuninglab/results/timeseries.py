@@ -108,6 +108,12 @@ def _near_capacity(runs, age, capacity, near) -> int | None:
     return count
 
 
+def shows_anything(trends: dict | None) -> bool:
+    """Whether a point's trends (point_trends) hold any finding: a timed scan's runs have
+    series with no seconds of load, so every finding is None."""
+    return bool(trends) and any(v is not None for k, v in trends.items() if k != "runs")
+
+
 def point_trends(runs: list) -> dict | None:
     """The findings of a point's runs, for its verdict: the median history slope and how many
     runs saw the history list keep growing, the median number and depth of throughput dips

@@ -185,8 +185,8 @@ def trends(doc: dict) -> str:
     rows = []
     for p in Result.of(doc).points:
         t = timeseries.point_trends(p.runs)
-        if t is None or all(v is None for k, v in t.items() if k != "runs"):
-            continue  # no series, or none of what the table shows (a timed scan's)
+        if not timeseries.shows_anything(t):
+            continue
         slope, growing = t["history_slope_per_s"], t["history_growing_runs"]
         history = "not sampled" if slope is None else (
             f"{slope:+,.1f}/s, growing in {growing} of {t['runs']} runs; "

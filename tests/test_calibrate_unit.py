@@ -109,3 +109,23 @@ def test_the_calibration_record_is_written_under_data_never_over_another(tmp_pat
     assert first.name.startswith("20261124T043008Z-")
     assert calibrations.problems(first) == [] and calibrations.problems(second) == []
     assert [r["quick"] for r in calibrations.load_all(tmp_path)] == [False, False]
+
+
+def test_a_second_record_from_the_same_machine_adds_no_sitting(tmp_path):
+    docs = {"switchback": switchback_doc(), "restart": restart_doc()}
+    docs["switchback"]["plan"]["design"] = "switchback"
+    first = calibrate.write_record(docs, "2026-11-24T04:30:08+00:00", False, tmp_path)
+    record = json.loads(first.read_text())
+    said = calibrate.sittings_text(record, tmp_path)
+    assert "had a record already" not in said and "records from 1 machine:" in said
+    assert "assume a between-sitting sd of 5% until `invoke lab.noise` runs on a second" in said
+    again = calibrate.write_record(docs, "2026-11-25T04:30:08+00:00", False, tmp_path)
+    said = calibrate.sittings_text(json.loads(again.read_text()), tmp_path)
+    assert said.startswith(f"this machine ({record['host']['id'][:8]}) had a record already: "
+                           "a sitting is one machine, so the host class (")
+    assert "records from 1 machine:" in said
+    other = json.loads(again.read_text())
+    other["host"]["id"] = "0" * 16
+    (tmp_path / calibrations.DIR / "other.json").write_text(json.dumps(other))
+    said = calibrate.sittings_text(other, tmp_path)
+    assert "records from 2 machines: its between-sitting spread is measured, sd " in said

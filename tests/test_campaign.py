@@ -2,6 +2,7 @@
 dry run's order, aims and budgets against the committed results, an interrupted run first, the
 claims' aims, this host's noise figures, and the command line's errors."""
 
+import dataclasses
 import math
 
 import pytest
@@ -43,7 +44,8 @@ def test_the_dry_run_lists_the_runs_by_answers_per_hour_and_starts_nothing(commi
     runs = [x for x in lines if x[:5].strip().rstrip(".").isdigit()]
     found = cs.statuses(here=campaign.here(tmp_path / "work"))
     jobs = cs.jobs(found)
-    chosen, _ = campaign.schedule(jobs, 3 * 3600)
+    chosen, _ = campaign.schedule(jobs, 3 * 3600,
+                                  campaign.image_builds(jobs, tmp_path / "work", "full"))
     assert [x.split(":")[0].split(". ", 1)[1] for x in runs] == \
         [j.label.split(":")[0] for j, _ in chosen]
     rates = [j.per_hour for j, _ in chosen if j.seconds]
@@ -75,6 +77,42 @@ def test_a_run_that_does_not_fit_the_budget_is_left_out(committed, tmp_path):
     shortest = min(j.seconds for j in jobs)
     chosen, out = campaign.schedule(jobs, shortest * 0.9)
     assert chosen == [] and out == jobs
+
+
+def test_a_lab_vm_image_not_built_yet_is_counted_once_before_the_first_run_that_boots_it(
+        tmp_path):
+    jobs = [cs.Job(name, "", ()) for name in ("zfs-recordsize", "doublewrite", "raid-level",
+                                              "raid10")]
+    builds = campaign.image_builds(jobs, tmp_path, "full")
+    # doublewrite runs on the host; raid10 boots the image raid-level's build made
+    assert builds == {"zfs-recordsize": (["cloud-amd64-zfs"], 330.0),
+                      "raid-level": (["cloud-amd64"], 90.0)}
+    with_time = [_Timed(j, 600.0) for j in jobs]
+    chosen, out = campaign.schedule(with_time, 600.0 + 330.0 + 60.0, builds)
+    assert [j.label for j, _ in chosen] == ["zfs-recordsize"] and len(out) == 3
+    line = campaign.job_line(1, with_time[0], 900.0, tmp_path, "full", builds)
+    assert "and about 5m30s first to build the lab VM image cloud-amd64-zfs;" in line
+
+
+@dataclasses.dataclass(frozen=True)
+class _Timed:
+    """A job with a known time (claim_status.Job's comes from its claims' reach)."""
+    job: cs.Job
+    seconds: float
+    statuses: tuple = ()
+    per_hour: float = 1.0
+
+    @property
+    def label(self) -> str:
+        return self.job.label
+
+    @property
+    def recipe(self) -> str:
+        return self.job.recipe
+
+    @property
+    def variant(self) -> str:
+        return self.job.variant
 
 
 @pytest.mark.parametrize("budget,expected", [

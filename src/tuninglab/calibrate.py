@@ -23,7 +23,8 @@ from tuninglab import files
 from tuninglab.engine.measure.noise import FILE
 from tuninglab.engine.run import runner
 from tuninglab.recipes.plan import RUN_OVERHEAD_S
-from tuninglab.results import calibrations, document
+from tuninglab.results import calibrations, document, pooling
+from tuninglab.site import evidence
 
 FIVE_MINUTES = 300.0
 POWER = 0.8  # the smallest effect detected this often
@@ -106,7 +107,32 @@ def calibrate(wd: Path | None = None, quick: bool = False, say=print,
     say(f"\nwrote {wd / FILE}; results of this host now carry these figures")
     say(f"wrote {record}: the A/A comparisons, for the host class's between-sitting spread"
         if record else "no calibration record: neither A/A gave a comparison (a repeat of 0?)")
+    if record:
+        say(sittings_text(json.loads(record.read_text()), data_dir or files.DATA_DIR))
     return figures
+
+
+def sittings_text(record: dict, data_dir: Path) -> str:
+    """What a new record adds to its host class's calibration: a sitting is one machine (its
+    host id), so a second record from the same machine adds A/A comparisons, not a sitting,
+    and the class's between-sitting spread stays assumed until two machines have records."""
+    cls = evidence.host_class(record)
+    mine = [r for r in calibrations.load_all(data_dir)
+            if evidence.host_class(r).key == cls.key
+            and evidence.server_of(r) == evidence.server_of(record)]
+    me = record["host"]["id"]
+    machines = {r["host"]["id"] for r in mine}
+    again = sum(r["host"]["id"] == me for r in mine) > 1
+    head = (f"this machine ({me[:8]}) had a record already: a sitting is one machine, so "
+            if again else "")
+    count = f"{head}the host class ({cls.name}) has records from {len(machines)} " \
+            f"machine{'s' * (len(machines) != 1)}"
+    found = calibrations.between_sitting_sd(mine)
+    if found:
+        return f"{count}: its between-sitting spread is measured, sd {100 * found[0]:.1f}%"
+    return (f"{count}: its verdicts assume a between-sitting sd of "
+            f"{100 * pooling.FALLBACK_BETWEEN_SD:g}% until `invoke lab.noise` runs on a second "
+            "machine of the class")
 
 
 def write_record(docs: dict, measured: str, quick: bool, data_dir: Path) -> Path | None:

@@ -23,6 +23,8 @@ from tuninglab.engine.measure import noise
 from tuninglab.engine.measure.provenance import host_id
 from tuninglab.engine.run import resume, runner, stop_rule
 from tuninglab.errors import Interrupted, UserError
+from tuninglab.recipes import plan
+from tuninglab.recipes.load import load
 from tuninglab.recipes.model import label as recipe_label
 from tuninglab.site import claim_status, result_files
 from tuninglab.site.claim_status import Here, Job
@@ -33,6 +35,10 @@ from tuninglab.units import human_seconds
 PER_RUN_CAP_S = 2 * 3600
 HEADROOM = 1.5
 MAX_BUDGET_S = 7 * 86400
+# Building a lab VM image on first use (engine/lab/image.py), measured on this project's 2-core
+# machines: about 90 s, and about 4 minutes more where DKMS compiles OpenZFS into it.
+IMAGE_BUILD_S = 90.0
+ZFS_BUILD_S = 240.0
 
 
 def here(workdir: Path | None = None, profile: str = "full",
@@ -119,27 +125,59 @@ def ordered(jobs: list[Job], wd: Path, profile: str) -> list[Job]:
     return sorted(jobs, key=lambda j: not _progress(wd, j, profile).is_file())
 
 
-def job_line(n: int, job: Job, budget: float, wd: Path, profile: str) -> str:
+def job_line(n: int, job: Job, budget: float, wd: Path, profile: str,
+             builds: dict | None = None) -> str:
     claims = ", ".join(f"{a.claim} ±{a.pct:g}%" for a in aims(job.statuses).get(job.label, ()))
     rounds = max((s.reach.rounds for s in job.statuses if s.reach), default=None)
     time = (f"{rounds} rounds, about {human_seconds(job.seconds)}, "
             f"{job.per_hour:.2f} answers/h" if job.seconds else "time unknown")
+    build = (builds or {}).get(job.label)
+    built = (f", and about {human_seconds(build[1])} first to build the lab VM image "
+             f"{', '.join(build[0])}" if build else "")
     resumed = "; resumes an interrupted run" if _progress(wd, job, profile).is_file() else ""
     return (f"  {n}. {job.label}: {len(job.statuses)} claim{'s' * (len(job.statuses) != 1)}, "
-            f"{time}; budget {human_seconds(budget)}{resumed}\n     aims: {claims}")
+            f"{time}{built}; budget {human_seconds(budget)}{resumed}\n     aims: {claims}")
 
 
-def schedule(jobs: list[Job], budget: float) -> tuple[list, list]:
-    """([(job, its budget)] that fit the campaign's budget in order, [jobs left out])."""
+def image_builds(jobs: list[Job], wd: Path, profile: str,
+                 recipes_dir: Path = files.RECIPES_DIR) -> dict:
+    """{job label: (the lab VM images its runs boot that are not built yet, about how long
+    building them takes)} for the jobs in the lab VM: a first campaign on a machine builds
+    them before its first run, time the runs' estimates do not count. Each image is counted
+    once, for the first job that needs it."""
+    from tuninglab.engine.lab import image  # only where a job runs in the lab VM
+    out, counted = {}, set()
+    for job in jobs:
+        recipe = load(job.recipe, recipes_dir=recipes_dir, variant=job.variant)
+        if not recipe.in_lab_vm:
+            continue
+        flavours = {p.lab["image"] for p in plan.build(recipe.experiment(profile)).points}
+        missing = sorted(f for f in flavours - counted if not image.cached(wd, f))
+        counted |= flavours
+        if missing:
+            out[job.label] = (missing, sum(image_build_s(f) for f in missing))
+    return out
+
+
+def image_build_s(flavour: str) -> float:
+    """About how long the lab VM image of a flavour takes to build here: debootstrap and the
+    kernel, and for "-zfs" DKMS compiling OpenZFS (measured on 2 cores: 4 minutes)."""
+    return IMAGE_BUILD_S + (ZFS_BUILD_S if flavour.endswith("-zfs") else 0.0)
+
+
+def schedule(jobs: list[Job], budget: float, builds: dict | None = None) -> tuple[list, list]:
+    """([(job, its budget)] that fit the campaign's budget in order, [jobs left out]); a job's
+    image build (image_builds) comes out of the budget before its run."""
     left, chosen, out = budget, [], []
     for job in jobs:
-        need = job.seconds or 0.0
-        if need > left or left < 60:
+        build = (builds or {}).get(job.label, ((), 0.0))[1]
+        need = (job.seconds or 0.0) + build
+        if need > left or left - build < 60:
             out.append(job)
             continue
-        share = run_budget(job, left)
+        share = run_budget(job, left - build)
         chosen.append((job, share))
-        left -= share
+        left -= share + build
     return chosen, out
 
 
@@ -151,12 +189,13 @@ def rerun(topic=None, budget="3h", profile="full", dry_run=False, workdir=None, 
     me = here(wd, profile, recipes_dir)
     before = {st.claim.id: st for st in claim_status.statuses(topic, me, claims)}
     jobs = ordered(claim_status.jobs(list(before.values())), wd, profile)
-    chosen, left_out = schedule(jobs, seconds)
+    builds = image_builds(jobs, wd, profile, recipes_dir)
+    chosen, left_out = schedule(jobs, seconds, builds)
     say(f"Campaign (profile {profile}, budget {human_seconds(seconds)}, host {me.sitting[:8]}):"
         f" {len(chosen)} run{'s' * (len(chosen) != 1)} for the open claims, interrupted ones "
         "first, then by expected answers per hour")
     for n, (job, share) in enumerate(chosen, 1):
-        say(job_line(n, job, share, wd, profile))
+        say(job_line(n, job, share, wd, profile, builds))
     for job in left_out:
         say(f"  left out: {job.label} (about {human_seconds(job.seconds or 0)}, more than the "
             "budget has left)")

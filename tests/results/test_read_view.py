@@ -151,6 +151,19 @@ def test_a_run_without_a_view_or_a_drain_has_no_window():
     assert read_view.released_index(unreleased) is None
 
 
+def test_a_windowed_metric_compares_each_run_over_its_own_drain():
+    # Two restart points of two runs each: the baseline's runs drain in 3 s, the other's in 2;
+    # each run's value is its own drain's mean throughput, and a run that never drained has none.
+    fast = [1000, 14000, 27000, 40000, 20000, 2000, 1500, 1200, 900, 900]
+    doc = {"sweep": {"baseline": "4"}, "plan": {"design": "restart"},
+           "points": [{"id": "4", "value": "4", "runs": [held_run(HISTORY, TPS)] * 2},
+                      {"id": "1", "value": "1",
+                       "runs": [held_run(fast, [900.0] * 4 + [800.0, 1000.0] + [1000.0] * 4),
+                                held_run(HISTORY[:4] + [39000] * 6)]}]}
+    values, base, paired = document.compared_values(doc, "1", "tps_draining")
+    assert (values, base, paired) == ([900.0, None], [600.0, 600.0], False)
+
+
 def condition(metric, statistic, window=None, bound=("at_least", 1.0), of="each"):
     return {"metric": metric, "statistic": statistic, bound[0]: bound[1], "of": of, "why": "w",
             "unit": "", **({"window": window} if window else {})}

@@ -60,6 +60,19 @@ def test_every_claim_has_one_line_with_its_verdict_need_and_what_it_would_take(c
     assert lines[-1] == f"Estimates assume: {cs.ASSUMPTIONS}."
 
 
+def test_the_totals_say_what_the_answers_took(committed):
+    found = cs.statuses(here=HERE)
+    answered = [st for st in found if st.answered]
+    if not answered:
+        pytest.skip("no claim is answered by the committed results")
+    n, seconds = claims_text.evidence_time(found)
+    results = {d["run_id"] for st in answered for d in st.verdict.evidence.results}
+    assert n == len(results) and seconds > 60 * n  # every result ran for minutes
+    line = next(x for x in claims_text.totals(found) if x.startswith("The answers rest on "))
+    assert line == (f"The answers rest on {n} results, {claims_text.human_seconds(seconds)} "
+                    "of runs (each result's start to its finish).")
+
+
 def test_a_line_gives_the_pooled_ratio_and_the_width_it_has(committed):
     st = next(s for s in cs.statuses(here=HERE) if s.verdict.ratio is not None)
     line = claims_text.status_line(st)

@@ -93,6 +93,7 @@ point = "mq-deadline"
     (('headline = true', 'headlne = true'), "unknown key 'headlne'"),
     (('id = "d26"\n', ''), "missing key 'id'"),
     (('variant = "tpcc"', 'metric = "bogus"'), "metric 'bogus'"),
+    (('variant = "tpcc"', 'metric = "tps_draining"'), "direct-io (main) holds none"),
 ])
 def test_a_bad_claim_names_its_file_entry_and_key(tmp_path, change, message):
     with pytest.raises(UserError) as exc:

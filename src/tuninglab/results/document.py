@@ -12,8 +12,8 @@ from pathlib import Path
 import jsonschema
 
 from tuninglab.files import DATA_DIR, create_json
-from tuninglab.results import regime, stats, timeseries
-from tuninglab.results.metrics import COST
+from tuninglab.results import read_view, regime, stats, timeseries
+from tuninglab.results.metrics import COST, WINDOWED
 
 SCHEMA_VERSION = 2  # 2: plan.design (restart or switchback); files of 1 stay valid
 SCHEMA_PATH = Path(__file__).with_name("result.schema.json")
@@ -153,6 +153,29 @@ def switchback(doc: dict) -> bool:
     return doc["plan"].get("design") == "switchback"
 
 
+# Settings at which the server makes its redo log anew when it starts on a copy of the template
+# (whose log has the server's default size). The new file is allocated without being written
+# (ext4 and XFS mark its extents unwritten), and until the log has wrapped once each write there
+# also converts its extent, a journal commit at each fsync: measured on this project's machine,
+# 4K sequential writes each followed by fdatasync ran at half the rate into a fallocated file as
+# into a written one, and a fresh 1G log took about 200 s of redo-size's load to wrap, its
+# throughput low until it did. A server that has run a while has written its whole log; so
+# does a run before its measured seconds (engine/server/datadir.write_over), and a result whose
+# runs did not is superseded (site/superseded.py).
+REDO_SIZE_SETTINGS = ("innodb_log_file_size", "innodb_redo_log_capacity")
+
+
+def sizes_redo(doc: dict) -> bool:
+    """Whether a result's points set the redo log's size (REDO_SIZE_SETTINGS)."""
+    return any(p.get("settings", {}).get(name) is not None
+               for p in doc["points"] for name in REDO_SIZE_SETTINGS)
+
+
+def redo_written_over(doc: dict) -> bool:
+    """Whether a result's runs had their redo log written over before they measured."""
+    return any(run.get("redo_written_over_bytes") for p in doc["points"] for run in p["runs"])
+
+
 def design_text(doc: dict) -> str:
     """How the result was measured, in a sentence for the terminal and the pages."""
     plan = doc["plan"]
@@ -165,7 +188,15 @@ def design_text(doc: dict) -> str:
     each = (f"{plan['warmup_s']:g} s warm-up, {plan['duration_s']:g} s measured"
             if plan["duration_s"] else "one scan timed")
     return (f"restart: {plan['repeats']} repeats of each point in a random order, each on a "
-            f"fresh copy of the data and a fresh server ({each})")
+            f"fresh copy of the data and a fresh server ({each})" + _redo_written(doc))
+
+
+def _redo_written(doc: dict) -> str:
+    """A word on the redo logs written over before the runs (engine/server/datadir.write_over)."""
+    if not redo_written_over(doc):
+        return ""
+    return ("; a redo log the server made at the run's size was written over once before it, "
+            "as a server's is after its first wrap")
 
 
 def _warmed_up(doc: dict) -> str:
@@ -190,12 +221,15 @@ def _pairs(p: dict, base: dict) -> tuple[list, list]:
 def compared_values(doc: dict, point_id: str, name: str) -> tuple[list, list, bool]:
     """(the point's values of a metric or cost, the baseline's, paired): the repeats its
     comparison with the baseline uses, a switchback's paired by round, as point_stats does.
-    KeyError when a run did not measure it."""
+    A windowed metric (metrics.WINDOWED) is its series' mean over the window, None for a run
+    without it. KeyError when a run did not measure it."""
     base, p = point(doc, doc["sweep"]["baseline"]), point(doc, point_id)
     paired = switchback(doc)
     mine, theirs = _pairs(p, base) if paired else (p["runs"], base["runs"])
 
     def value(run: dict):
+        if name in WINDOWED:
+            return read_view.window_mean(run, *WINDOWED[name])
         return run["summary"][name] if name in run["summary"] else _cost(run)[name]
     return [value(run) for run in mine], [value(run) for run in theirs], paired
 

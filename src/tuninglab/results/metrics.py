@@ -104,6 +104,10 @@ METRICS = {m.key: m for m in (
            axis="guest's page-table isolation (1: on)"),
     # What a run's storage and scan record (results/regime.fact_value reads them): one number
     # per run, for regime checks that the IO went where the question says.
+    # A primary metric over a window of a held read view's run (results/read_view.py), for a
+    # claim about what happens while purge catches up rather than over the whole run.
+    Metric("tps_draining", "throughput while purge drained the backlog", "transactions/s",
+           HIGHER, axis="throughput while draining (tps)"),
     Metric("scan_device_read_pct", "bytes the device read during the scan, as a share of "
            "InnoDB's", "%", NONE, axis="device reads / InnoDB's reads (%)"),
     Metric("logs_shared_disk", "redo log on the data's physical disk (1 shared, 0 not)", "",
@@ -115,6 +119,10 @@ METRICS = {m.key: m for m in (
 COST = ("server_cpu_us_per_trx", "host_cpu_us_per_trx", "server_read_bytes_per_trx",
         "server_write_bytes_per_trx", "fsyncs_per_trx", "log_fsyncs_per_trx",
         "redo_bytes_per_trx", "device_read_bytes_per_trx", "device_write_bytes_per_trx")
+
+# A primary metric averaged over one window of a held read view's run (read_view.WINDOWS):
+# {key: (the per-second series, the window)}. A claim may name one as its metric.
+WINDOWED = {"tps_draining": ("tps", "draining")}
 
 # What a recipe's regime checks ([[regime]] metric) may name: the per-second series the engine
 # records (and the redo log's fill, computed from two of them), and the costs per transaction.

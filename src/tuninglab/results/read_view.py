@@ -44,6 +44,13 @@ def window(values: list, run: dict, name: str | None) -> list | None:
     return None if seconds is None else values[start:start + seconds]
 
 
+def window_mean(run: dict, series: str, name: str) -> float | None:
+    """The mean of one of a run's per-second series over a window: what a windowed metric
+    (metrics.WINDOWED, tps_draining) compares; None when the run has no such window or no
+    value in it."""
+    return _mean(window((run.get("series") or {}).get(series) or [], run, name))
+
+
 def drain_seconds(run: dict) -> int | None:
     """Seconds from the view's release until the history list was back within DRAINED_SHARE
     of the backlog it grew while held (1: at the first second after the release); None when it
@@ -82,8 +89,7 @@ def run_summary(run: dict) -> dict | None:
     level, peak = backlog((series.get(HISTORY) or [])[:start])
     return {"backlog": None if level is None else peak - level,
             "drain_s": drain_seconds(run),
-            **{f"tps_{name}": _mean(window(series.get("tps") or [], run, name))
-               for name in WINDOWS}}
+            **{f"tps_{name}": window_mean(run, "tps", name) for name in WINDOWS}}
 
 
 def _mean(values: list | None) -> float | None:

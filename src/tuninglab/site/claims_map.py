@@ -21,7 +21,9 @@ Each key's value has one TOML type (claims_keys.py): another is refused, never c
     point = "O_DIRECT"           # compared with the recipe's baseline point
     invert = false               # true: the source's row is the recipe's baseline, and the
                                  # source's baseline row is `point`
-    metric = "tps"               # optional: the result's primary metric, or a cost
+    metric = "tps"               # optional: the result's primary metric, a cost, or the
+                                 # primary metric over a held read view's window
+                                 # (tps_draining: while purge drained the backlog)
     headline = true              # optional: the topic's claim on the home page
     why = "..."                  # optional: why this recipe and shape answer it
     source_noise = 0.10          # optional: the source's own stated run-to-run swing, a
@@ -50,7 +52,7 @@ from pathlib import Path
 from tuninglab import files
 from tuninglab.errors import UserError
 from tuninglab.recipes.load import load
-from tuninglab.results.metrics import COST
+from tuninglab.results.metrics import COST, PRIMARY, WINDOWED
 from tuninglab.site import historical
 from tuninglab.site.claims_keys import (CLAIM_KEYS, NOT_AN_EFFECT, NOT_TESTABLE,
                                         UNTESTABLE_KEYS, check_keys, toml_value)
@@ -181,9 +183,14 @@ def _recipe_topic(entry: dict, where: str) -> str:
                         f"{entry['recipe']} other than its baseline {recipe.sweep.baseline!r} "
                         f"({', '.join(recipe.sweep.values)})")
     metric = entry.get("metric", "")
-    if metric and metric not in COST and metric not in ("tps", "new_order_tpm", "mib_per_s"):
-        raise UserError(f"{where}: metric {metric!r} is neither a primary metric nor a cost "
-                        f"per transaction ({', '.join(COST)})")
+    if metric and metric not in COST + tuple(PRIMARY.values()) + tuple(WINDOWED):
+        raise UserError(f"{where}: metric {metric!r} is neither a primary metric, a primary "
+                        f"metric over a held read view's window ({', '.join(WINDOWED)}) nor a "
+                        f"cost per transaction ({', '.join(COST)})")
+    if metric in WINDOWED and not recipe.workload.hold_read_view:
+        raise UserError(f"{where}: metric {metric!r} is a held read view's window, and "
+                        f"{entry['recipe']} {entry.get('variant') or '(main)'} holds none "
+                        "([workload] hold_read_view)")
     return recipe.topic
 
 

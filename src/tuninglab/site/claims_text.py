@@ -6,6 +6,7 @@ claims.status`, claim_status.py)."""
 
 from tuninglab.errors import UserError
 from tuninglab.recipes.load import check_name, list_names
+from tuninglab.results import document
 from tuninglab.results import verdicts as words
 from tuninglab.site import claim_status, claim_verdicts, claims_map
 from tuninglab.site.verdict_tables import source_text, times_text
@@ -95,7 +96,25 @@ def totals(found: list) -> list[str]:
         out.append("Not answerable here now: " + ", ".join(f"{n} {k}" for k, n in
                                                            blocks.items()) +
                    " (the line of each says why).")
+    if answered:
+        n, seconds = evidence_time(found)
+        out.append(f"The answers rest on {n} result{'s' * (n != 1)}, "
+                   f"{human_seconds(seconds)} of runs (each result's start to its finish).")
     return out
+
+
+def evidence_time(found: list) -> tuple[int, float]:
+    """(how many results the answered claims' verdicts pool, their runs' time in seconds): what
+    answering them has taken so far, each result counted once."""
+    docs = {}
+    for st in found:
+        if st.answered and st.verdict.evidence is not None:
+            docs.update((d.get("run_id") or id(d), d) for d in st.verdict.evidence.results)
+    spans = [document.parse_time(d["finished"]) - document.parse_time(d["started"])
+             for d in docs.values()
+             if document.parse_time(d.get("started", "")) and
+             document.parse_time(d.get("finished", ""))]
+    return len(docs), sum(s.total_seconds() for s in spans)
 
 
 def status_report(topic: str | None = None, here=claim_status.Here(), claims=None) -> str:

@@ -1,12 +1,14 @@
 """Superseded results: a result the current recipe would no longer run as it ran (its experiment
-changed since, it ran without the memory cap the recipe now sets, or its sandbox's loop device
-went through the host's page cache) is kept in data/ but left out of verdicts (evidence.py) and
-of the charts while its host class has a current one."""
+changed since, it ran without the memory cap the recipe now sets, its sandbox's loop device
+went through the host's page cache, or its runs measured a fresh redo log's first pass) is kept
+in data/ but left out of verdicts (evidence.py) and of the charts while its host class has a
+current one."""
 
 from functools import lru_cache
 
 from tuninglab.errors import UserError
 from tuninglab.recipes import load
+from tuninglab.results import document
 from tuninglab.results.result import Result
 
 
@@ -64,6 +66,9 @@ def superseded_why(doc: dict) -> str | None:
     if not r.labs and _page_cached_loop(r):
         return ("its loop device went through the host's page cache, a second cache outside "
                 "the memory cap: some of its device reads may have come from RAM")
+    if not r.labs and document.sizes_redo(r.raw) and not document.redo_written_over(r.raw):
+        return ("its redo log was new at the run's size and never written: the runs measured "
+                "its first pass, where each fsync also converts the file's unwritten blocks")
     return None
 
 

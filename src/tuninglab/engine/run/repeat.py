@@ -92,6 +92,8 @@ def measure_run(run_, binary, template_data, runs_dir, disks, experiment, clock,
         if place.logs:
             datadir.move_redo(place.datadir, place.logs)
             settings["innodb_log_group_home_dir"] = str(place.logs)
+        written = (_written_redo(run_, binary, place, settings, experiment, cap)
+                   if datadir.makes_redo_anew(settings) else None)
         if (run_.point.storage.get("drop_caches", True) if run_.point.storage
                 else experiment.measure.drop_caches):
             drop_caches()
@@ -99,7 +101,19 @@ def measure_run(run_, binary, template_data, runs_dir, disks, experiment, clock,
             for path in filter(None, (place.datadir, place.logs)):
                 memory.uncache(path)
         record = _measure_server(run_, binary, place, settings, experiment, clock, cap)
-    return {**record, **place.extra}
+    return {**record, **place.extra,
+            **({"redo_written_over_bytes": written} if written is not None else {})}
+
+
+def _written_redo(run_, binary, place, settings, experiment, cap) -> int:
+    """A redo log as a server that has run a while has it (datadir.REDO_SIZE_SETTINGS): the
+    server started once to make it at the run's size and stopped cleanly, then every byte of it
+    written over; the bytes written."""
+    with memory.starting(cap, experiment.dataset), \
+            srv.Server(binary, place.rundir, place.datadir, settings,
+                       cgroup=cap.procs if cap else None, allocator=run_.point.allocator):
+        pass
+    return datadir.write_over(datadir.redo_files(place.logs or place.datadir))
 
 
 def _measure_server(run_, binary, place, settings, experiment, clock, cap=None) -> dict:

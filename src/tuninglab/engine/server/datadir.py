@@ -17,6 +17,7 @@ from pathlib import Path
 
 from tuninglab.engine.server import mysqld as srv
 from tuninglab.engine.server import template_check
+from tuninglab.results.document import REDO_SIZE_SETTINGS
 from tuninglab.engine.host.workdir import blame_full_disk, check_free, disk_error
 from tuninglab.engine.workloads import sysbench, tpcc
 from tuninglab.errors import UserError
@@ -169,6 +170,39 @@ def clone(template_data: Path, dest: Path) -> None:
 # The redo log's files in a datadir: MariaDB's and older MySQL's ib_logfileN, MySQL 8.0.30+'s
 # #innodb_redo directory.
 REDO_FILES = ("ib_logfile*", "#innodb_redo")
+
+
+WRITE_CHUNK = 1 << 20
+
+
+def makes_redo_anew(settings: dict) -> bool:
+    """Whether a run's settings size the redo log (document.REDO_SIZE_SETTINGS: the server
+    then makes it anew at start), so that it is written over before the run (write_over)."""
+    return any(settings.get(name) is not None for name in REDO_SIZE_SETTINGS)
+
+
+def redo_files(where: Path) -> list[Path]:
+    """The redo log's files in a datadir or a log directory (REDO_FILES; MySQL's directory's
+    files)."""
+    found = [p for pattern in REDO_FILES for p in sorted(Path(where).glob(pattern))]
+    return [f for p in found for f in (sorted(x for x in p.iterdir() if x.is_file())
+                                       if p.is_dir() else [p])]
+
+
+def write_over(paths: list[Path]) -> int:
+    """Read each file and write its bytes back where they were, then fsync it: its content is
+    unchanged (an unwritten extent reads as zeros, and zeros are written back) and every block
+    of it is written, as in a log that has wrapped. The bytes written."""
+    total = 0
+    for path in paths:
+        with open(path, "r+b") as f:
+            while chunk := f.read(WRITE_CHUNK):
+                f.seek(-len(chunk), 1)
+                f.write(chunk)
+                total += len(chunk)
+            f.flush()
+            os.fsync(f.fileno())
+    return total
 
 
 def move_redo(datadir: Path, logs: Path) -> None:

@@ -7,7 +7,7 @@ import copy
 import json
 
 from helpers import DATA
-from tuninglab.results import document
+from tuninglab.results import document, redo
 from tuninglab.site.superseded import superseded_why
 
 FIRST_PASS = DATA / "redo-size" / "20261127T135908Z-848e4704-full-176d447b.json"
@@ -29,7 +29,7 @@ def written_over(doc: dict) -> dict:
 
 def test_a_first_pass_over_a_fresh_log_is_superseded_and_says_why():
     doc = load(FIRST_PASS)
-    assert document.sizes_redo(doc) and not document.redo_written_over(doc)
+    assert redo.sizes_log(doc) and not redo.written_over(doc)
     assert superseded_why(doc).startswith(REASON)
 
 
@@ -43,5 +43,5 @@ def test_a_log_written_over_before_the_runs_is_current_and_said_so():
 
 def test_a_result_that_leaves_the_log_size_alone_is_not_affected():
     doc = load(NO_SIZE)
-    assert not document.sizes_redo(doc) and superseded_why(doc) is None
+    assert not redo.sizes_log(doc) and superseded_why(doc) is None
     assert "written over" not in document.design_text(doc)

@@ -12,7 +12,7 @@ from pathlib import Path
 import jsonschema
 
 from tuninglab.files import DATA_DIR, create_json
-from tuninglab.results import read_view, regime, stats, timeseries
+from tuninglab.results import read_view, redo, regime, stats, timeseries
 from tuninglab.results.metrics import COST, WINDOWED
 
 SCHEMA_VERSION = 2  # 2: plan.design (restart or switchback); files of 1 stay valid
@@ -153,29 +153,6 @@ def switchback(doc: dict) -> bool:
     return doc["plan"].get("design") == "switchback"
 
 
-# Settings at which the server makes its redo log anew when it starts on a copy of the template
-# (whose log has the server's default size). The new file is allocated without being written
-# (ext4 and XFS mark its extents unwritten), and until the log has wrapped once each write there
-# also converts its extent, a journal commit at each fsync: measured on this project's machine,
-# 4K sequential writes each followed by fdatasync ran at half the rate into a fallocated file as
-# into a written one, and a fresh 1G log took about 200 s of redo-size's load to wrap, its
-# throughput low until it did. A server that has run a while has written its whole log; so
-# does a run before its measured seconds (engine/server/datadir.write_over), and a result whose
-# runs did not is superseded (site/superseded.py).
-REDO_SIZE_SETTINGS = ("innodb_log_file_size", "innodb_redo_log_capacity")
-
-
-def sizes_redo(doc: dict) -> bool:
-    """Whether a result's points set the redo log's size (REDO_SIZE_SETTINGS)."""
-    return any(p.get("settings", {}).get(name) is not None
-               for p in doc["points"] for name in REDO_SIZE_SETTINGS)
-
-
-def redo_written_over(doc: dict) -> bool:
-    """Whether a result's runs had their redo log written over before they measured."""
-    return any(run.get("redo_written_over_bytes") for p in doc["points"] for run in p["runs"])
-
-
 def design_text(doc: dict) -> str:
     """How the result was measured, in a sentence for the terminal and the pages."""
     plan = doc["plan"]
@@ -193,7 +170,7 @@ def design_text(doc: dict) -> str:
 
 def _redo_written(doc: dict) -> str:
     """A word on the redo logs written over before the runs (engine/server/datadir.write_over)."""
-    if not redo_written_over(doc):
+    if not redo.written_over(doc):
         return ""
     return ("; a redo log the server made at the run's size was written over once before it, "
             "as a server's is after its first wrap")

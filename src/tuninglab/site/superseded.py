@@ -8,7 +8,7 @@ from functools import lru_cache
 
 from tuninglab.errors import UserError
 from tuninglab.recipes import load
-from tuninglab.results import document
+from tuninglab.results import redo
 from tuninglab.results.result import Result
 
 
@@ -66,7 +66,7 @@ def superseded_why(doc: dict) -> str | None:
     if not r.labs and _page_cached_loop(r):
         return ("its loop device went through the host's page cache, a second cache outside "
                 "the memory cap: some of its device reads may have come from RAM")
-    if not r.labs and document.sizes_redo(r.raw) and not document.redo_written_over(r.raw):
+    if not r.labs and redo.sizes_log(r.raw) and not redo.written_over(r.raw):
         return ("its redo log was new at the run's size and never written: the runs measured "
                 "its first pass, where each fsync also converts the file's unwritten blocks")
     return None

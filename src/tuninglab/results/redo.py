@@ -16,10 +16,14 @@ Standard library only: the lab VM's guest imports the engine, which imports this
 REDO_SIZE_SETTINGS = ("innodb_log_file_size", "innodb_redo_log_capacity")
 
 
+def sets_size(settings: dict) -> bool:
+    """Whether a run's settings size the redo log (REDO_SIZE_SETTINGS)."""
+    return any(settings.get(name) is not None for name in REDO_SIZE_SETTINGS)
+
+
 def sizes_log(doc: dict) -> bool:
-    """Whether a result's points set the redo log's size (REDO_SIZE_SETTINGS)."""
-    return any(p.get("settings", {}).get(name) is not None
-               for p in doc["points"] for name in REDO_SIZE_SETTINGS)
+    """Whether a result's points set the redo log's size."""
+    return any(sets_size(p.get("settings", {})) for p in doc["points"])
 
 
 def written_over(doc: dict) -> bool:

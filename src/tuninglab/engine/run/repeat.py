@@ -106,7 +106,7 @@ def measure_run(run_, binary, template_data, runs_dir, disks, experiment, clock,
 
 
 def _written_redo(run_, binary, place, settings, experiment, cap) -> int:
-    """A redo log as a server that has run a while has it (datadir.REDO_SIZE_SETTINGS): the
+    """A redo log as a server that has run a while has it (results/redo.py): the
     server started once to make it at the run's size and stopped cleanly, then every byte of it
     written over; the bytes written."""
     with memory.starting(cap, experiment.dataset), \

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from tuninglab.engine.server import mysqld as srv
 from tuninglab.engine.server import template_check
-from tuninglab.results.redo import REDO_SIZE_SETTINGS
+from tuninglab.results import redo
 from tuninglab.engine.host.workdir import blame_full_disk, check_free, disk_error
 from tuninglab.engine.workloads import sysbench, tpcc
 from tuninglab.errors import UserError
@@ -178,7 +178,7 @@ WRITE_CHUNK = 1 << 20
 def makes_redo_anew(settings: dict) -> bool:
     """Whether a run's settings size the redo log (results/redo.py: the server
     then makes it anew at start), so that it is written over before the run (write_over)."""
-    return any(settings.get(name) is not None for name in REDO_SIZE_SETTINGS)
+    return redo.sets_size(settings)
 
 
 def redo_files(where: Path) -> list[Path]:

@@ -142,6 +142,31 @@ def test_the_status_command_prints_the_report(committed, tmp_path):
     assert "  dimitri2010-redo-1024m-over-128m (redo-size): " in said[0]
 
 
+def test_this_host_knows_its_server_and_the_class_its_records_give(committed, tmp_path,
+                                                                    monkeypatch):
+    """Its results join the set of its server and its machine's class: the claims it weighs."""
+    import json
+    from tuninglab.engine.server import mysqld
+    from tuninglab.site.host_class import host_class
+    record = json.loads(sorted((committed / "calibrations").glob("*.json"))[-1].read_text())
+    monkeypatch.setattr(campaign, "host_id", lambda: record["host"]["id"])
+    monkeypatch.setattr(mysqld, "find", lambda path=None: mysqld.ServerBinary(
+        path or "/usr/sbin/mariadbd", "mariadb", (11, 8, 3), "mariadbd Ver 11.8.3"))
+    me = campaign.here(tmp_path / "work")
+    assert me.server == "mariadb 11.8" and me.machine == host_class(record)
+    assert dry_run(tmp_path / "work")[0].startswith(
+        f"Campaign (profile full, budget 3h00m, host {record['host']['id'][:8]}, adding to "
+        f"mariadb 11.8, {me.machine.name}): ")
+
+    def missing(path=None):
+        raise UserError("no MySQL or MariaDB server found")
+    monkeypatch.setattr(mysqld, "find", missing)
+    monkeypatch.setattr(campaign, "host_id", lambda: "0123456789abcdef")
+    me = campaign.here(tmp_path / "work")
+    assert me.server is None and me.machine is None
+    assert me.where == "the claim's first evidence set"
+
+
 # --- the claims' aims --------------------------------------------------------------------------
 
 def claim(cid, **changes) -> Claim:

@@ -22,11 +22,12 @@ from tuninglab import files, units
 from tuninglab.engine.measure import noise
 from tuninglab.engine.measure.provenance import host_id
 from tuninglab.engine.run import resume, runner, stop_rule
+from tuninglab.engine.server import mysqld
 from tuninglab.errors import Interrupted, UserError
 from tuninglab.recipes import plan
 from tuninglab.recipes.load import load
 from tuninglab.recipes.model import label as recipe_label
-from tuninglab.site import claim_status, result_files
+from tuninglab.site import claim_status, evidence, result_files
 from tuninglab.site.claim_status import Here, Job
 from tuninglab.units import human_seconds
 
@@ -42,11 +43,24 @@ ZFS_BUILD_S = 240.0
 
 
 def here(workdir: Path | None = None, profile: str = "full",
-         recipes_dir: Path = files.RECIPES_DIR) -> Here:
-    """This host as claim_status needs it: its id and its noise figures' per-round sd."""
+         recipes_dir: Path = files.RECIPES_DIR, mysqld_path: str | None = None) -> Here:
+    """This host as claim_status needs it: its id, its noise figures' per-round sd, the server
+    a run here tests (--mysqld, else the installed one) and its machine's host class (from what
+    it measured before: evidence.machine_of)."""
     wd = Path(workdir or files.default_workdir())
     me = host_id()
-    return Here(me, profile, _noise_sd(noise.load(wd, me)), recipes_dir)
+    return Here(me, profile, _noise_sd(noise.load(wd, me)), recipes_dir,
+                _server(mysqld_path), evidence.machine_of(me))
+
+
+def _server(path: str | None) -> str | None:
+    """The server's flavour and major version as evidence sets name it ("mariadb 10.11");
+    None where there is none to run (a run would say so)."""
+    try:
+        binary = mysqld.find(path)
+    except UserError:
+        return None
+    return f"{binary.flavor} {binary.version[0]}.{binary.version[1]}"
 
 
 def _noise_sd(figures: dict | None):
@@ -191,9 +205,9 @@ def rerun(topic=None, budget="3h", profile="full", dry_run=False, workdir=None, 
     jobs = ordered(claim_status.jobs(list(before.values())), wd, profile)
     builds = image_builds(jobs, wd, profile, recipes_dir)
     chosen, left_out = schedule(jobs, seconds, builds)
-    say(f"Campaign (profile {profile}, budget {human_seconds(seconds)}, host {me.sitting[:8]}):"
-        f" {len(chosen)} run{'s' * (len(chosen) != 1)} for the open claims, interrupted ones "
-        "first, then by expected answers per hour")
+    say(f"Campaign (profile {profile}, budget {human_seconds(seconds)}, host {me.sitting[:8]}, "
+        f"adding to {me.where}): {len(chosen)} run{'s' * (len(chosen) != 1)} for the open "
+        "claims, interrupted ones first, then by expected answers per hour")
     for n, (job, share) in enumerate(chosen, 1):
         say(job_line(n, job, share, wd, profile, builds))
     for job in left_out:

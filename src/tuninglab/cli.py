@@ -99,7 +99,8 @@ def _claim_aims(name: str, opts) -> dict:
     if opts.precision is not None or opts.budget is None:
         return {}
     from tuninglab import campaign
-    return campaign.recipe_aims(name, campaign.here(opts.workdir, opts.profile))
+    return campaign.recipe_aims(name, campaign.here(opts.workdir, opts.profile,
+                                                    mysqld_path=opts.mysqld))
 
 
 def recipe_list(recipes_dir=files.RECIPES_DIR, say=print):

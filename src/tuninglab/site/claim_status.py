@@ -1,8 +1,10 @@
 """Where each source claim stands and what answering it would take here (`invoke claims.status`,
-and the plan of `invoke claims.rerun`): its pooled verdict (claim_verdicts: the claim's first
-evidence set, the one the claims page counts), the precision it needs (results/
-precision_need.py), the precision it has, and the rounds and time one new result from this host
-would take to bring the pooled interval within that need. While a claim is too noisy to tell,
+and the plan of `invoke claims.rerun`): its pooled verdict (claim_verdicts) on the evidence
+set a new result from this host would join (its server and its host class, where the command
+knows them, else the claim's first set, the one the claims page counts; a class or server with
+no result yet is "not measured yet" there), the precision it needs (results/precision_need.py),
+the precision it has, and the rounds and time one new result from this host would take to bring
+the pooled interval within that need. While a claim is too noisy to tell,
 what a rerun aims at is the need at today's pooled ratio (precision_need.need_at: an interval
 centred there must exclude 1 or the source's band), which is narrower than the need when today's
 ratio lies between the two.
@@ -40,6 +42,8 @@ from tuninglab.results.result import Result
 from tuninglab.site import claim_verdicts, claims_map
 from tuninglab.site.claims_map import Claim
 from tuninglab.site.claim_verdicts import Verdict
+from tuninglab.site.evidence import EvidenceSet
+from tuninglab.site.host_class import HostClass, runs_on
 
 # What keeps an unanswered claim from an answer here (Status.block), for the totals.
 NOT_HERE, LAB_THROUGHPUT, OUT_OF_REACH, TOO_FINE, SAME_REGIME, NO_PLAN, UNKNOWN = (
@@ -59,12 +63,27 @@ ASSUMPTIONS = ("a new result from this host pools with the claim's evidence set 
 @dataclass(frozen=True)
 class Here:
     """What the command knows of this host (the engine's to say, which site/ never imports):
-    its host id, whose results pool as one sitting, and the per-round sd of a log ratio that
-    its noise figures give a plan (None: no figures)."""
+    its host id, whose results pool as one sitting, the per-round sd of a log ratio that its
+    noise figures give a plan (None: no figures), and the evidence sets its results would join:
+    its server ("mariadb 10.11") and its machine's host class (None: not known, any)."""
     sitting: str = "this host"
     profile: str = "full"
     noise_sd: Callable | None = None
     recipes_dir: Path = files.RECIPES_DIR
+    server: str | None = None
+    machine: HostClass | None = None
+
+    def joins(self, s: EvidenceSet) -> bool:
+        """Whether a result from this host would join the set: a lab VM's set by the machine
+        it ran on (its server is the guest image's, not this host's)."""
+        server = self.server is None or s.host_class.lab or s.server == self.server
+        return server and (self.machine is None or runs_on(s.host_class, self.machine))
+
+    @property
+    def where(self) -> str:
+        """The evidence this host adds to, as a reader sees it."""
+        parts = [p for p in (self.server, self.machine and self.machine.name) if p]
+        return ", ".join(parts) if parts else "the claim's first evidence set"
 
 
 @dataclass(frozen=True)
@@ -221,10 +240,22 @@ def _regime_open(v: Verdict, profile: str) -> tuple[bool, str]:
     return True, ""
 
 
+def verdict_here(claim: Claim, here: Here) -> Verdict:
+    """The claim's verdict on the first evidence set a new result from this host would join, or
+    "not measured yet" where none has a result."""
+    found = claim_verdicts.verdicts(claim)
+    mine = next((v for v in found if v.evidence is None or here.joins(v.evidence)), None)
+    if mine is not None:
+        return mine
+    what = claim.recipe + (f" --variant {claim.variant}" if claim.variant else "")
+    return Verdict(words.NOT_MEASURED, words.NOT_MEASURED, None, None,
+                   f"no result on {here.where} yet: run invoke recipe {what} to measure it")
+
+
 def status(claim: Claim, here: Here = Here(), v: Verdict | None = None) -> Status:
-    """The claim's status on its first evidence set, with the reach of a new result here when
-    the claim is open."""
-    v = v or claim_verdicts.verdicts(claim)[0]
+    """The claim's status on the evidence set this host's results would join, with the reach
+    of a new result here when the claim is open."""
+    v = v or verdict_here(claim, here)
     margin = margin_of(claim, v, here.recipes_dir)
     need = precision_need.need(claim.source_ratio, margin, claim.source_noise)
     current = v.ratio.half_width_pct if v.ratio and v.ratio.ci_low else None

@@ -117,11 +117,19 @@ def evidence_time(found: list) -> tuple[int, float]:
     return len(docs), sum(s.total_seconds() for s in spans)
 
 
+def _whose(here) -> str:
+    """The evidence the report's verdicts are on."""
+    if here.server is None and here.machine is None:
+        return ("the claim's first evidence set (the claims page's: this host's server and "
+                "class are not known)")
+    return f"the evidence a result from this host would join ({here.where})"
+
+
 def status_report(topic: str | None = None, here=claim_status.Here(), claims=None) -> str:
     """Every claim (of one topic) with its status, the totals and the estimates' assumptions."""
     found = claim_status.statuses(topic, here, claims)
-    head = (f"Claims{f' of topic {topic}' if topic else ''}: the verdict on the claim's first "
-            "evidence set (the claims page's), the 95% half-width it needs to be answered ("
+    head = (f"Claims{f' of topic {topic}' if topic else ''}: the verdict on {_whose(here)}, "
+            "the 95% half-width it needs to be answered ("
             f"{', '.join(words.ANSWERS)} or equivalent) and has, and what answering it would "
             f"take here (profile {here.profile}).")
     rest = []

@@ -19,6 +19,7 @@ verdict, shown only as older evidence.
 import dataclasses
 from dataclasses import dataclass
 
+from tuninglab.results import calibrations
 from tuninglab.results.result import Result
 from tuninglab.site import result_files
 from tuninglab.site.host_class import HostClass, host_class, server_of
@@ -62,3 +63,22 @@ def evidence_sets(recipe: str, variant: str = "") -> list[EvidenceSet]:
 
 def _oldest_first(docs: list) -> list:
     return sorted(docs, key=lambda d: Result.of(d).started)
+
+
+# --- a machine's class ------------------------------------------------------------------------
+
+def machine_of(host_id: str) -> HostClass | None:
+    """The host class of the machine with this id, from its latest A/A calibration record
+    (`invoke lab.noise`), else its latest result measured outside the lab VM; None when
+    data/ holds neither (a new machine's class is known once it has measured something)."""
+    data = result_files.DATA_DIR
+
+    def mine(docs):
+        return [d for d in docs if Result.of(d).host_id == host_id
+                and not Result.of(d).contributed and not host_class(d).lab]
+    records = mine(calibrations.load_all(data))
+    if records:
+        return host_class(max(records, key=lambda d: d["measured"]))
+    results = mine(d for path in result_files.result_dirs(data)
+                   for d in result_files.results_for(path.name, None, data))
+    return host_class(max(results, key=lambda d: Result.of(d).started)) if results else None

@@ -90,3 +90,13 @@ def server_of(doc: dict) -> str:
     server = Result.of(doc).raw["server"]
     major = ".".join(str(server.get("version", "?")).split(".")[:2])
     return f"{server.get('flavor', '?')} {major}"
+
+
+def runs_on(cls: HostClass, machine: HostClass) -> bool:
+    """Whether results of a class ran on a machine of the given (native) class: the class itself,
+    or a lab VM on it; a contributed class only on a contributed machine."""
+    if cls.contributed != machine.contributed:
+        return False
+    if not cls.lab:
+        return cls.key == machine.key
+    return cls.name.endswith(" on " + machine.name.removeprefix("contributed: "))

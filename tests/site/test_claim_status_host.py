@@ -1,0 +1,118 @@
+"""Whose evidence `invoke claims.status` and `claims.rerun` weigh: the set a new result from this
+host would join (its server and its machine's host class), not always the claims page's first
+set (site/claim_status.py: Here.joins, verdict_here; site/evidence.py: machine_of;
+site/host_class.py: runs_on)."""
+
+import dataclasses
+import json
+
+import pytest
+
+from tuninglab.results import verdicts as words
+from tuninglab.results.result import Result
+from tuninglab.site import claim_status as cs
+from tuninglab.site import claim_verdicts, claims_map, claims_text, evidence, result_files
+from tuninglab.site.host_class import HostClass, host_class, runs_on
+
+NATIVE = HostClass("X, 2 cores", "X, 2 cores", "X", False, False)
+LAB_ON_NATIVE = HostClass("lab VM (TCG) on X, 2 cores", "lab VM (TCG) on X, 2 cores", "lab", False,
+                          True)
+OTHER = HostClass("Y, 64 cores", "Y, 64 cores", "Y", False, False)
+CONTRIBUTED = HostClass("contributed|contributed: X, 2 cores", "contributed: X, 2 cores", "X",
+                        True, False)
+
+
+@pytest.fixture
+def committed(committed_data, monkeypatch):
+    monkeypatch.setattr(result_files, "DATA_DIR", committed_data)
+    return committed_data
+
+
+def project_record(data) -> dict:
+    """The project machine's latest A/A calibration record."""
+    paths = sorted((data / "calibrations").glob("*.json"))
+    return json.loads(paths[-1].read_text())
+
+
+def test_a_class_runs_on_itself_and_its_lab_vm_on_it_never_on_another():
+    assert runs_on(NATIVE, NATIVE) and runs_on(LAB_ON_NATIVE, NATIVE)
+    assert not runs_on(OTHER, NATIVE) and not runs_on(LAB_ON_NATIVE, OTHER)
+    assert not runs_on(CONTRIBUTED, NATIVE) and not runs_on(NATIVE, CONTRIBUTED)
+
+
+def test_a_machine_is_known_by_what_it_measured(committed):
+    record = project_record(committed)
+    me = Result.of(record).host_id
+    assert evidence.machine_of(me) == host_class(record)
+    assert evidence.machine_of("0123456789abcdef") is None
+
+
+def test_a_machine_without_a_record_is_known_by_its_results(committed):
+    record = project_record(committed)
+    me = Result.of(record).host_id
+    for path in (committed / "calibrations").glob("*.json"):
+        path.rename(path.with_suffix(".moved"))
+    try:
+        found = evidence.machine_of(me)
+    finally:
+        for path in (committed / "calibrations").glob("*.moved"):
+            path.rename(path.with_suffix(".json"))
+    assert found is not None and found.key == host_class(record).key
+
+
+def test_the_project_machine_weighs_the_claims_page_verdicts(committed):
+    record = project_record(committed)
+    here = cs.Here(sitting="f" * 16, server=evidence.server_of(record),
+                   machine=host_class(record))
+    for c in claims_map.load_map()[0]:
+        first = claim_verdicts.verdicts(c)[0]
+        assert cs.verdict_here(c, here).kind == first.kind, c.id
+
+
+def test_another_class_starts_its_own_evidence(committed):
+    here = cs.Here(sitting="f" * 16, server="mariadb 10.11", machine=OTHER)
+    measured = [c for c in claims_map.load_map()[0] if claim_verdicts.verdicts(c)[0].evidence]
+    assert measured
+    for c in measured:
+        v = cs.verdict_here(c, here)
+        assert v.kind == words.NOT_MEASURED and v.evidence is None
+        assert v.why.startswith("no result on mariadb 10.11, Y, 64 cores yet: run invoke recipe "
+                                f"{c.recipe}")
+    out = claims_text.status_report(here=here)
+    assert out.startswith("Claims: the verdict on the evidence a result from this host would "
+                          "join (mariadb 10.11, Y, 64 cores), the 95% half-width")
+
+
+def test_on_another_class_a_claim_opens_from_this_hosts_noise(committed):
+    """No results of its own yet: its time comes from this host's noise figures, and the pool is
+    this host's result alone (the between-sitting spread assumed)."""
+    here = cs.Here(sitting="f" * 16, server="mariadb 10.11", machine=OTHER,
+                   noise_sd=lambda plan: 0.05)
+    c = next(c for c in claims_map.load_map()[0] if c.id == "zaitsev-read-ahead-off-large")
+    st = cs.status(c, here)
+    assert st.verdict.kind == words.NOT_MEASURED and st.open
+    assert st.reach is not None and st.basis == "this host's lab.noise figures"
+    assert st.reach.pooled_pct <= st.aim.pct
+    unknown = cs.status(c, dataclasses.replace(here, noise_sd=None))
+    assert unknown.open and unknown.block == cs.UNKNOWN
+
+
+def test_another_server_leaves_the_lab_vm_sets_to_the_machine(committed):
+    """The lab VM runs its image's server, whatever this host has installed."""
+    record = project_record(committed)
+    here = cs.Here(sitting="f" * 16, server="mysql 9.7", machine=host_class(record))
+    for c in claims_map.load_map()[0]:
+        first = claim_verdicts.verdicts(c)[0]
+        if first.evidence is None:
+            continue
+        got = cs.verdict_here(c, here)
+        if first.evidence.host_class.lab:
+            assert got.kind == first.kind, c.id
+        else:
+            assert got.kind == words.NOT_MEASURED, c.id
+
+
+def test_without_a_known_class_the_report_says_whose_verdicts_it_gives(committed):
+    out = claims_text.status_report(here=cs.Here(sitting="f" * 16))
+    assert out.startswith("Claims: the verdict on the claim's first evidence set (the claims "
+                          "page's: this host's server and class are not known), the 95%")

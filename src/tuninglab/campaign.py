@@ -29,6 +29,7 @@ from tuninglab.recipes.load import load
 from tuninglab.recipes.model import label as recipe_label
 from tuninglab.site import claim_status, evidence, result_files
 from tuninglab.site.claim_status import Here, Job
+from tuninglab.site.host_class import server_name
 from tuninglab.units import human_seconds
 
 # One recipe variant takes at most this much of a campaign, and its budget is its estimate
@@ -60,7 +61,7 @@ def _server(path: str | None) -> str | None:
         binary = mysqld.find(path)
     except UserError:
         return None
-    return f"{binary.flavor} {binary.version[0]}.{binary.version[1]}"
+    return server_name(binary.flavor, ".".join(map(str, binary.version)))
 
 
 def _noise_sd(figures: dict | None):

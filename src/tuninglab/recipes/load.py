@@ -177,3 +177,8 @@ def _parse(top: Reader) -> rules.Tables:
     return rules.Tables(top, sweep_table, raid_table, tuple(needs), storage, raid, lab, zfs,
                         sweep, workload, parse_allocator(server), parse_server_cpus(server),
                         parse_dataset(top.table("dataset")))
+
+
+def command(name: str, variant: str) -> str:
+    """The command that runs a recipe variant."""
+    return f"invoke recipe {name}" + (f" --variant {variant}" if variant else "")

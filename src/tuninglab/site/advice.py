@@ -253,9 +253,8 @@ def judge(meta: dict) -> AdviceVerdict:
         return AdviceVerdict(CANNOT_TELL, meta["rests_on_why"].strip(), None, None)
     found = claim_verdicts.comparisons(r.recipe, r.variant, r.point, r.metric)
     if not found:
-        what = r.recipe + (f" --variant {r.variant}" if r.variant else "")
-        return AdviceVerdict(CANNOT_TELL, f"{claim_verdicts.NOT_MEASURED}: run invoke recipe "
-                             f"{what} to measure it", r, None)
+        return AdviceVerdict(CANNOT_TELL, f"{claim_verdicts.NOT_MEASURED}: run "
+                             f"{load.command(r.recipe, r.variant)} to measure it", r, None)
     return judge_comparison(r, found[0])
 
 

@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
+from tuninglab.recipes.load import command
 from tuninglab.results import calibrations, document, pooling
 from tuninglab.results import verdicts as words
 from tuninglab.results.result import Ratio, Result
@@ -211,7 +212,6 @@ def verdicts(claim: Claim) -> list[Verdict]:
     first; one "not measured yet" when there is none."""
     sets = evidence.evidence_sets(claim.recipe, claim.variant)
     if not sets:
-        what = claim.recipe + (f" --variant {claim.variant}" if claim.variant else "")
         return [Verdict(NOT_MEASURED, NOT_MEASURED, None, None,
-                        f"run invoke recipe {what} to measure it")]
+                        f"run {command(claim.recipe, claim.variant)} to measure it")]
     return [verdict_for_set(claim, s) for s in sets]

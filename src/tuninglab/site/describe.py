@@ -14,7 +14,7 @@ from functools import lru_cache
 from tuninglab import units
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan as planner
-from tuninglab.recipes.load import from_text, load
+from tuninglab.recipes.load import command as recipe_command, from_text, load
 from tuninglab.recipes.raid import member_serials, member_size
 from tuninglab.results.result import Point, Ratio, Result
 from tuninglab.site.host_class import hardware, host_class
@@ -159,7 +159,7 @@ def hardware_rerun(doc: dict) -> str:
     except (UserError, ValueError):
         return ""
     labs = r.labs
-    command = f"invoke recipe {r.recipe}" + (f" --variant {r.variant}" if r.variant else "")
+    command = recipe_command(r.recipe, r.variant)
     needs = []
     if any(lab.get("accelerator") == "tcg" for lab in labs):
         needs.append("a host with KVM (/dev/kvm)")

@@ -20,7 +20,7 @@ import tomllib
 from tuninglab.errors import UserError
 from tuninglab.files import PROJECT_DIR
 from tuninglab.recipes import plan as planner
-from tuninglab.recipes.load import load, load_all
+from tuninglab.recipes.load import command as recipe_command, load, load_all
 from tuninglab.results.result import Result
 from tuninglab.site import charts, describe, historical, hostviews, result_files
 from tuninglab.units import human_seconds
@@ -163,7 +163,7 @@ def _host_view(docs: list[dict], shown: dict, name: str, variant: str, view: str
 
 
 def _no_data(name: str, variant: str = "") -> str:
-    command = f"invoke recipe {name}" + (f" --variant {variant}" if variant else "")
+    command = recipe_command(name, variant)
     what = f"{name}:{variant}" if variant else name
     return ('<div class="admonition note tl-no-data"><p class="admonition-title">No results yet'
             f'</p><p>Nobody has run <code>{html.escape(what)}</code> yet. Run '

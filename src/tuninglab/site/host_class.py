@@ -88,8 +88,12 @@ def host_class(doc: dict) -> HostClass:
 def server_of(doc: dict) -> str:
     """The server's flavour and major version: "mariadb 10.11"."""
     server = Result.of(doc).raw["server"]
-    major = ".".join(str(server.get("version", "?")).split(".")[:2])
-    return f"{server.get('flavor', '?')} {major}"
+    return server_name(server.get("flavor", "?"), str(server.get("version", "?")))
+
+
+def server_name(flavor: str, version: str) -> str:
+    """A server as evidence sets name it: its flavour and major version ("mariadb 10.11")."""
+    return f"{flavor} {'.'.join(version.split('.')[:2])}"
 
 
 def runs_on(cls: HostClass, machine: HostClass) -> bool:

@@ -18,7 +18,9 @@ ns = Collection()
     "warmup": "discarded warm-up per run, e.g. 10s",
     "precision": "add rounds until every ratio's 95% CI is within this, e.g. 3%",
     "budget": "the time those rounds may take, from the start, e.g. 10m (default: 3x the plan)",
-    "mysqld": "path to the server binary (MariaDB, MySQL 8.0/8.4, Percona Server)",
+    "server": "the server to test: mariadb-10.11 (the host's, default), mariadb-11.8 or "
+              "mysql-9.7 (each built into a Debian root on first use; `invoke lab.servers`)",
+    "mysqld": "or the path to a server binary of your own (MariaDB, MySQL, Percona Server)",
     "workdir": "work directory for templates and runs (default: ./work)",
     "dry_run": "print the plan and the time estimate, run nothing",
     "seed": "seed of the interleaved run order, a whole number (default 1)",
@@ -28,13 +30,13 @@ ns = Collection()
 }, iterable=["device"])
 def run(c, name, quick=False, profile=None, repeats=None, duration=None, warmup=None,
         mysqld=None, workdir=None, dry_run=False, seed=None, variant=None, device=None,
-        destroy_data=False, precision=None, budget=None):
+        destroy_data=False, precision=None, budget=None, server=None):
     """Run a recipe (its main experiment, then each variant): build, measure, write
     data/<recipe>/<file>.json, print the table."""
     cli.guard(cli.recipe_run, name, quick=quick, profile=profile, repeats=repeats,
               duration=duration, warmup=warmup, mysqld=mysqld, workdir=workdir, dry_run=dry_run,
               seed=seed, variant=variant, devices=device or [], destroy_data=destroy_data,
-              precision=precision, budget=budget)
+              precision=precision, budget=budget, server=server)
 
 
 @task(name="list")
@@ -64,25 +66,27 @@ def claims(c, recipe=None):
 CAMPAIGN_HELP = {"topic": "only the claims of this topic (a topic page's name, e.g. redo-size)",
                  "quick": "the quick profile (default: full)",
                  "profile": "a profile by name (default: full)",
-                 "workdir": "work directory for templates and runs (default: ./work)"}
+                 "workdir": "work directory for templates and runs (default: ./work)",
+                 "server": "the server whose evidence to weigh and run: mariadb-10.11 (the "
+                           "host's, default), mariadb-11.8 or mysql-9.7"}
 
 
 @task(name="status", help=CAMPAIGN_HELP)
-def claims_status(c, topic=None, quick=False, profile=None, workdir=None):
+def claims_status(c, topic=None, quick=False, profile=None, workdir=None, server=None):
     """Every source claim: its pooled verdict, the 95% half-width it needs to be answered and
     has, and the rounds and time answering it would take here (or why nothing here can)."""
-    cli.guard(cli.claims_status, topic, quick, profile, workdir)
+    cli.guard(cli.claims_status, topic, quick, profile, workdir, server)
 
 
 @task(name="rerun", help={**CAMPAIGN_HELP,
                           "budget": "the campaign's time, e.g. 3h or 90m (default 3h)",
                           "dry_run": "print the runs in order, their aims and times; run nothing"})
 def claims_rerun(c, topic=None, budget="3h", quick=False, profile=None, dry_run=False,
-                 workdir=None):
+                 workdir=None, server=None):
     """Run the recipes of the open claims this host can answer, in order of expected answers
     per hour, each until its claims' intervals are narrow enough or its budget is spent; each
     result is written as it finishes. Run it again to resume."""
-    cli.guard(cli.claims_rerun, topic, budget, quick, profile, dry_run, workdir)
+    cli.guard(cli.claims_rerun, topic, budget, quick, profile, dry_run, workdir, server)
 
 
 @task(name="submit", help={
@@ -133,6 +137,15 @@ def lab_check(c, workdir=None):
 def lab_clean(c, workdir=None):
     """Remove servers, mounts, loop devices and files a killed run left (from its state file)."""
     cli.guard(cli.lab_clean, workdir)
+
+
+@task(name="servers", help={
+    "build": "build (or check and rebuild) this server's root: mariadb-11.8, mysql-9.7 or all",
+    "workdir": "the work directory holding the roots (default: ./work)"})
+def lab_servers(c, build=None, workdir=None):
+    """The servers a recipe can run (--server): the host's own and those built from Debian's
+    archive into roots of their own, with their versions, state and size."""
+    cli.guard(cli.lab_servers, build, workdir)
 
 
 @task(name="noise", help={"workdir": "the work directory whose results carry the figures "
@@ -209,6 +222,6 @@ ns.add_collection(Collection("data", check, claims, submit))
 ns.add_collection(Collection("claims", claims_status, claims_rerun))
 ns.add_collection(Collection("test", test))
 ns.add_collection(Collection("docs", docs_build, docs_serve))
-ns.add_collection(Collection("lab", lab_check, lab_clean, lab_noise))
+ns.add_collection(Collection("lab", lab_check, lab_clean, lab_noise, lab_servers))
 ns.add_collection(Collection("fleet", fleet_check, fleet_run, fleet_clean))
 ns.add_task(bench)

@@ -22,7 +22,7 @@ from tuninglab import files, units
 from tuninglab.engine.measure import noise
 from tuninglab.engine.measure.provenance import host_id
 from tuninglab.engine.run import resume, runner, stop_rule
-from tuninglab.engine.server import mysqld
+from tuninglab.engine.server import mysqld, roots
 from tuninglab.errors import Interrupted, UserError
 from tuninglab.recipes import plan
 from tuninglab.recipes.load import load
@@ -44,19 +44,24 @@ ZFS_BUILD_S = 240.0
 
 
 def here(workdir: Path | None = None, profile: str = "full",
-         recipes_dir: Path = files.RECIPES_DIR, mysqld_path: str | None = None) -> Here:
+         recipes_dir: Path = files.RECIPES_DIR, mysqld_path: str | None = None,
+         server: str | None = None) -> Here:
     """This host as claim_status needs it: its id, its noise figures' per-round sd, the server
     a run here tests (--mysqld, else the installed one) and its machine's host class (from what
     it measured before: evidence.machine_of)."""
     wd = Path(workdir or files.default_workdir())
     me = host_id()
     return Here(me, profile, _noise_sd(noise.load(wd, me)), recipes_dir,
-                _server(mysqld_path), evidence.machine_of(me))
+                _server(mysqld_path, server), evidence.machine_of(me))
 
 
-def _server(path: str | None) -> str | None:
+def _server(path: str | None, server: str | None = None) -> str | None:
     """The server's flavour and major version as evidence sets name it ("mariadb 10.11");
-    None where there is none to run (a run would say so)."""
+    None where there is none to run (a run would say so). A server by name (--server) is
+    named from its spec: its root need not be built yet."""
+    if server in roots.SPECS:
+        spec = roots.SPECS[server]
+        return server_name(spec.flavor, ".".join(map(str, spec.version)))
     try:
         binary = mysqld.find(path)
     except UserError:
@@ -197,11 +202,12 @@ def schedule(jobs: list[Job], budget: float, builds: dict | None = None) -> tupl
 
 
 def rerun(topic=None, budget="3h", profile="full", dry_run=False, workdir=None, say=print,
-          claims=None, recipes_dir: Path = files.RECIPES_DIR) -> list:
-    """The campaign (module docstring); the claims it answered, as (Status before, after)."""
+          claims=None, recipes_dir: Path = files.RECIPES_DIR, server=None) -> list:
+    """The campaign (module docstring); the claims it answered, as (Status before, after).
+    server: the server to run by name (roots.py), None for the host's own."""
     seconds = parse_budget(budget)
     wd = Path(workdir or files.default_workdir())
-    me = here(wd, profile, recipes_dir)
+    me = here(wd, profile, recipes_dir, server=server)
     before = {st.claim.id: st for st in claim_status.statuses(topic, me, claims)}
     jobs = ordered(claim_status.jobs(list(before.values())), wd, profile)
     builds = image_builds(jobs, wd, profile, recipes_dir)
@@ -219,7 +225,7 @@ def rerun(topic=None, budget="3h", profile="full", dry_run=False, workdir=None, 
     if dry_run:
         say("dry run: nothing was started")
         return []
-    return _run(chosen, seconds, before, me, wd, profile, say)
+    return _run(chosen, seconds, before, me, wd, profile, say, server)
 
 
 def _not_run(found) -> str:
@@ -230,7 +236,7 @@ def _not_run(found) -> str:
             f"answers them: {counted} (`invoke claims.status` says why for each).")
 
 
-def _run(chosen, seconds, before, me, wd, profile, say) -> list:
+def _run(chosen, seconds, before, me, wd, profile, say, server=None) -> list:
     """Each chosen run in turn, each claim's verdict recomputed after it; the answered."""
     answered, clock = [], _Clock(seconds)
     try:
@@ -240,7 +246,7 @@ def _run(chosen, seconds, before, me, wd, profile, say) -> list:
                 say(f"[{n}/{len(chosen)}] {job.label}: the campaign's budget is spent")
                 break
             say(f"\n[{n}/{len(chosen)}] {job.label}: budget {human_seconds(share)}")
-            _one(job, share, me, wd, profile, say)
+            _one(job, share, me, wd, profile, say, server)
             answered += _changes(job, before, me, say)
     except Interrupted:
         _summary(answered, say)
@@ -249,8 +255,8 @@ def _run(chosen, seconds, before, me, wd, profile, say) -> list:
     return answered
 
 
-def _one(job: Job, share: float, me: Here, wd: Path, profile: str, say) -> None:
-    opts = runner.Options(profile=profile, workdir=wd, budget=f"{int(share)}s",
+def _one(job: Job, share: float, me: Here, wd: Path, profile: str, say, server=None) -> None:
+    opts = runner.Options(profile=profile, workdir=wd, budget=f"{int(share)}s", server=server,
                           data_dir=Path(result_files.DATA_DIR), recipes_dir=me.recipes_dir,
                           variant=job.variant)
     try:

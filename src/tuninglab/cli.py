@@ -72,7 +72,7 @@ def _check_names(name, variant) -> None:
 
 def recipe_run(name, *, quick=False, profile=None, repeats=None, duration=None, warmup=None,
                mysqld=None, workdir=None, dry_run=False, seed=None, variant=None, devices=(),
-               destroy_data=False, precision=None, budget=None):
+               destroy_data=False, precision=None, budget=None, server=None):
     """`invoke recipe`: the command line's options checked and made into the run's Options,
     once; then the recipe's experiments run (runner.run_all)."""
     profile = profile_name(quick, profile)
@@ -83,7 +83,8 @@ def recipe_run(name, *, quick=False, profile=None, repeats=None, duration=None, 
         profile=profile,
         repeats=_count_option("repeats", repeats),
         duration=duration, warmup=warmup,
-        mysqld=mysqld, workdir=Path(workdir) if workdir else None, dry_run=dry_run,
+        mysqld=mysqld, server=_server(server), workdir=Path(workdir) if workdir else None,
+        dry_run=dry_run,
         seed=_seed(seed), devices=tuple(devices), destroy_data=destroy_data,
         precision=precision, budget=budget)
     with stop_rule.aiming(_claim_aims(name, opts)):
@@ -100,7 +101,8 @@ def _claim_aims(name: str, opts) -> dict:
         return {}
     from tuninglab import campaign
     return campaign.recipe_aims(name, campaign.here(opts.workdir, opts.profile,
-                                                    mysqld_path=opts.mysqld))
+                                                    mysqld_path=opts.mysqld,
+                                                    server=opts.server))
 
 
 def recipe_list(recipes_dir=files.RECIPES_DIR, say=print):
@@ -140,24 +142,34 @@ def data_claims(recipe=None, say=print):
     say(claims_text.report(recipe))
 
 
-def claims_status(topic=None, quick=False, profile=None, workdir=None, say=print):
+def claims_status(topic=None, quick=False, profile=None, workdir=None, server=None, say=print):
     """`invoke claims.status`: every claim's pooled verdict, the precision it needs and has,
     and what answering it would take here (site/claim_status.py)."""
     from tuninglab import campaign
     from tuninglab.site import claims_text
     profile = profile_name(quick, profile)
-    here = campaign.here(Path(workdir) if workdir else None, profile)
+    here = campaign.here(Path(workdir) if workdir else None, profile, server=_server(server))
     say(claims_text.status_report(topic, here))
 
 
 def claims_rerun(topic=None, budget="3h", quick=False, profile=None, dry_run=False,
-                 workdir=None, say=say):
+                 workdir=None, server=None, say=say):
     """`invoke claims.rerun`: the open claims' recipes in order of expected answers per hour,
     within the budget (campaign.py); rerun to resume."""
     from tuninglab import campaign
     profile = profile_name(quick, profile)
     workdir_mod.check_place(Path(workdir) if workdir else files.default_workdir())
-    campaign.rerun(topic, budget, profile, dry_run, Path(workdir) if workdir else None, say)
+    campaign.rerun(topic, budget, profile, dry_run, Path(workdir) if workdir else None, say,
+                   server=_server(server))
+
+
+def _server(name):
+    """--server's name checked at once (roots.spec), before any work."""
+    if name:
+        from tuninglab.engine.server import roots
+        if name != roots.HOST_SERVER:
+            roots.spec(name)
+    return name
 
 
 def data_submit(path, description=None, keep_paths=False, data_dir=None, say=print):
@@ -193,6 +205,16 @@ def lab_noise(workdir=None, quick=False, say=print):
     """Measure this host's noise with an A/A experiment per design (calibrate.py)."""
     from tuninglab import calibrate
     calibrate.calibrate(Path(workdir) if workdir else None, quick, say)
+
+
+def lab_servers(build=None, workdir=None, say=print):
+    """`invoke lab.servers`: the servers a run can test, built (--build NAME, or all), each
+    root checked as a run would check it before reuse."""
+    from tuninglab.engine.server import server_roots
+    wd = Path(workdir) if workdir else files.default_workdir()
+    if build:
+        workdir_mod.check_place(wd)
+    say(server_roots.report(wd, build, say))
 
 
 def lab_clean(workdir=None, say=print):

@@ -54,6 +54,7 @@ def test_a_value_read_back_is_compared_as_the_server_writes_it(asked, effective,
 
 class Binary:
     path, version_text, label = "/usr/sbin/mariadbd", "Ver 10.11", "MariaDB 10.11"
+    flavor = "mariadb"
 
     def map(self, settings):
         return dict(settings)

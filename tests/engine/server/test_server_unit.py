@@ -210,6 +210,7 @@ def test_config_text_mysql_8_4(tmp_path):
     assert "skip-networking" in lines
     assert "skip_log_bin" in lines
     assert 'mysqlx="OFF"' in lines
+    assert f'secure_file_priv="{rundir}"' in lines  # Debian's default dir is not there
     assert 'innodb_redo_log_capacity="256M"' in lines
     assert not [line for line in lines if line.startswith("innodb_log_file_size")]
     assert 'innodb_doublewrite="OFF"' in lines

@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from tuninglab.engine.host import builds
 from tuninglab.errors import UserError
 
 SUITE = "bookworm"
@@ -114,13 +115,8 @@ def ensure(workdir: Path, flavour: str = "cloud-amd64", say=print) -> Image:
 
 
 def check_build_tools() -> None:
-    if os.geteuid() != 0:
-        raise UserError("building the lab VM image needs root (debootstrap chroots into it); "
-                        "run it with sudo")
-    missing = [t for t in ("debootstrap", "mkfs.ext4", "cpio") if not shutil.which(t)]
-    if missing:
-        raise UserError(f"building the lab VM image needs {', '.join(missing)} "
-                        "(`apt-get install debootstrap e2fsprogs cpio`)")
+    builds.check_tools("the lab VM image", ("debootstrap", "mkfs.ext4", "cpio"),
+                       "debootstrap e2fsprogs cpio")
 
 
 def _build(build: Path, name: str, say) -> None:
@@ -271,9 +267,4 @@ def _unmount_all(root: Path) -> None:
 
 
 def _run(cmd: list[str], log: Path) -> None:
-    with open(log, "ab") as out:
-        done = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT)
-    if done.returncode != 0:
-        tail = "\n".join(log.read_text(errors="replace").splitlines()[-15:])
-        raise UserError(f"building the lab VM image: `{' '.join(cmd[:3])} ...` failed "
-                        f"(exit {done.returncode}); the end of its log:\n{tail}")
+    builds.run_logged(cmd, log, "the lab VM image")

@@ -63,7 +63,8 @@ def _wait_gone(pid: int, timeout: float = 30) -> None:
 
 # What a failed or killed run leaves on disk, relative to the work directory. The caller holds
 # the work directory's lock, so no other run is using any of it.
-STALE = ("runs/*", "templates/*.building-*", "progress/.*.tmp-*", "progress/.*.new-*", ".probe-*")
+STALE = ("runs/*", "templates/*.building-*", "servers/*.build-*", "progress/.*.tmp-*",
+         "progress/.*.new-*", ".probe-*")
 
 
 def remove_stale_files(wd: Path) -> list[str]:

@@ -46,10 +46,10 @@ def prepare(recipe: Recipe, opts) -> Prepared:
     plan = planner.build(experiment, opts.seed)
     stop_rule.check(plan)
     devices = check_devices(recipe, opts, plan.points)
-    binary = srv.find(opts.mysqld)
+    binary = srv.find(opts.mysqld, opts.server, opts.workdir)
     sysbench.executable()
     check_options(recipe, experiment, binary, plan.points)
-    check_allocators(recipe, plan.points)
+    check_allocators(recipe, plan.points, binary)
     check_cpus(recipe, experiment, plan.points)
     check_lab_memory(recipe, plan.points)
     return Prepared(plan, binary, devices)
@@ -95,9 +95,14 @@ def check_cpus(recipe, experiment, points) -> None:
                         "threads: expected one of them")
 
 
-def check_allocators(recipe, points) -> None:
-    """Every allocator a point preloads is installed, before any run."""
+def check_allocators(recipe, points, binary=None) -> None:
+    """Every allocator a point preloads is installed, before any run; a server in a root
+    (roots.py) has glibc's only, the host's libraries being outside it."""
     for name in dict.fromkeys(p.allocator for p in points):
+        if binary is not None and binary.root and name != "glibc":
+            raise UserError(f"{recipe.path}: allocator {name!r} is preloaded from this host, "
+                            f"and {binary.label} runs in its own Debian root: expected the "
+                            "host's server (no --server) for an allocator other than glibc")
         try:
             allocators.library(name)
         except UserError as exc:

@@ -32,6 +32,7 @@ class Options:
     duration: float | None = None
     warmup: float | None = None
     mysqld: str | None = None
+    server: str | None = None    # a server by name (roots.py); None: --mysqld's, or the host's
     workdir: Path | None = None
     dry_run: bool = False
     precision: str | None = None  # the stop rule's target, e.g. "3%" (stop_rule.py)

@@ -11,19 +11,18 @@ Whether the server can change a setting at run time: engine/server/dynamic.py. A
 [storage] gets one sandbox, whose device's queue settings are switched in sysfs.
 """
 
-import re
 import shutil
 import statistics
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
-from tuninglab import units
 from tuninglab.engine.measure import cost, device_baseline, phase as measure, steady
 from tuninglab.engine.server import datadir, dynamic, memory, pinning
 from tuninglab.engine.server import mysqld as srv
 from tuninglab.engine.host.devices import read_diskstats
 from tuninglab.engine.run.repeat import drop_caches, sandbox_fields
+from tuninglab.engine.server.dynamic import same_value, set_statement
 from tuninglab.engine.measure.sampler import cpu_times, disk_delta, merge_series
 from tuninglab.engine.storage.sandbox import Sandbox, Spec
 from tuninglab.engine.host.workdir import blame_full_disk
@@ -49,32 +48,6 @@ def schedule(runs, warmup: float, settle: float, duration: float) -> list[Block]
         blocks.append(Block(run, at, at + int(settle) + 1, at + int(settle + duration)))
         at += int(settle + duration)
     return blocks
-
-
-def set_statement(name: str, value) -> str:
-    """SET GLOBAL for a recipe's value: whole numbers and sizes (48M) as numbers, ON and OFF as
-    keywords, anything else as a quoted string (SET GLOBAL takes no size suffix, and refuses a
-    number in quotes). Names come from the recipe's reader, which allows \\w+ only."""
-    if not re.fullmatch(r"\w+", name):
-        raise ValueError(f"not a server variable name: {name!r}")
-    text = str(value)
-    if re.fullmatch(r"-?\d+", text):
-        literal = text
-    elif re.fullmatch(r"\d+[KMGTkmgt]", text):
-        literal = str(units.size_bytes(text))
-    elif text.upper() in ("ON", "OFF"):
-        literal = text.upper()
-    else:
-        literal = "'" + text.replace("\\", "\\\\").replace("'", "''") + "'"
-    return f"SET GLOBAL {name} = {literal}"
-
-
-def same_value(asked, effective: str) -> bool:
-    """Whether the server's value read back is the one asked for (48M is 50331648; ON is ON)."""
-    text = str(asked)
-    if re.fullmatch(r"\d+[KMGTkmgt]", text):
-        text = str(units.size_bytes(text))
-    return text.lower() == str(effective).lower()
 
 
 class Session:
@@ -141,7 +114,8 @@ class Session:
     def _check_dynamic(self) -> None:
         if not self.swept:
             return
-        fixed = dynamic.not_dynamic(self.server, sorted(self.swept))
+        fixed = dynamic.not_dynamic(self.server, {n: list(v.values()) for n, v in
+                                                  self.swept.items()})
         dynamic.remember(self.rundir.parent.parent, self.binary,
                          {name: name not in fixed for name in self.swept})
         if fixed:

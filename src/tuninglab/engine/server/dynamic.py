@@ -8,12 +8,14 @@ from pathlib import Path
 
 import pymysql
 
-from tuninglab import files
+from tuninglab import files, units
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.plan import swept_settings
 
-# MySQL's error for SET GLOBAL on a variable it reads only at startup.
+# MySQL's errors for SET GLOBAL on a variable it reads only at startup, and on a change it makes
+# only at startup (innodb_doublewrite from ON to OFF: "Please shutdown and change value").
 ER_READ_ONLY = 1238
+ER_WRONG_ARGUMENTS = 1210
 # In the work directory: what each server binary answered.
 ANSWERS = "dynamic-variables.json"
 
@@ -22,26 +24,61 @@ class NotSwitchable(Exception):
     """The server cannot change a swept setting at run time (the message says which)."""
 
 
-def not_dynamic(server, names) -> list[str]:
-    """The names the running server reads only at startup: MariaDB says so in
-    information_schema.SYSTEM_VARIABLES; MySQL and Percona are asked by setting each to its
-    own value, which a read-only variable refuses."""
+def not_dynamic(server, swept: dict) -> list[str]:
+    """The names of swept ({name: values}) the running server will not switch between their
+    values: MariaDB says which it reads only at startup in information_schema.SYSTEM_VARIABLES;
+    MySQL and Percona are asked by setting each to every value in turn, then back, which a
+    read-only variable or a change it makes only at startup refuses."""
+    names = sorted(swept)
     if server.binary.flavor == "mariadb":
         listed = ",".join(f"'{n.upper()}'" for n in names if re.fullmatch(r"\w+", n))
         rows = server.query("SELECT VARIABLE_NAME, READ_ONLY FROM "
                             f"information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME IN ({listed})")
         read_only = {name.lower(): flag == "YES" for name, flag in rows}
         return [n for n in names if read_only.get(n.lower(), True)]
-    out = []
-    for name in names:
-        try:
-            server.query(f"SET GLOBAL {name} = @@GLOBAL.{name}")
-        except pymysql.err.MySQLError as exc:
-            if exc.args and exc.args[0] == ER_READ_ONLY:
-                out.append(name)
-            else:
-                raise
-    return out
+    return [n for n in names if not _switches(server, n, list(swept[n]))]
+
+
+def _switches(server, name: str, values: list) -> bool:
+    if not re.fullmatch(r"\w+", name):
+        raise ValueError(f"not a server variable name: {name!r}")
+    [(before,)] = server.query(f"SELECT @@GLOBAL.{name}")
+    try:
+        for value in [*values, before]:
+            server.query(set_statement(name, value))
+    except pymysql.err.MySQLError as exc:
+        if not exc.args or exc.args[0] not in (ER_READ_ONLY, ER_WRONG_ARGUMENTS):
+            raise
+        if exc.args[0] == ER_WRONG_ARGUMENTS:  # an earlier value may have taken: undo it
+            server.query(set_statement(name, before))
+        return False
+    return True
+
+
+def set_statement(name: str, value) -> str:
+    """SET GLOBAL for a recipe's value: whole numbers and sizes (48M) as numbers, ON and OFF as
+    keywords, anything else as a quoted string (SET GLOBAL takes no size suffix, and refuses a
+    number in quotes). Names come from the recipe's reader, which allows \\w+ only."""
+    if not re.fullmatch(r"\w+", name):
+        raise ValueError(f"not a server variable name: {name!r}")
+    text = str(value)
+    if re.fullmatch(r"-?\d+", text):
+        literal = text
+    elif re.fullmatch(r"\d+[KMGTkmgt]", text):
+        literal = str(units.size_bytes(text))
+    elif text.upper() in ("ON", "OFF"):
+        literal = text.upper()
+    else:
+        literal = "'" + text.replace("\\", "\\\\").replace("'", "''") + "'"
+    return f"SET GLOBAL {name} = {literal}"
+
+
+def same_value(asked, effective: str) -> bool:
+    """Whether the server's value read back is the one asked for (48M is 50331648; ON is ON)."""
+    text = str(asked)
+    if re.fullmatch(r"\d+[KMGTkmgt]", text):
+        text = str(units.size_bytes(text))
+    return text.lower() == str(effective).lower()
 
 
 def _answers(wd: Path) -> dict:
@@ -92,7 +129,10 @@ def swept_names(plan, binary) -> list[str]:
 
 
 def startup_only(binary, names) -> str:
-    return f"{binary.label} reads {', '.join(names)} only at startup"
+    if binary.flavor == "mariadb":
+        return f"{binary.label} reads {', '.join(names)} only at startup"
+    return (f"{binary.label} changes {', '.join(names)} only at startup (it refuses SET GLOBAL "
+            "to one of the recipe's values)")
 
 
 def server_name(binary, name: str) -> str:

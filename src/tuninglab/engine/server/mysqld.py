@@ -15,7 +15,16 @@ from pathlib import Path
 
 import pymysql
 
-from tuninglab.engine.server import allocators
+from tuninglab import files
+from tuninglab.engine.server import allocators, roots
+from tuninglab.engine.server.server_output import (  # noqa: F401 (re-exported)
+    _tail,
+    explain_start_failure,
+    log_notes,
+    parse_values,
+    parse_variables,
+    parse_version,
+)
 from tuninglab.engine.server.option_names import (
     Problem,
     engine_settings,
@@ -27,16 +36,18 @@ from tuninglab.recipes.reader import control_character
 
 DEFAULT_BINARIES = ("/usr/sbin/mariadbd", "mariadbd", "/usr/sbin/mysqld", "mysqld")
 INSTALL_HINT = "install Debian's server with `apt-get install mariadb-server`, or pass --mysqld PATH"
-_VERSION = re.compile(r"\bVer\s+(\d+)\.(\d+)\.(\d+)(\S*)")
 SOCKET_MAX = 100  # AF_UNIX paths are limited to 107 bytes
 
 
 @dataclass(frozen=True)
 class ServerBinary:
-    path: str
+    path: str            # as the server sees it: inside its root, if it has one
     flavor: str          # mariadb, mysql or percona
     version: tuple
     version_text: str    # the whole --version line
+    root: str = ""       # the Debian root it runs in (roots.py), "" for the host's own
+    server: str = ""     # the name --server gave it ("mysql-9.7"), "" for --mysqld's
+    packages: tuple = ()  # its root's package versions, as (name, version) pairs
 
     @property
     def label(self) -> str:
@@ -44,29 +55,42 @@ class ServerBinary:
         return f"{name} {'.'.join(map(str, self.version))}"
 
     @property
+    def host_path(self) -> str:
+        """The binary as this host sees it."""
+        return str(Path(self.root) / self.path.lstrip("/")) if self.root else self.path
+
+    @property
     def variables(self) -> frozenset:
-        return _variables(self.path, os.stat(self.path).st_mtime_ns)
+        return _variables(self, os.stat(self.host_path).st_mtime_ns)
+
+    def command(self, args, binds=()) -> list:
+        """The command that runs the binary with args: in its root, with the host directories
+        of binds at the same paths there, if it has a root."""
+        if not self.root:
+            return [self.path, *args]
+        return roots.command(Path(self.root), [self.path, *args], binds)
 
     def map(self, settings: dict) -> dict:
         return map_settings(settings, self.flavor, self.version)
 
     def describe(self) -> dict:
-        return {"flavor": self.flavor, "version": ".".join(map(str, self.version)),
-                "version_text": self.version_text, "path": self.path}
+        described = {"flavor": self.flavor, "version": ".".join(map(str, self.version)),
+                     "version_text": self.version_text, "path": self.path}
+        if self.root:
+            described["root"] = {"server": self.server, "path": self.root,
+                                 "packages": dict(self.packages)}
+        return described
 
 
-def parse_version(text: str) -> tuple[str, tuple]:
-    """`mysqld --version` output -> (flavor, (major, minor, patch))."""
-    match = _VERSION.search(text)
-    if not match:
-        raise ValueError(f"not a mysqld --version line: {text.strip()[:200]!r}")
-    flavor = "mariadb" if "mariadb" in text.lower() else (
-        "percona" if "percona" in text.lower() else "mysql")
-    return flavor, tuple(int(match.group(i)) for i in (1, 2, 3))
-
-
-def find(path: str | None = None) -> ServerBinary:
-    """The server to test: the one named, or Debian's MariaDB."""
+def find(path: str | None = None, server: str | None = None, workdir: Path | None = None,
+         say=print) -> ServerBinary:
+    """The server to test: --mysqld's binary, --server's (built into its root first if
+    needed), or Debian's MariaDB installed here."""
+    if path and server:
+        raise UserError(f"--mysqld {path} and --server {server} both name the server: expected "
+                        "one of them")
+    if server and server != roots.HOST_SERVER:
+        return _in_root(roots.ensure(workdir or files.default_workdir(), server, say))
     if path:
         resolved = shutil.which(path) or path
         if not os.path.exists(resolved):
@@ -77,6 +101,14 @@ def find(path: str | None = None) -> ServerBinary:
         resolved = next((shutil.which(c) for c in DEFAULT_BINARIES if shutil.which(c)), None)
         if not resolved:
             raise UserError(f"no MySQL or MariaDB server found: {INSTALL_HINT}")
+    binary = _identify(resolved)
+    if server and binary.label.rsplit(".", 1)[0] != "MariaDB 10.11":
+        raise UserError(f"--server {server}: the server installed here is {binary.label} "
+                        f"({resolved}), not Debian 12's MariaDB 10.11")
+    return binary
+
+
+def _identify(resolved: str) -> ServerBinary:
     try:
         out = subprocess.run([resolved, "--version"], capture_output=True, text=True,
                              errors="backslashreplace", timeout=30)
@@ -86,24 +118,11 @@ def find(path: str | None = None) -> ServerBinary:
     return ServerBinary(resolved, flavor, version, (out.stdout or out.stderr).strip())
 
 
-def parse_variables(help_text: str) -> frozenset:
-    """Option names from `mysqld --verbose --help` (the table after 'Variables ...')."""
-    return frozenset(parse_values(help_text))
-
-
-def parse_values(help_text: str) -> dict:
-    """The table after 'Variables ...' of `mysqld --verbose --help`: each option's value as the
-    given options and the defaults make it, e.g. {"max_connections": "151"}."""
-    values, in_table = {}, False
-    for line in help_text.splitlines():
-        if line.startswith("Variables (--variable-name=value)"):
-            in_table = True
-        elif in_table and not line.strip():
-            break  # the table ends at the first blank line
-        elif in_table and not line.startswith(("-", "and boolean", " ")):
-            name, _, value = line.partition(" ")
-            values[name.replace("-", "_")] = value.strip()
-    return values
+def _in_root(root) -> ServerBinary:
+    manifest = root.manifest
+    flavor, version = parse_version(manifest["version_text"])
+    return ServerBinary(root.spec.binary, flavor, version, manifest["version_text"],
+                        str(root.path), root.spec.name, tuple(manifest["packages"].items()))
 
 
 @dataclass(frozen=True)
@@ -118,7 +137,7 @@ def check_settings(binary: ServerBinary, settings: dict) -> Checked:
     """Run the binary in its validating modes with these settings (mapped, with the engine's
     own), as a throwaway server would get them; cached per (binary, settings)."""
     mapped = {**engine_settings(binary.flavor, binary.version), **binary.map(settings)}
-    return _check_settings(binary, os.stat(binary.path).st_mtime_ns, tuple(mapped.items()))
+    return _check_settings(binary, os.stat(binary.host_path).st_mtime_ns, tuple(mapped.items()))
 
 
 @functools.lru_cache(maxsize=64)
@@ -126,25 +145,26 @@ def _check_settings(binary, _mtime, items) -> Checked:
     args = [f"--{name}" if value is None else f"--{name}={value}" for name, value in items]
     # --verbose --help parses every option, the storage engines' too, and serves nothing (it
     # reports a bad value but may exit 0); MySQL 8.0.16+ also has --validate-config.
-    shown = _run_check(binary.path, args, ["--verbose", "--help"])
+    shown = _run_check(binary, args, ["--verbose", "--help"])
     problems = _problems(shown, "--verbose --help")
     if not problems and binary.flavor != "mariadb" and binary.version >= (8, 0, 16):
         # Only the values it names: it may not load the plugins whose options help mode
         # listed (check_known has the names), so its unknown options and exit code are not ours.
-        validated = _run_check(binary.path, args, ["--validate-config"])
+        validated = _run_check(binary, args, ["--validate-config"])
         problems = tuple(p for p in option_problems(validated.stderr) if not p.unknown)
     return Checked(problems, parse_values(shown.stdout), shown.stdout if problems else "")
 
 
-def _run_check(path: str, args: list, mode: list) -> subprocess.CompletedProcess:
+def _run_check(binary: ServerBinary, args: list, mode: list) -> subprocess.CompletedProcess:
     try:
         # The server quotes a bad value byte by byte: its message on a non-ASCII value ("1é")
         # can hold half a UTF-8 character, shown escaped ('\xc3'), never a decoding error.
-        return subprocess.run([path, "--no-defaults", *args, *mode] + _user_args(),
+        return subprocess.run(binary.command(["--no-defaults", *args, *mode] + _user_args()),
                               capture_output=True, text=True, errors="backslashreplace",
                               timeout=60, check=False, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        raise UserError(f"{path} {' '.join(mode)} could not check the settings: {exc}") from None
+        raise UserError(f"{binary.path} {' '.join(mode)} could not check the settings: {exc}"
+                        ) from None
 
 
 def _problems(out: subprocess.CompletedProcess, mode: str) -> tuple:
@@ -156,13 +176,14 @@ def _problems(out: subprocess.CompletedProcess, mode: str) -> tuple:
 
 
 @functools.lru_cache(maxsize=8)
-def _variables(path: str, _mtime: int) -> frozenset:
-    cmd = [path, "--no-defaults", "--verbose", "--help"] + _user_args()
+def _variables(binary: ServerBinary, _mtime: int) -> frozenset:
+    cmd = binary.command(["--no-defaults", "--verbose", "--help"] + _user_args())
     out = subprocess.run(cmd, capture_output=True, text=True, errors="backslashreplace",
                          timeout=60)
     names = parse_variables(out.stdout)
     if not names:
-        raise UserError(f"{path} --verbose --help listed no options: {out.stderr.strip()[-300:]}")
+        raise UserError(f"{binary.path} --verbose --help listed no options: "
+                        f"{out.stderr.strip()[-300:]}")
     return names
 
 
@@ -173,14 +194,20 @@ def _user_args() -> list[str]:
 
 def initialize(binary: ServerBinary, datadir: Path, log: Path) -> None:
     """A new, empty datadir with a passwordless root account reachable over the socket."""
-    basedir = Path(binary.path).resolve().parent.parent
+    basedir = "/usr" if binary.root else Path(binary.path).resolve().parent.parent
     if binary.flavor == "mariadb":
         script = _install_db_script(binary)
-        cmd = [script, "--no-defaults", f"--datadir={datadir}", f"--basedir={basedir}",
-               "--auth-root-authentication-method=normal", "--skip-test-db"] + _user_args()
+        args = [f"--datadir={datadir}", f"--basedir={basedir}",
+                "--auth-root-authentication-method=normal", "--skip-test-db"]
     else:
-        cmd = [binary.path, "--no-defaults", "--initialize-insecure", f"--datadir={datadir}",
-               f"--basedir={basedir}"] + _user_args()
+        script = None
+        args = ["--initialize-insecure", f"--datadir={datadir}", f"--basedir={basedir}"]
+    args = ["--no-defaults", *args] + _user_args()
+    datadir.mkdir(parents=True, exist_ok=True)  # empty: both tools take it, a root binds it
+    if binary.root:
+        cmd = roots.command(Path(binary.root), [script or binary.path, *args], [datadir])
+    else:
+        cmd = [script, *args] if script else binary.command(args)
     with open(log, "w") as out:
         result = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, timeout=600)
     if result.returncode != 0:
@@ -189,6 +216,8 @@ def initialize(binary: ServerBinary, datadir: Path, log: Path) -> None:
 
 
 def _install_db_script(binary: ServerBinary) -> str:
+    if binary.root:  # Debian's, as the root has it
+        return "/usr/bin/mariadb-install-db"
     here = Path(binary.path).resolve().parent
     for name in ("mariadb-install-db", "mysql_install_db"):
         for candidate in (here / name, here.parent / "bin" / name, here.parent / "scripts" / name):
@@ -219,6 +248,8 @@ class Server:
                  "pid-file": self.rundir / "mysqld.pid", "log-error": self.errlog,
                  "skip-networking": None}
         items.update(a.lstrip("-").split("=", 1) for a in _user_args())
+        if self.binary.flavor != "mariadb":  # a build's own default may not exist here
+            items["secure_file_priv"] = self.rundir
         items.update(engine_settings(self.binary.flavor, self.binary.version))
         items.update(self.settings)
         lines = ["[mysqld]"] + [cnf_line(name, value) for name, value in items.items()]
@@ -230,7 +261,8 @@ class Server:
         self.errlog.write_text("")
         # Own session: the terminal's Ctrl-C reaches us, and we stop the server cleanly.
         self.process = subprocess.Popen(
-            [self.binary.path, f"--defaults-file={self.cnf}"], stdin=subprocess.DEVNULL,
+            self.binary.command([f"--defaults-file={self.cnf}"], self.binds()),
+            stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
             env=allocators.environment(self.allocator),
             preexec_fn=functools.partial(_child_setup, self.cgroup, self.cpus))
@@ -245,6 +277,18 @@ class Server:
         self.stop()
         raise UserError(f"{self.binary.label} did not accept connections within {timeout:.0f}s;"
                         f" the end of {self.errlog}:\n{_tail(self.errlog)}")
+
+    def binds(self) -> list:
+        """The host directories a server in a root must see: its own, its datadir's, its
+        socket's and any a setting names (a redo log on another sandbox, say)."""
+        if not self.binary.root:
+            return []
+        paths = [self.rundir, self.datadir, self.socket.parent]
+        for value in self.settings.values():
+            if isinstance(value, str | Path) and str(value).startswith("/"):
+                place = Path(value)
+                paths.append(place if place.is_dir() else place.parent)
+        return [p for p in paths if p.is_dir()]
 
     def log_notes(self) -> dict:
         return log_notes(self.errlog.read_text(errors="replace"))
@@ -332,46 +376,6 @@ def cnf_line(name: str, value) -> str:
                         "break the option file; expected one line of plain text")
     escaped = text.replace("\\", "\\\\").replace('"', '\\"')
     return f'{name}="{escaped}"'
-
-
-# What the error log says the server chose at start, where no variable shows it.
-LOG_NOTES = {"aio": ((r"InnoDB: Using (?:io_uring|liburing)", "io_uring"),
-                     (r"InnoDB: Using Linux native AIO", "libaio"))}
-
-
-def log_notes(log: str) -> dict:
-    """e.g. {"aio": "io_uring"}; a note the log does not give (the asynchronous IO interface
-    with innodb_use_native_aio=OFF, say) is left out."""
-    notes = {}
-    for name, patterns in LOG_NOTES.items():
-        for pattern, value in patterns:
-            if re.search(pattern, log):
-                notes[name] = value
-                break
-    return notes
-
-
-def explain_start_failure(log: str, label: str, errlog) -> str:
-    """One clear sentence about why the server did not start, then the log's tail."""
-    unknown = re.search(r"unknown (?:variable|option) '(?:--)?([^'=]+)", log)
-    bad_value = re.search(r"Error while setting value '([^']*)' to '([^']+)'", log)
-    if unknown:
-        head = f"{label} refused to start: it does not know the option " \
-               f"'{unknown.group(1).replace('-', '_')}'"
-    elif bad_value:
-        head = f"{label} refused to start: the value '{bad_value.group(1)}' is not valid for " \
-               f"{bad_value.group(2).replace('-', '_')}"
-    else:
-        head = f"{label} exited during start-up"
-    tail = "\n".join(log.rstrip().splitlines()[-15:])
-    return f"{head}; the end of {errlog}:\n{tail}"
-
-
-def _tail(path, lines=15) -> str:
-    try:
-        return "\n".join(Path(path).read_text(errors="replace").rstrip().splitlines()[-lines:])
-    except OSError:
-        return "(no log)"
 
 
 def _socket_path(rundir: Path) -> Path:

@@ -18,9 +18,10 @@ MYSQL_FLAVORS = ("mysql", "percona")
 REMOVED = {
     "innodb_buffer_pool_instances": "MariaDB ignores it from 10.5.1 and removed it in 10.6.0 "
                                     "(MDEV-15058): one buffer pool, one page cleaner; MySQL "
-                                    "8.0/8.4 and Percona Server still have it (--mysqld)",
+                                    "and Percona Server still have it (--server mysql-9.7)",
     "innodb_log_files_in_group": "MariaDB 10.5+ and MySQL 8.0.30+ size the redo log as a whole",
-    "innodb_thread_concurrency": "MariaDB 10.6+ removed it",
+    "innodb_thread_concurrency": "MariaDB 10.6+ removed it; MySQL still has it (--server "
+                                 "mysql-9.7)",
     "innodb_checksums": "replaced by innodb_checksum_algorithm",
     "query_cache_size": "MySQL 8.0 removed the query cache",
 }

@@ -54,7 +54,7 @@ class LabVM:
                 raise UserError(f"the lab VM runs MariaDB {guest}, but the template datadir "
                                 f"would be made by {binary.label} ({binary.path}); recipes in "
                                 "the lab VM use the host's MariaDB of the same version "
-                                "(no --mysqld)")
+                                "(no --server or --mysqld)")
 
     def measure(self, run_, experiment, template_data: Path, say=print) -> dict:
         job = self.wd / "vm" / "jobs" / f"{run_.point.id}-r{run_.repeat}"

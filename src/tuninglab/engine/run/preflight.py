@@ -19,7 +19,7 @@ from tuninglab.engine.server.option_names import (
 )
 from tuninglab.engine.storage import guard
 from tuninglab.engine.workloads import sysbench
-from tuninglab.errors import UserError
+from tuninglab.errors import NotOnThisServer, UserError
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load
 from tuninglab.recipes.model import Recipe
@@ -163,8 +163,9 @@ def check_options(recipe, experiment, binary, points=()) -> None:
         for problem in checked.problems:
             key = _setting_key(recipe, experiment, _origin(binary, point.settings, problem.name))
             choices = option_choices(checked.help_text, problem.name)
-            raise UserError(f"{_where(recipe, key)}: "
-                            f"{describe_problem(problem, binary.label, choices)}")
+            error = NotOnThisServer if problem.unknown else UserError
+            raise error(f"{_where(recipe, key)}: "
+                        f"{describe_problem(problem, binary.label, choices)}")
         check_connections(recipe, experiment, checked.values, binary.label)
 
 

@@ -16,7 +16,7 @@ from tuninglab.engine.run.progress import Progress
 from tuninglab.engine.measure.provenance import provenance
 from tuninglab.engine.run.repeat import measure_run
 from tuninglab.engine.run.resume import Saved
-from tuninglab.errors import Interrupted, UserError
+from tuninglab.errors import Interrupted, NotOnThisServer, UserError
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load, load_all
 from tuninglab.results import document, regime, report
@@ -52,8 +52,26 @@ def run_all(name: str, opts: Options, variant: str | None = None, say=print) -> 
     recipes = [load(name, opts.recipes_dir, variant)] if variant is not None else \
         load_all(name, opts.recipes_dir)
     chosen = [dataclasses.replace(opts, variant=r.variant) for r in recipes]
-    prepared = [preflight.prepare(r, one) for r, one in zip(recipes, chosen)]
-    return [run(name, one, say, ready) for one, ready in zip(chosen, prepared)]
+    ready = _prepare_all(recipes, chosen, variant is not None, say)
+    return [run(name, one, say, prepared) for one, prepared in ready]
+
+
+def _prepare_all(recipes, chosen, named: bool, say) -> list:
+    """(options, prepared) of each experiment; one that sets an option the server lacks is
+    skipped with its reason when the whole recipe runs (refused when it was asked for by name,
+    or when no experiment of the recipe is left)."""
+    ready, skipped = [], []
+    for recipe, one in zip(recipes, chosen):
+        try:
+            ready.append((one, preflight.prepare(recipe, one)))
+        except NotOnThisServer as exc:
+            if named:
+                raise
+            skipped.append(exc)
+            say(f"skipping {recipe.label}: {exc}")
+    if skipped and not ready:
+        raise skipped[0]
+    return ready
 
 
 def run(name: str, opts: Options, say=print, prepared=None) -> Path | None:

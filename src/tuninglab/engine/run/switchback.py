@@ -89,7 +89,8 @@ class Session:
                                      allocator=self.plan.baseline.allocator,
                                      cpus=pinning.first(self.plan.baseline.cpus))
             self._drop_caches()
-            self.server.start()
+            with memory.starting(cap, self.plan.experiment.dataset):  # killed for memory: says so
+                self.server.start()
             self.server.allocator_record()  # the recipe's allocator is the one running
             self._check_dynamic()
         except BaseException:

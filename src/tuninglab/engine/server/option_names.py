@@ -19,7 +19,7 @@ from tuninglab.recipes.server_names import (  # noqa: F401 (re-exported)
     is_mysql,
     map_settings,
 )
-from tuninglab.errors import UserError
+from tuninglab.errors import NotOnThisServer
 
 
 def engine_settings(flavor: str, version: tuple) -> dict:
@@ -38,7 +38,7 @@ def check_known(settings: dict, known: frozenset, label: str, where: str) -> Non
     for name in settings:
         if name not in known:
             hint = f" ({REMOVED[name]})" if name in REMOVED else ""
-            raise UserError(f"{where}: the server {label} has no option '{name}'{hint}")
+            raise NotOnThisServer(f"{where}: the server {label} has no option '{name}'{hint}")
 
 
 @dataclass(frozen=True)

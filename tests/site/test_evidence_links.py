@@ -44,7 +44,8 @@ def test_the_command_reruns_the_profile_the_page_shows_first(built, committed_da
 
 
 def test_a_recipe_that_needs_a_flag_shows_it(built):
-    assert "invoke recipe buffer-pool-instances --quick --mysqld /path/to/mysqld" in \
+    """buffer-pool-instances needs MySQL: its box names the server (its result is a full one)."""
+    assert "<code>invoke recipe buffer-pool-instances --server mysql-9.7</code>" in \
         _reproduce_box(built, "buffer-pool-instances")
 
 

@@ -192,3 +192,15 @@ def test_a_change_mysql_makes_only_at_startup_means_restarts():
     assert server.value == "ON"  # every value it took is set back
     assert "changes innodb_doublewrite only at startup" in dynamic.startup_only(
         MYSQL_IN_ROOT, ["innodb_doublewrite"])
+
+
+def test_a_start_that_fails_before_the_servers_log_shows_its_stderr(tmp_path):
+    server = srv.Server(MYSQL_IN_ROOT, tmp_path, tmp_path / "data", {})
+    server.errlog.write_text("")
+    (tmp_path / "stderr.log").write_text("mount: /w/root/run: mount point does not exist.\n")
+    message = server.explain_failure()
+    assert message.startswith("MySQL 9.7.4 exited during start-up; the end of "
+                              f"{tmp_path / 'stderr.log'}:")
+    assert "mount point does not exist" in message
+    server.errlog.write_text("[ERROR] [MY-010119] [Server] Aborting\n")
+    assert str(server.errlog) in server.explain_failure()

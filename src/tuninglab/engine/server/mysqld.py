@@ -17,6 +17,7 @@ import pymysql
 
 from tuninglab import files
 from tuninglab.engine.server import allocators, roots
+from tuninglab.engine.server.option_file import cnf_line  # noqa: F401 (re-exported)
 from tuninglab.engine.server.server_output import (  # noqa: F401 (re-exported)
     _tail,
     explain_start_failure,
@@ -32,7 +33,6 @@ from tuninglab.engine.server.option_names import (
     option_problems,
 )
 from tuninglab.errors import UserError
-from tuninglab.recipes.reader import control_character
 
 DEFAULT_BINARIES = ("/usr/sbin/mariadbd", "mariadbd", "/usr/sbin/mysqld", "mysqld")
 INSTALL_HINT = "install Debian's server with `apt-get install mariadb-server`, or pass --mysqld PATH"
@@ -259,13 +259,15 @@ class Server:
         self.rundir.mkdir(parents=True, exist_ok=True)
         self.cnf.write_text(self.config_text(), encoding="utf-8")  # whatever the locale
         self.errlog.write_text("")
-        # Own session: the terminal's Ctrl-C reaches us, and we stop the server cleanly.
-        self.process = subprocess.Popen(
-            self.binary.command([f"--defaults-file={self.cnf}"], self.binds()),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-            env=allocators.environment(self.allocator),
-            preexec_fn=functools.partial(_child_setup, self.cgroup, self.cpus))
+        # Own session: the terminal's Ctrl-C reaches us, and we stop the server cleanly. Its
+        # stderr is kept: what fails before its own log opens (a root's mounts) says so there.
+        with open(self.rundir / "stderr.log", "wb") as stderr:
+            self.process = subprocess.Popen(
+                self.binary.command([f"--defaults-file={self.cnf}"], self.binds()),
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
+                start_new_session=True,
+                env=allocators.environment(self.allocator),
+                preexec_fn=functools.partial(_child_setup, self.cgroup, self.cpus))
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -295,6 +297,10 @@ class Server:
 
     def explain_failure(self) -> str:
         log = self.errlog.read_text(errors="replace") if self.errlog.exists() else ""
+        stderr = self.rundir / "stderr.log"
+        if not log.strip() and stderr.exists() and stderr.stat().st_size:
+            return explain_start_failure(stderr.read_text(errors="replace"), self.binary.label,
+                                         stderr)
         return explain_start_failure(log, self.binary.label, self.errlog)
 
     def _ping(self) -> bool:
@@ -359,23 +365,6 @@ class Server:
 
     def __exit__(self, *exc):
         self.stop()
-
-
-def cnf_line(name: str, value) -> str:
-    """One option of my.cnf: the value double-quoted with backslash escapes, as the option file
-    parser of MariaDB and MySQL reads it (a '#' stays in the value, the quotes go). Recipes refuse
-    control characters already; here they would let a value start a line or a [section]."""
-    if not re.fullmatch(r"[A-Za-z0-9_-]+", name):
-        raise UserError(f"my.cnf: refusing the option name {name!r}: expected letters, digits, "
-                        "'_' and '-'")
-    if value is None:
-        return name
-    text = str(value)
-    if control_character(text):
-        raise UserError(f"my.cnf: refusing {name} = {text!r}: a control character would "
-                        "break the option file; expected one line of plain text")
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
-    return f'{name}="{escaped}"'
 
 
 def _socket_path(rundir: Path) -> Path:

@@ -63,12 +63,12 @@ class ServerBinary:
     def variables(self) -> frozenset:
         return _variables(self, os.stat(self.host_path).st_mtime_ns)
 
-    def command(self, args, binds=()) -> list:
-        """The command that runs the binary with args: in its root, with the host directories
-        of binds at the same paths there, if it has a root."""
-        if not self.root:
-            return [self.path, *args]
-        return roots.command(Path(self.root), [self.path, *args], binds)
+    def command(self, args, binds=(), program: str | None = None) -> list:
+        """The command that runs the binary (or another program beside it, such as
+        mariadb-install-db) with args: in its root, with the host directories of binds at the
+        same paths there, if it has a root."""
+        argv = [program or self.path, *args]
+        return roots.command(Path(self.root), argv, binds) if self.root else argv
 
     def map(self, settings: dict) -> dict:
         return map_settings(settings, self.flavor, self.version)
@@ -90,7 +90,7 @@ def find(path: str | None = None, server: str | None = None, workdir: Path | Non
         raise UserError(f"--mysqld {path} and --server {server} both name the server: expected "
                         "one of them")
     if server and server != roots.HOST_SERVER:
-        return _in_root(roots.ensure(workdir or files.default_workdir(), server, say))
+        return in_root(roots.ensure(workdir or files.default_workdir(), server, say))
     if path:
         resolved = shutil.which(path) or path
         if not os.path.exists(resolved):
@@ -102,7 +102,7 @@ def find(path: str | None = None, server: str | None = None, workdir: Path | Non
         if not resolved:
             raise UserError(f"no MySQL or MariaDB server found: {INSTALL_HINT}")
     binary = _identify(resolved)
-    if server and binary.label.rsplit(".", 1)[0] != "MariaDB 10.11":
+    if server and (binary.flavor, binary.version[:2]) != ("mariadb", (10, 11)):
         raise UserError(f"--server {server}: the server installed here is {binary.label} "
                         f"({resolved}), not Debian 12's MariaDB 10.11")
     return binary
@@ -118,7 +118,8 @@ def _identify(resolved: str) -> ServerBinary:
     return ServerBinary(resolved, flavor, version, (out.stdout or out.stderr).strip())
 
 
-def _in_root(root) -> ServerBinary:
+def in_root(root) -> ServerBinary:
+    """The server of a built root (roots.Root), as its manifest records it."""
     manifest = root.manifest
     flavor, version = parse_version(manifest["version_text"])
     return ServerBinary(root.spec.binary, flavor, version, manifest["version_text"],
@@ -204,10 +205,7 @@ def initialize(binary: ServerBinary, datadir: Path, log: Path) -> None:
         args = ["--initialize-insecure", f"--datadir={datadir}", f"--basedir={basedir}"]
     args = ["--no-defaults", *args] + _user_args()
     datadir.mkdir(parents=True, exist_ok=True)  # empty: both tools take it, a root binds it
-    if binary.root:
-        cmd = roots.command(Path(binary.root), [script or binary.path, *args], [datadir])
-    else:
-        cmd = [script, *args] if script else binary.command(args)
+    cmd = binary.command(args, [datadir], program=script)
     with open(log, "w") as out:
         result = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, timeout=600)
     if result.returncode != 0:

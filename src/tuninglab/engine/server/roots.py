@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tuninglab.engine.host import builds
+from tuninglab.engine.server.server_output import parse_version
 from tuninglab.errors import UserError
 
 MIRROR = "http://deb.debian.org/debian"
@@ -178,7 +179,6 @@ def _build(work: Path, s: Spec, say) -> dict:
                 "var/lib/apt/lists"):  # unused here: a third of a minimal root
         shutil.rmtree(root / sub, ignore_errors=True)
     text = version_line(root, s.binary)
-    from tuninglab.engine.server.server_output import parse_version
     flavor, version = parse_version(text)
     if (flavor, version[:2]) != (s.flavor, s.version):
         raise UserError(f"Debian's {s.suite} now has {text!r}, not {s.label}: the server "
@@ -194,13 +194,12 @@ def packages(root: Path, s: Spec) -> dict:
     out = subprocess.run(["chroot", str(root), "dpkg-query", "-W", "-f",
                           "${db:Status-Abbrev} ${Package} ${Version}\n"], capture_output=True,
                          text=True, check=False)
-    wanted = set(s.packages) | set(LIBRARIES) | {p.replace("-core", "") for p in s.packages}
+    own = tuple(p.removesuffix("-core") for p in s.packages)  # mariadb-server-core and kin
     found = {}
     for line in out.stdout.splitlines():
         status, _, rest = line.partition(" ")
         name, _, version = rest.strip().partition(" ")
-        if status.startswith("ii") and (name in wanted or name.startswith(
-                tuple(p.rsplit("-core", 1)[0] for p in s.packages))):
+        if status.startswith("ii") and (name in LIBRARIES or name.startswith(own)):
             found[name] = version
     return dict(sorted(found.items()))
 

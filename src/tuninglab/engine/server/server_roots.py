@@ -47,7 +47,6 @@ def _root_row(workdir: Path, spec: roots.Spec) -> list:
     if root is None:
         return [spec.name, source, "", "not built yet", ""]
     wrong = roots.problems(root)
-    version = mysqld.ServerBinary(spec.binary, *mysqld.parse_version(
-        root.manifest["version_text"]), "").label if not wrong else ""
+    version = mysqld.in_root(root).label if not wrong else ""
     state = f"fails its check: {wrong}" if wrong else f"built {root.manifest.get('built', '')}"
     return [spec.name, source, version, state, f"{dir_bytes(root.path) / 2**20:,.0f} MiB"]

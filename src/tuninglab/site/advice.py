@@ -29,7 +29,7 @@ from tuninglab.recipes import load
 from tuninglab.results.metrics import COST, METRICS
 from tuninglab.results.pooling import Pooled
 from tuninglab.results.result import Ratio
-from tuninglab.site import claim_verdicts
+from tuninglab.site import claim_verdicts, servers
 from tuninglab.site.claim_verdicts import Comparison
 
 HOLDS, DOES_NOT_HOLD, CANNOT_TELL = "holds", "does not hold", "cannot tell here"
@@ -246,21 +246,24 @@ def judge_comparison(r: RestsOn, c: Comparison) -> AdviceVerdict:
     return AdviceVerdict(kind, why, r, c, p)
 
 
-def judge(meta: dict) -> AdviceVerdict:
-    """Whether today's evidence supports a topic page's advice."""
+def judge(meta: dict, server: str = servers.REFERENCE) -> AdviceVerdict:
+    """Whether today's evidence on one server supports a topic page's advice."""
     r = rests_on(meta)
     if r is None:
         return AdviceVerdict(CANNOT_TELL, meta["rests_on_why"].strip(), None, None)
-    found = claim_verdicts.comparisons(r.recipe, r.variant, r.point, r.metric)
+    found = [c for c in claim_verdicts.comparisons(r.recipe, r.variant, r.point, r.metric)
+             if c.evidence.server == server]
     if not found:
-        return AdviceVerdict(CANNOT_TELL, f"{claim_verdicts.NOT_MEASURED}: run "
-                             f"{load.command(r.recipe, r.variant)} to measure it", r, None)
+        run = servers.command(load.command(r.recipe, r.variant), server)
+        return AdviceVerdict(CANNOT_TELL, f"{claim_verdicts.NOT_MEASURED}: run {run} to "
+                             "measure it", r, None)
     return judge_comparison(r, found[0])
 
 
-def ranked(metas: list[dict]) -> list[tuple[dict, AdviceVerdict]]:
-    """The topics by the effect measured on today's server (|log pooled ratio| of the
+def ranked(metas: list[dict], server: str = servers.REFERENCE
+           ) -> list[tuple[dict, AdviceVerdict]]:
+    """The topics by the effect measured on one server (|log pooled ratio| of the
     comparison their advice rests on), largest first; those without an answer last, in the
     pages' order."""
-    judged = [(meta, judge(meta)) for meta in metas]
+    judged = [(meta, judge(meta, server)) for meta in metas]
     return sorted(judged, key=lambda mv: (mv[1].effect is None, -(mv[1].effect or 0.0)))

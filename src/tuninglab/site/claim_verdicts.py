@@ -14,7 +14,6 @@ result's throughput answers no claim (the emulated CPU is not the hardware's); i
 """
 
 import dataclasses
-import math
 from dataclasses import dataclass
 from functools import lru_cache
 

@@ -16,12 +16,11 @@ is superseded: kept in data/, left out of the
 verdict, shown only as older evidence.
 """
 
-import dataclasses
 from dataclasses import dataclass
 
 from tuninglab.results import calibrations
 from tuninglab.results.result import Result
-from tuninglab.site import result_files
+from tuninglab.site import result_files, servers
 from tuninglab.site.host_class import HostClass, host_class, server_of
 from tuninglab.site.superseded import superseded_why
 
@@ -47,8 +46,10 @@ class EvidenceSet:
 # --- the sets ---------------------------------------------------------------------------------
 
 def evidence_sets(recipe: str, variant: str = "") -> list[EvidenceSet]:
-    """Every evidence set of a recipe's variant: the project's own classes first, then by how
-    many current results they hold (most first)."""
+    """Every evidence set of a recipe's variant: the project's own classes first, then by server
+    in the pages' order (servers.py: the reference first, so a result on a new server adds a
+    column rather than moving the page), then by how many current results they hold (most
+    first)."""
     groups: dict[tuple, tuple[list, list]] = {}
     for doc in result_files.results_for(recipe, variant):
         current, older = groups.setdefault((server_of(doc), host_class(doc)), ([], []))
@@ -58,7 +59,8 @@ def evidence_sets(recipe: str, variant: str = "") -> list[EvidenceSet]:
                         tuple(sorted(old, key=lambda x: Result.of(x[0]).started)))
             for (server, cls), (cur, old) in groups.items()]
     return sorted(sets, key=lambda s: (s.host_class.contributed, s.host_class.lab,
-                                       -len(s.results), s.server, s.host_class.name))
+                                       servers.rank(s.server), -len(s.results),
+                                       s.host_class.name))
 
 
 def _oldest_first(docs: list) -> list:

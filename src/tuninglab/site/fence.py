@@ -155,10 +155,10 @@ def _host_view(docs: list[dict], shown: dict, name: str, variant: str, view: str
         return body
     e = html.escape
     return (f'<div class="tl-hostview" data-group="{e(hostviews.group_path(name, variant))}" '
-            f'data-view="{e(view)}"><label class="tl-host-pick">Host: <select '
-            f'aria-label="Host whose result this shows"><option value="{hostviews.key(shown)}" '
-            f'selected>{e(describe.host_name(shown))}</option></select></label> '
-            f'<span class="tl-host-count">{len(hosts)} hosts</span>'
+            f'data-view="{e(view)}"><label class="tl-host-pick">Host and server: <select '
+            f'aria-label="Host and server whose result this shows"><option '
+            f'value="{hostviews.key(shown)}" selected>{e(describe.host_name(shown))}</option>'
+            f'</select></label> <span class="tl-host-count">{len(hosts)} hosts or servers</span>'
             f'<div class="tl-hostview-body">{body}</div></div>')
 
 

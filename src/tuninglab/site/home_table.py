@@ -8,7 +8,7 @@ import re
 from collections import Counter
 
 from tuninglab.errors import UserError
-from tuninglab.site import advice
+from tuninglab.site import advice, servers
 from tuninglab.site.fence import _error
 from tuninglab.site.verdict_tables import _check_complete, times_text, topic_pages
 
@@ -17,22 +17,46 @@ e = html.escape
 
 def topics_fence(source, language, css_class, options, md, **kwargs) -> str:
     """The home page: per topic, its advice, the comparison it rests on, today's pooled ratio
-    and whether the advice holds; ranked by the effect measured today (advice.ranked)."""
+    and whether the advice holds; ranked by the effect measured today (advice.ranked). One tab
+    per server (servers.py), the reference open: the reader switches server in one click."""
     try:
         _check_complete()
-        ranked = advice.ranked(topic_pages())
+        pages = topic_pages()
+        tables = [(server, _server_table(advice.ranked(pages, server)))
+                  for server in servers.SHOWN]
     except (ValueError, KeyError, UserError) as exc:
         return _error(f"topics fence: {exc}", source)
-    # The host class and server most rows are measured on is named once, under the table.
+    # Out of the search index: the topic pages, not this summary of them, answer a search.
+    # The mark is on a <section>: the theme's search parser tells elements apart by tag only,
+    # so the first inner </div> would end a <div>'s exclusion.
+    return ('<div class="tl-topics"><section data-search-exclude>' + _tabs(tables)
+            + HOME_CAPTION + "</section></div>")
+
+
+def _server_table(ranked: list) -> str:
+    """One server's table, with the host class most rows are measured on named under it."""
     common = Counter(_where(v) for _, v in ranked if _where(v)).most_common(1)
     usual = common[0][0] if common else ""
     rows = [_topic_row(meta, v, usual) for meta, v in ranked]
     said = (f'<p class="tl-caption">Unless a row names another, "Today" is measured on '
             f'{e(usual)}.</p>') if usual else ""
-    # Out of the search index: the topic pages, not this summary of them, answer a search.
-    return ('<div class="tl-topics" data-search-exclude><table><thead><tr><th>Topic</th>'
-            '<th>Advice</th><th>Today</th><th>Does it hold?</th></tr></thead><tbody>'
-            + "".join(rows) + "</tbody></table>" + HOME_CAPTION + said + "</div>")
+    return ('<table><thead><tr><th>Topic</th><th>Advice</th><th>Today</th>'
+            '<th>Does it hold?</th></tr></thead><tbody>' + "".join(rows) + "</tbody></table>"
+            + said)
+
+
+def _tabs(tables: list[tuple[str, str]]) -> str:
+    """Tables as the theme's content tabs (pymdownx.tabbed's alternate markup, which the theme
+    styles without script): radio inputs, their labels, then the blocks in the same order."""
+    name = "tl-server"
+    inputs = "".join(f'<input id="{name}-{i}" name="{name}" type="radio"'
+                     f'{" checked" * (i == 0)}>' for i in range(len(tables)))
+    labels = "".join(f'<label for="{name}-{i}">{e(servers.label(server))}</label>'
+                     for i, (server, _) in enumerate(tables))
+    blocks = "".join(f'<div class="tabbed-block">{table}</div>' for _, table in tables)
+    return (f'<div class="tabbed-set tabbed-alternate" data-tabs="1:{len(tables)}">{inputs}'
+            f'<div class="tabbed-labels">{labels}</div>'
+            f'<div class="tabbed-content">{blocks}</div></div>')
 
 
 def _where(v) -> str:
@@ -42,9 +66,9 @@ def _where(v) -> str:
 
 
 HOME_CAPTION = (
-    '<p class="tl-caption">Topics are ordered by the effect measured today, largest first. '
-    '"Today" is the ratio the advice rests on, pooled over every comparable result of the '
-    'host class shown first (one server), with its 95% interval. "Holds": that interval lies '
+    '<p class="tl-caption">Each tab is one server. Topics are ordered by the effect measured '
+    'today on it, largest first. "Today" is the ratio the advice rests on, pooled over every '
+    'comparable result of the host class shown first (that server), with its 95% interval. "Holds": that interval lies '
     'inside the range the advice names; "does not hold": wholly outside it; "cannot tell '
     'here": anything else, with the reason. A lab VM\'s throughput is never a verdict.</p>')
 

@@ -19,7 +19,8 @@ from pathlib import Path
 
 from tuninglab.results.metrics import METRICS, TPCC
 from tuninglab.results.result import Result
-from tuninglab.site import charts, describe, result_files, result_tables
+from tuninglab.site import charts, describe, result_files, result_tables, servers
+from tuninglab.site.host_class import server_of
 
 DIR = "assets/hosts"
 MAIN = "_main"  # the main experiment: a variant name cannot start with "_"
@@ -40,11 +41,13 @@ def group_path(recipe: str, variant: str) -> str:
 
 def shown_by_default(docs: list[dict]) -> dict:
     """The result a page's one-host views show first: the latest of the newest host whose
-    latest result is the project's own, so a contribution adds a host to pick rather than
-    replacing the reference; when every host contributed, the newest."""
+    latest result is the project's own, on the first server in the pages' order that has one
+    (servers.py), so a contribution or a result on another server adds a host to pick rather
+    than replacing the reference; when every host contributed, the newest."""
     hosts = result_files.latest_per_host(docs)
-    own = [doc for doc in hosts if not Result.of(doc).contributed]
-    return (own or hosts)[-1]
+    own = [doc for doc in hosts if not Result.of(doc).contributed] or hosts
+    first = min(servers.rank(server_of(doc)) for doc in own)
+    return [doc for doc in own if servers.rank(server_of(doc)) == first][-1]
 
 
 def series_metrics(doc: dict) -> list[str]:

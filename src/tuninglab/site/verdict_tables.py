@@ -19,10 +19,12 @@ from markdown.extensions import Extension
 from markdown.inlinepatterns import InlineProcessor
 
 from tuninglab.errors import UserError
+from tuninglab.recipes.load import command
 from tuninglab.results import verdicts as verdict_words
 from tuninglab.results.metrics import METRICS
 from tuninglab.results.result import Ratio, Result
-from tuninglab.site import claim_verdicts, claims_keys, claims_map, describe, historical
+from tuninglab.site import (claim_verdicts, claims_keys, claims_map, describe, historical,
+                            servers)
 from tuninglab.site.claim_verdicts import Verdict
 from tuninglab.site.fence import TOPICS_DIR, _error
 
@@ -149,19 +151,56 @@ def verdicts_fence(source, language, css_class, options, md, **kwargs) -> str:
         return _error(f"verdicts fence: {exc}", source)
 
 
-def _claim_rows(c, notes: _Notes) -> str:
-    """One row: the claim, its source ratio, and the pooled verdict of the evidence set the
-    pages show first (the project's own host class with the most results); the other sets and
-    the older evidence fold under it."""
-    first, *others = claim_verdicts.verdicts(c)
+def _by_server(c) -> dict[str, list[Verdict]]:
+    """The claim's verdicts (claim_verdicts.verdicts: the project's largest set first) by the
+    server their evidence set is on; a claim nobody measured has none."""
+    found: dict[str, list[Verdict]] = {}
+    for v in claim_verdicts.verdicts(c):
+        if v.evidence is not None:
+            found.setdefault(v.evidence.server, []).append(v)
+    return found
+
+
+def columns(claims: list) -> list[str]:
+    """The servers a table has a column for: the guide's (servers.SHOWN), each whether or not
+    it has been measured yet, then any other a result of these claims ran on."""
+    return servers.ordered([*servers.SHOWN,
+                            *(server for c in claims for server in _by_server(c))])
+
+
+def _not_measured(c, server: str) -> Verdict:
+    run = servers.command(command(c.recipe, c.variant), server)
+    return Verdict(claim_verdicts.NOT_MEASURED, claim_verdicts.NOT_MEASURED, None, None,
+                   f"run {run} to measure it")
+
+
+def _claim_rows(c, notes: _Notes, shown: list[str]) -> str:
+    """One row: the claim, its source ratio, and per server (a column each, side by side) the
+    pooled verdict of the evidence set the pages show first (the project's own host class
+    with the most results); the server's other sets and older evidence fold under it."""
+    found = _by_server(c)
     why = f'<br><span class="tl-why">Today: {e(c.why)}</span>' if c.why else ""
     if c.caveat:
         why += f'<br><span class="tl-why tl-caveat">Caveat: {e(c.caveat)}</span>'
-    folded = _other_sets(others, notes) + _older(first)
+    cells = "".join(_server_cell(c, found.get(server) or [_not_measured(c, server)], server,
+                                 notes) for server in shown)
     return (f'<tr id="claim-{e(c.id)}"><td data-label="Source claim">{e(claim_text(c))}{why}'
-            f'</td><td data-label="Then">{e(source_text(c))}</td><td data-label="Today">'
-            f'{e(today_text(c, first))}{_counted(first)}{folded}</td><td data-label="Verdict">'
-            f'{_verdict_cell(first, _set_note(first, bool(others)), notes)}</td></tr>')
+            f'</td><td data-label="Then">{e(source_text(c))}</td>{cells}</tr>')
+
+
+def _server_cell(c, found: list[Verdict], server: str, notes: _Notes) -> str:
+    """A claim's answer on one server: its verdict, today's ratio and what it rests on."""
+    first, *others = found
+    today = today_text(c, first)
+    ratio = f'<br><span class="tl-today">{e(today)}</span>' if first.ratio is not None else ""
+    return (f'<td data-label="{e(header(server))}">'
+            f'{_verdict_cell(first, _set_note(first, bool(others)), notes)}{ratio}'
+            f'{_counted(first)}{_other_sets(others, notes)}{_older(first)}</td>')
+
+
+def header(server: str) -> str:
+    """A server column's heading, and a phone's label for its cell."""
+    return f"Today on {servers.label(server)}"
 
 
 def _counted(v: Verdict) -> str:
@@ -169,7 +208,7 @@ def _counted(v: Verdict) -> str:
 
 
 def _other_sets(others: list, notes: _Notes) -> str:
-    """The verdicts of the other evidence sets (other host classes, other servers), folded."""
+    """The verdicts of the server's other evidence sets (other host classes), folded."""
     if not others:
         return ""
     items = "".join(f"<li>{e(_set_note(v, True))}: {e(times_text(v.ratio))}"
@@ -177,7 +216,7 @@ def _other_sets(others: list, notes: _Notes) -> str:
                     f"{_verdict_cell(v, notes=notes)}</li>" for v in others)
     n = len(others)
     return (f'<details class="tl-other-hosts"><summary>{n} other host class'
-            f'{"es" * (n > 1)} or server{"s" * (n > 1)}</summary><ul>{items}</ul></details>')
+            f'{"es" * (n > 1)}</summary><ul>{items}</ul></details>')
 
 
 def _older(v: Verdict) -> str:
@@ -197,11 +236,11 @@ def _site_link(doc: dict) -> str:
 
 
 def _set_note(v: Verdict, several: bool) -> str:
-    """Which host class and server a verdict is from (when the claim has several sets), and
-    the host notes of its latest result."""
+    """Which host class a verdict is from (when its server has several sets: the server is
+    the column's), and the host notes of its latest result."""
     if v.evidence is None:
         return _host_note(v.doc, False)
-    where = f"{v.evidence.host_class.name}, {v.evidence.server}" if several else ""
+    where = v.evidence.host_class.name if several else ""
     return "; ".join(x for x in (where, _host_note(v.doc, False)) if x)
 
 
@@ -226,8 +265,9 @@ def _untestable_kind(u) -> str:
             else claim_verdicts.NOT_TESTABLE)
 
 
-def _untestable_rows(items: list, notes: _Notes) -> str:
-    """One row per table and reason, naming the results it covers."""
+def _untestable_rows(items: list, notes: _Notes, width: int) -> str:
+    """One row per table and reason, naming the results it covers; its verdict spans the
+    table's width server columns: it is the same on every server."""
     groups = {}
     for u in items:
         groups.setdefault((u.source, u.table, u.reason), []).append(u)
@@ -242,7 +282,7 @@ def _untestable_rows(items: list, notes: _Notes) -> str:
         v = Verdict(kind, kind, None, None, reason)
         rows.append(f'<tr><td data-label="Source claim">{e(what)}. {e(meta["caption"])} '
                     f'({e(cite(source["source"]))})</td><td data-label="Then">-</td>'
-                    f'<td data-label="Today">-</td><td data-label="Verdict">'
+                    f'<td data-label="Today" colspan="{width}">'
                     f'{_verdict_cell(v, notes=notes)}</td></tr>')
     return "".join(rows)
 
@@ -251,12 +291,14 @@ def _table(claims: list, untestable: list, prefix: str, searched: bool = True) -
     """A verdict table of claims and untestable results, its shared notes under it;
     searched=False keeps it out of the search index (a page of every claim would otherwise
     match any term before the topic page that explains it)."""
-    notes = _Notes(prefix)
-    body = "".join(_claim_rows(c, notes) for c in claims) + _untestable_rows(untestable, notes)
+    notes, shown = _Notes(prefix), columns(claims)
+    body = "".join(_claim_rows(c, notes, shown) for c in claims) + \
+        _untestable_rows(untestable, notes, len(shown))
     body, listed = notes.finish(body)
     exclude = "" if searched else " data-search-exclude"
-    return (f'<div class="tl-claim-verdicts"{exclude}><table><thead><tr><th>Source claim</th>'
-            '<th>Then</th><th>Today</th><th>Verdict</th></tr></thead><tbody>' + body +
+    heads = "".join(f"<th>{e(header(server))}</th>" for server in shown)
+    return (f'<div class="tl-claim-verdicts tl-servers-{len(shown)}"{exclude}><table><thead>'
+            f'<tr><th>Source claim</th><th>Then</th>{heads}</tr></thead><tbody>' + body +
             '</tbody></table>' + listed + '</div>')
 
 
@@ -270,9 +312,10 @@ def _topic_table(topic: str) -> str:
         raise ValueError(f"the claims map (data/claims/) has no claim of topic {topic!r}")
     return (_table(mine, others, f"verdicts-{topic}") +
             '<p class="tl-caption">"Then" is the source\'s result as a ratio to its baseline; '
-            '"Today" the ratio pooled over every comparable result (one server, one host '
-            'class), with its 95% interval and how many results and sittings it rests on. '
-            'The verdict sizes it against the source\'s ratio; the words are defined on '
+            'each "Today" column is one server\'s: the ratio pooled over every comparable '
+            'result (that server, one host class), with its 95% interval and how many results '
+            'and sittings it rests on. The verdict sizes it against the source\'s ratio; the '
+            'words are defined on '
             '<a href="../../claims/#verdicts">every claim\'s page</a>, computed when the site is '
             'built.</p>')
 

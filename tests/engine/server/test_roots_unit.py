@@ -204,3 +204,10 @@ def test_a_start_that_fails_before_the_servers_log_shows_its_stderr(tmp_path):
     assert "mount point does not exist" in message
     server.errlog.write_text("[ERROR] [MY-010119] [Server] Aborting\n")
     assert str(server.errlog) in server.explain_failure()
+
+
+def test_the_roots_built_are_the_servers_the_guide_names():
+    """The site names servers from recipes/server_list.py (it may not import the engine)."""
+    from tuninglab.recipes import server_list
+    assert tuple(roots.SPECS) == server_list.ROOTS
+    assert roots.names() == list(server_list.NAMES) and roots.HOST_SERVER in server_list.NAMES

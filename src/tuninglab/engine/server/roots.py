@@ -21,10 +21,11 @@ from pathlib import Path
 from tuninglab.engine.host import builds
 from tuninglab.engine.server.server_output import parse_version
 from tuninglab.errors import UserError
+from tuninglab.recipes import server_list
 
 MIRROR = "http://deb.debian.org/debian"
 BUILD_VERSION = 1   # bump when the build steps change
-HOST_SERVER = "mariadb-10.11"   # the host's own, Debian 12's: no root
+HOST_SERVER = server_list.HOST_SERVER   # the host's own, Debian 12's: no root
 # Recorded in every result beside the server's own packages: what the server links against.
 LIBRARIES = ("libc6", "libstdc++6", "liburing2", "libaio1t64", "libaio1", "libssl3t64")
 
@@ -53,7 +54,7 @@ SPECS = {s.name: s for s in (
 
 
 def names() -> list[str]:
-    return [HOST_SERVER, *SPECS]
+    return list(server_list.NAMES)
 
 
 def spec(name: str) -> Spec:

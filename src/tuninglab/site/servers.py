@@ -1,0 +1,54 @@
+"""The servers the guide measures, as its pages show them: side by side, in one order, the host's
+own Debian 12 MariaDB first (the reference the most evidence is on), then today's servers from
+their Debian roots (recipes/server_list.py). A server a contributor measured with --mysqld
+comes after them, by name.
+
+Evidence sets name a server by flavour and major version ("mariadb 10.11", host_class.server_of);
+a reader sees "MariaDB 10.11"; a command names it as --server takes it ("mariadb-10.11")."""
+
+from tuninglab.recipes.server_list import HOST_SERVER, NAMES
+from tuninglab.site.host_class import server_name
+
+FLAVORS = {"mariadb": "MariaDB", "mysql": "MySQL"}
+
+
+def _evidence_name(option: str) -> str:
+    """"mariadb-11.8" (what --server takes) as evidence sets name it: "mariadb 11.8"."""
+    flavor, version = option.split("-", 1)
+    return server_name(flavor, version)
+
+
+# Evidence name -> what --server takes, in the pages' order.
+OPTIONS = {_evidence_name(option): option for option in NAMES}
+SHOWN = tuple(OPTIONS)
+REFERENCE = _evidence_name(HOST_SERVER)
+
+
+def rank(server: str) -> tuple[int, str]:
+    """A server's place on the pages: the guide's servers in SHOWN's order, then any other by
+    name."""
+    return (SHOWN.index(server) if server in SHOWN else len(SHOWN), server)
+
+
+def ordered(servers) -> list[str]:
+    return sorted(set(servers), key=rank)
+
+
+def label(server: str) -> str:
+    """"mariadb 10.11" as a reader sees it: "MariaDB 10.11"."""
+    flavor, _, version = server.partition(" ")
+    return f"{FLAVORS.get(flavor, flavor)} {version}".strip()
+
+
+def flag(server: str) -> str:
+    """The command-line flag that runs a recipe on this server: "" for the host's own, --server
+    for a root's, --mysqld for one the guide does not build."""
+    option = OPTIONS.get(server)
+    if option is None:
+        return "--mysqld /path/to/its/mysqld"
+    return "" if option == HOST_SERVER else f"--server {option}"
+
+
+def command(recipe_command: str, server: str) -> str:
+    """A recipe's command (recipes.load.command) run on this server."""
+    return " ".join(x for x in (recipe_command, flag(server)) if x)

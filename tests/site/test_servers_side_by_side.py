@@ -1,0 +1,105 @@
+"""Pages compare servers (site/servers.py): every topic's verdict table has a column per server,
+the home page a tab per server, and a result on a new server adds to a page without moving what
+it shows first, however many results that server has."""
+
+import copy
+import json
+import re
+import shutil
+
+import pytest
+
+from helpers import DATA
+from tuninglab.results.result import Result
+from tuninglab.site import (claim_verdicts, claims_map, evidence, home_table, hostviews, result_files,
+                            servers, verdict_tables)
+
+DOUBLEWRITE = sorted((DATA / "doublewrite").glob("*.json"))
+
+
+def claim():
+    return claims_map.claim("zfs2009-doublewrite-off-serie-h")
+
+
+def on_mysql(doc: dict, n: int) -> dict:
+    """The result as if MySQL 9.7 had run it, on another sitting."""
+    doc = copy.deepcopy(doc)
+    doc["server"].update(flavor="mysql", version="9.7.4")
+    doc["host"]["id"] = f"{n:016x}"
+    doc["started"] = f"2026-11-27T{n + 16}:00:00+00:00"
+    return doc
+
+
+@pytest.fixture
+def data_dir(tmp_path, monkeypatch):
+    """The committed doublewrite results, and four more of them on MySQL 9.7: a set larger
+    than the reference server's."""
+    (tmp_path / "doublewrite").mkdir()
+    for path in DOUBLEWRITE:
+        shutil.copy(path, tmp_path / "doublewrite" / path.name)
+    current = [d for d in map(lambda p: json.loads(p.read_text()), DOUBLEWRITE)
+               if evidence.superseded_why(d) is None and not Result.of(d).variant]
+    for n in range(4):
+        doc = on_mysql(current[n % len(current)], n + 4)
+        (tmp_path / "doublewrite" / f"mysql-{n}.json").write_text(json.dumps(doc))
+    monkeypatch.setattr(result_files, "DATA_DIR", tmp_path)
+    return tmp_path
+
+
+def test_the_guides_servers_in_order_with_their_labels_and_flags():
+    assert servers.SHOWN == ("mariadb 10.11", "mariadb 11.8", "mysql 9.7")
+    assert servers.REFERENCE == "mariadb 10.11"
+    assert servers.ordered(["percona 8.0", "mysql 9.7", "mariadb 10.11"]) == [
+        "mariadb 10.11", "mysql 9.7", "percona 8.0"]
+    assert [servers.label(s) for s in servers.SHOWN] == ["MariaDB 10.11", "MariaDB 11.8",
+                                                         "MySQL 9.7"]
+    assert servers.command("invoke recipe x", "mariadb 10.11") == "invoke recipe x"
+    assert servers.command("invoke recipe x", "mysql 9.7") == "invoke recipe x --server mysql-9.7"
+    assert servers.flag("percona 8.0").startswith("--mysqld ")
+
+
+def test_the_reference_servers_set_comes_first_however_large_another_is(data_dir):
+    sets = evidence.evidence_sets("doublewrite")
+    assert [s.server for s in sets] == ["mariadb 10.11", "mysql 9.7"]
+    assert len(sets[1].results) > len(sets[0].results)
+    first = claim_verdicts.verdicts(claim())[0]
+    assert first.evidence.server == "mariadb 10.11"
+
+
+def test_a_topic_table_has_a_column_per_server_each_with_its_own_verdict(data_dir):
+    table = verdict_tables._table([claim()], [], "t")
+    heads = re.findall(r"<th>(Today on [^<]*)</th>", table)
+    assert heads == ["Today on MariaDB 10.11", "Today on MariaDB 11.8", "Today on MySQL 9.7"]
+    cells = dict(re.findall(r'<td data-label="(Today on [^"]*)">(.*?)</td>', table))
+    assert "4 results, 4 sittings" in cells["Today on MySQL 9.7"]
+    assert "4 results" not in cells["Today on MariaDB 10.11"]
+    assert "not measured yet" in cells["Today on MariaDB 11.8"]
+    assert "invoke recipe doublewrite --server mariadb-11.8" in cells["Today on MariaDB 11.8"]
+
+
+def test_an_untestable_row_spans_every_server_column(data_dir):
+    _, untestable = claims_map.load_map()
+    table = verdict_tables._table([claim()], untestable[:1], "t")
+    assert 'colspan="3"' in table
+
+
+def test_a_page_opens_on_the_reference_server_though_another_ran_later(data_dir):
+    docs = result_files.results_for("doublewrite")
+    newest = max(docs, key=lambda d: Result.of(d).started)
+    assert Result.of(newest).raw["server"]["flavor"] == "mysql"
+    shown = hostviews.shown_by_default(docs)
+    assert Result.of(shown).raw["server"]["flavor"] == "mariadb"
+    only_mysql = [d for d in docs if Result.of(d).raw["server"]["flavor"] == "mysql"]
+    assert hostviews.shown_by_default(only_mysql) is only_mysql[-1]
+
+
+def test_the_home_page_has_a_tab_per_server_the_reference_open(data_dir):
+    page = home_table.topics_fence("", "topics", "", {}, None)
+    labels = re.findall(r'<label for="tl-server-\d">([^<]*)</label>', page)
+    assert labels == ["MariaDB 10.11", "MariaDB 11.8", "MySQL 9.7"]
+    assert re.findall(r'<input id="(tl-server-\d)"[^>]* checked>', page) == ["tl-server-0"]
+    blocks = page.split('<div class="tabbed-block">')[1:]
+    assert len(blocks) == 3
+    assert "--server mariadb-11.8" in blocks[1] and "--server mariadb-11.8" not in blocks[0]
+    # Kept out of the search index by an element no inner element shares a tag with.
+    assert page.count("<section") == 1 and "<section data-search-exclude>" in page

@@ -14,7 +14,7 @@ import pytest
 
 from helpers import DATA, REPO, result_problems as problems_of
 from tuninglab.contrib import check, readback
-from tuninglab.recipes import plan as planner
+from tuninglab.recipes import plan as planner, server_list
 from tuninglab.recipes.load import load
 from tuninglab.recipes.regime import declared
 from tuninglab.results import document
@@ -165,8 +165,12 @@ def test_a_switchback_the_recipe_cannot_have(tmp_path):
 
 
 def on_mysql(doc: dict) -> dict:
-    """doc's server as MySQL 8.4, which changes innodb_doublewrite at run time (8.0.30+)."""
+    """doc's server as MySQL 8.4, which changes innodb_doublewrite at run time (8.0.30+), with
+    the memory a capped MySQL gets beyond the shape's limit (server_list.EXTRA_MEMORY)."""
     doc["server"].update(flavor="mysql", version="8.4.3")
+    extra = server_list.extra_memory("mysql", 4)   # doublewrite's 4 threads
+    doc["memory"].update(limit_bytes=doc["memory"]["limit_bytes"] + extra,
+                         server_extra_bytes=extra)
     return doc
 
 

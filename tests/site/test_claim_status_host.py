@@ -116,3 +116,11 @@ def test_without_a_known_class_the_report_says_whose_verdicts_it_gives(committed
     out = claims_text.status_report(here=cs.Here(sitting="f" * 16))
     assert out.startswith("Claims: the verdict on the claim's first evidence set (the claims "
                           "page's: this host's server and class are not known), the 95%")
+
+
+def test_on_another_server_the_command_names_it(committed):
+    here = cs.Here(sitting="f" * 16, server="mysql 9.7", machine=OTHER)
+    c = next(c for c in claims_map.load_map()[0] if c.recipe == "doublewrite")
+    v = cs.verdict_here(c, here)
+    assert v.kind == words.NOT_MEASURED
+    assert v.why.endswith("run invoke recipe doublewrite --server mysql-9.7 to measure it")

@@ -103,3 +103,13 @@ def test_the_home_page_has_a_tab_per_server_the_reference_open(data_dir):
     assert "--server mariadb-11.8" in blocks[1] and "--server mariadb-11.8" not in blocks[0]
     # Kept out of the search index by an element no inner element shares a tag with.
     assert page.count("<section") == 1 and "<section data-search-exclude>" in page
+
+
+def test_a_lab_vm_claim_says_why_no_other_server_is_measured():
+    """The lab VM runs its guest's own MariaDB: no --server command would measure another."""
+    c = claims_map.claim("zfs2009-recordsize-read-amplification")
+    table = verdict_tables._table([c], [], "t")
+    cells = dict(re.findall(r'<td data-label="(Today on [^"]*)">(.*?)</td>', table))
+    for server in ("MariaDB 11.8", "MySQL 9.7"):
+        assert "the lab VM runs its guest&#x27;s own MariaDB 10.11" in cells[f"Today on {server}"]
+        assert "--server" not in cells[f"Today on {server}"]

@@ -73,10 +73,10 @@ def test_home_page_lists_every_topic_with_its_effects(built):
 def test_every_topic_page_opens_with_its_verdict_table(built):
     for topic in TOPICS:
         page = (built / "topics" / topic / "index.html").read_text()
-        assert 'class="tl-claim-verdicts"' in page, topic
+        assert 'class="tl-claim-verdicts' in page, topic
         assert page.index("tl-claim-verdicts") < page.index('<h2 id="what-the-sources'), topic
     claims = (built / "claims" / "index.html").read_text()
-    assert claims.count('class="tl-claim-verdicts"') == 5  # one table per source
+    assert claims.count('class="tl-claim-verdicts') == 5  # one table per source
 
 
 @pytest.mark.integration

@@ -19,7 +19,7 @@ from tuninglab import files, units
 from tuninglab.contrib import design, read_view, readback
 from tuninglab.contrib.jsonpaths import at, runs
 from tuninglab.errors import UserError
-from tuninglab.recipes import load, plan as planner
+from tuninglab.recipes import load, plan as planner, server_list
 from tuninglab.recipes.model import PLAIN_NAME
 from tuninglab.recipes.server_names import gone, map_settings
 from tuninglab.results.result import Result
@@ -215,13 +215,18 @@ def number(value) -> str:
 
 
 def check_memory(doc: dict, e) -> list[str]:
-    """The memory limit the runs were held to is the data shape's. A result without the block
-    predates the memory model (or its shape has no limit): the site reads it as uncapped."""
+    """The memory limit the runs were held to is the data shape's, with what the result's
+    server holds beyond MariaDB 10.11 (server_list.extra_memory; not in the lab VM, whose RAM
+    is the limit). A result without the block predates the memory model (or its shape has no
+    limit): the site reads it as uncapped."""
     memory = doc.get("memory")
     if memory is None:
         return []
     limit = e.dataset.memory_limit
-    want = None if limit is None else units.size_bytes(limit)
+    flavor = str((doc.get("server") or {}).get("flavor", "mariadb"))
+    extra = 0 if e.recipe.in_lab_vm else \
+        server_list.extra_memory(flavor, server_list.most_threads(e))
+    want = None if limit is None else units.size_bytes(limit) + extra
     if memory.get("limit_bytes") == want:
         return []
     return [at("memory/limit_bytes", f"{memory.get('limit_bytes')!r}; expected "

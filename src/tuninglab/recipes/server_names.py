@@ -25,6 +25,14 @@ REMOVED = {
     "innodb_checksums": "replaced by innodb_checksum_algorithm",
     "query_cache_size": "MySQL 8.0 removed the query cache",
 }
+# Values of an option that only some servers take, with which: a recipe's variant that sweeps
+# one is skipped, saying so, by a server that refuses it (preflight: NotOnThisServer) when the
+# whole recipe runs.
+VALUES_OF = {
+    "innodb_doublewrite": {"DETECT_ONLY": "MySQL 8.0.30 and later (--server mysql-9.7)",
+                           "DETECT_AND_RECOVER": "MySQL 8.0.30 and later (--server mysql-9.7)",
+                           "fast": "MariaDB 11.0 and later (--server mariadb-11.8)"},
+}
 # Where REMOVED's options are gone: (flavours, the first version without it). A run's preflight
 # asks the server itself (its --verbose --help); a result file names only its flavour and
 # version, so data.check reads this table instead. Only removals whose version REMOVED states.
@@ -33,6 +41,12 @@ GONE_FROM = {
     "innodb_thread_concurrency": (("mariadb",), (10, 6, 0)),
     "query_cache_size": (MYSQL_FLAVORS, (8, 0, 0)),
 }
+
+
+def value_of_others(name: str, value: str) -> str | None:
+    """Which servers take this value of the option, when only some do (VALUES_OF); None for a
+    value every server takes or none does."""
+    return VALUES_OF.get(name, {}).get(str(value))
 
 
 def is_mysql(flavor: str) -> bool:

@@ -254,9 +254,8 @@ def judge(meta: dict, server: str = servers.REFERENCE) -> AdviceVerdict:
     found = [c for c in claim_verdicts.comparisons(r.recipe, r.variant, r.point, r.metric)
              if c.evidence.server == server]
     if not found:
-        run = servers.command(load.command(r.recipe, r.variant), server)
-        return AdviceVerdict(CANNOT_TELL, f"{claim_verdicts.NOT_MEASURED}: run {run} to "
-                             "measure it", r, None)
+        return AdviceVerdict(CANNOT_TELL, f"{claim_verdicts.NOT_MEASURED}: "
+                             f"{servers.how_to_measure(r.recipe, r.variant, server)}", r, None)
     return judge_comparison(r, found[0])
 
 

@@ -39,7 +39,7 @@ from tuninglab.results import pooling, precision_need, stats
 from tuninglab.results import verdicts as words
 from tuninglab.results.precision_need import Need
 from tuninglab.results.result import Result
-from tuninglab.site import claim_verdicts, claims_map
+from tuninglab.site import claim_verdicts, claims_map, servers
 from tuninglab.site.claims_map import Claim
 from tuninglab.site.claim_verdicts import Verdict
 from tuninglab.site.evidence import EvidenceSet
@@ -247,9 +247,11 @@ def verdict_here(claim: Claim, here: Here) -> Verdict:
     mine = next((v for v in found if v.evidence is None or here.joins(v.evidence)), None)
     if mine is not None:
         return mine
+    run = command(claim.recipe, claim.variant)
+    if here.server:  # a server other than the host's says so on the command line
+        run = servers.command(run, here.server)
     return Verdict(words.NOT_MEASURED, words.NOT_MEASURED, None, None,
-                   f"no result on {here.where} yet: run {command(claim.recipe, claim.variant)} "
-                   "to measure it")
+                   f"no result on {here.where} yet: run {run} to measure it")
 
 
 def status(claim: Claim, here: Here = Here(), v: Verdict | None = None) -> Status:

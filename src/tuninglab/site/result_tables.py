@@ -116,9 +116,12 @@ def memory_text(doc: dict) -> str:
     """The memory model of a result in a sentence ("" for a CPU-bound one, which has none)."""
     block = Result.of(doc).memory
     if block and block["capped"]:
+        extra = block.get("server_extra_bytes")
+        more = (f", of which {extra // 2**20} MiB for what this server holds beyond MariaDB "
+                "10.11, whose needs the data shape's limit is sized for") if extra else ""
         return (f"Memory: the server, page cache included, was held to "
-                f"{block['limit_bytes'] // 2**20} MiB ({block['controller']}), so neither its "
-                "buffer pool nor the OS could cache the dataset.")
+                f"{block['limit_bytes'] // 2**20} MiB ({block['controller']}{more}), so neither "
+                "its buffer pool nor the OS could cache the dataset.")
     if block:
         return (f"Memory not capped ({block['reason']}): the OS page cache may have held the "
                 "dataset the buffer pool did not.")

@@ -6,6 +6,7 @@ comes after them, by name.
 Evidence sets name a server by flavour and major version ("mariadb 10.11", host_class.server_of);
 a reader sees "MariaDB 10.11"; a command names it as --server takes it ("mariadb-10.11")."""
 
+from tuninglab.recipes.load import command as load_command, load
 from tuninglab.recipes.server_list import HOST_SERVER, NAMES
 from tuninglab.site.host_class import server_name
 
@@ -52,3 +53,12 @@ def flag(server: str) -> str:
 def command(recipe_command: str, server: str) -> str:
     """A recipe's command (recipes.load.command) run on this server."""
     return " ".join(x for x in (recipe_command, flag(server)) if x)
+
+
+def how_to_measure(recipe: str, variant: str, server: str) -> str:
+    """What a reader does to measure a recipe's variant on this server: its command, or why the
+    guide cannot (a lab VM recipe runs the guest's own MariaDB, Debian 12's)."""
+    if server != REFERENCE and load(recipe, variant=variant).in_lab_vm:
+        return (f"not measured on {label(server)}: the lab VM runs its guest's own "
+                f"{label(REFERENCE)}")
+    return f"run {command(load_command(recipe, variant), server)} to measure it"

@@ -169,9 +169,8 @@ def columns(claims: list) -> list[str]:
 
 
 def _not_measured(c, server: str) -> Verdict:
-    run = servers.command(command(c.recipe, c.variant), server)
     return Verdict(claim_verdicts.NOT_MEASURED, claim_verdicts.NOT_MEASURED, None, None,
-                   f"run {run} to measure it")
+                   servers.how_to_measure(c.recipe, c.variant, server))
 
 
 def _claim_rows(c, notes: _Notes, shown: list[str]) -> str:

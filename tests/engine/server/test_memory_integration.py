@@ -4,13 +4,16 @@ template filled; the cgroup is gone after, and a limit the server cannot start i
 naming the recipe key."""
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 
 from helpers import run_recipe, write_recipe
+from tuninglab import files
 from tuninglab.engine.server import memory
 from tuninglab.errors import UserError
+from tuninglab.recipes import server_list
 
 pytestmark = [pytest.mark.integration,
               pytest.mark.skipif(os.geteuid() != 0, reason="a memory cgroup needs root")]
@@ -93,3 +96,29 @@ def test_a_limit_the_server_cannot_start_in_names_the_recipe_key(recipes_dir, sh
     with pytest.raises(UserError, match=r"dataset.memory_limit = 24M: the server was killed"):
         run_recipe("starved", recipes_dir, shared_workdir, tmp_path / "data")
     assert not list(Path(memory.V1_ROOT).glob(f"{memory.PREFIX}*"))
+
+
+def test_mysql_gets_its_own_memory_beyond_the_limit_and_the_page_cache_keeps_its_share(
+        recipes_dir, tmp_path):
+    """MySQL 9.7 at its defaults holds far more than the MariaDB a shape's limit is sized for
+    (server_list.EXTRA_MEMORY): under the limit alone the kernel kills it at start. On the
+    disk-bound shape, with its extra, it runs, and its page cache stays near the share MariaDB's
+    has (about 60 MiB of the 192M), far from the 400 MB of data."""
+    if not shutil.which("debootstrap"):
+        pytest.skip("needs debootstrap to build MySQL 9.7's root")
+    roots_wd = files.default_workdir() / "server-roots-tests"  # the roots test's builds
+    text = RECIPE.format(limit="192M").replace(
+        'tables = 4\ntable_size = 50000\nbuffer_pool_size = "16M"\n', "")  # the shape's
+    write_recipe(recipes_dir, "capped-mysql", text.replace("threads = 2", "threads = 4"))
+    _, doc = run_recipe("capped-mysql", recipes_dir, roots_wd, tmp_path / "data",
+                        server="mysql-9.7")
+    extra = server_list.extra_memory("mysql", 4)
+    limit = 192 * 2**20 + extra
+    assert doc["memory"]["limit_bytes"] == limit and doc["memory"]["server_extra_bytes"] == extra
+    for p in doc["points"]:
+        for run in p["runs"]:
+            assert 0 < run["memory"]["peak_bytes"] <= limit
+            assert run["memory"]["oom_kills"] == 0
+            assert run["memory"]["page_cache_bytes"] < 160 * 2**20
+        assert p["stats"]["regime"]["reached"]
+    assert min(reads_per_trx(doc)) >= 16 * 1024

@@ -13,6 +13,8 @@ from helpers import fixture_recipe, run_recipe, servers_under
 from tuninglab import files
 from tuninglab.engine.server import mysqld as srv
 from tuninglab.engine.server import roots
+from tuninglab.engine.run import preflight, runner
+from tuninglab.errors import NotOnThisServer
 
 pytestmark = pytest.mark.integration
 
@@ -70,3 +72,25 @@ def test_a_recipe_on_a_server_by_name_records_its_root(name, fixture, roots_wd, 
     assert spec.packages[0] in doc["server"]["root"]["packages"]
     assert all(r["summary"]["tps"] > 0 for p in doc["points"] for r in p["runs"])
     assert host_mounts_under(roots_wd / "servers") == []
+
+
+@pytest.mark.parametrize("name, variant, value, who", [
+    ("mariadb-10.11", "detect-only", "DETECT_ONLY", "MySQL"),
+    ("mariadb-11.8", "detect-only", "DETECT_ONLY", "MySQL"),
+    ("mysql-9.7", "fast", "fast", "MariaDB 11"),
+    ("mariadb-10.11", "fast", "fast", "MariaDB 11")])
+def test_a_value_only_other_servers_take_is_not_on_this_server(name, variant, value, who,
+                                                               roots_wd):
+    """doublewrite's today-only modes: each server refuses the other's value in its own words,
+    and the refusal says whose value it is, so a whole-recipe run skips the variant."""
+    opts = runner.Options(profile="quick", server=name, workdir=roots_wd, variant=variant)
+    with pytest.raises(NotOnThisServer, match=rf"{value} is a value of {who}") as err:
+        preflight.prepare_named("doublewrite", opts)
+    assert "sweep.values" in str(err.value)
+
+
+@pytest.mark.parametrize("name, variant", [("mysql-9.7", "detect-only"),
+                                           ("mariadb-11.8", "fast")])
+def test_each_server_takes_its_own_mode(name, variant, roots_wd):
+    opts = runner.Options(profile="quick", server=name, workdir=roots_wd, variant=variant)
+    assert preflight.prepare_named("doublewrite", opts).plan.points

@@ -23,6 +23,8 @@ from tuninglab.errors import NotOnThisServer, UserError
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load
 from tuninglab.recipes.model import Recipe
+from tuninglab.recipes.server_list import most_threads
+from tuninglab.recipes.server_names import value_of_others
 
 
 class Prepared(NamedTuple):
@@ -163,16 +165,18 @@ def check_options(recipe, experiment, binary, points=()) -> None:
         for problem in checked.problems:
             key = _setting_key(recipe, experiment, _origin(binary, point.settings, problem.name))
             choices = option_choices(checked.help_text, problem.name)
-            error = NotOnThisServer if problem.unknown else UserError
+            others = value_of_others(problem.name, problem.value)
+            error = NotOnThisServer if problem.unknown or others else UserError
+            only = f" ({problem.value} is a value of {others} only)" if others else ""
             raise error(f"{_where(recipe, key)}: "
-                        f"{describe_problem(problem, binary.label, choices)}")
+                        f"{describe_problem(problem, binary.label, choices)}{only}")
         check_connections(recipe, experiment, checked.values, binary.label)
 
 
 def check_connections(recipe, experiment, values: dict, label: str) -> None:
     """The workload's threads and the engine's own connections fit in max_connections (as
     the settings and the server's default make it), before any template is built."""
-    threads = max(experiment.workload_for(v).threads for v in experiment.sweep.values)
+    threads = most_threads(experiment)
     allowed = values.get("max_connections", "")
     if allowed.isdigit() and threads + OWN_CONNECTIONS > int(allowed):
         key = _profile_key(recipe, experiment, "threads", "workload.threads")

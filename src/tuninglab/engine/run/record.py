@@ -42,7 +42,7 @@ def new_document(plan, binary, provenance: dict) -> dict:
                     else {"design": "restart"}),
                  **_overrides(e), **_pin(e.measure)},
         "dataset": dataset_description(e.dataset),
-        **_memory(e),
+        **_memory(e, binary.flavor),
         **({"regime": [dict(c) for c in r.regime]} if r.regime else {}),
         "workload": workload_description(e),
         "server": binary.describe(),
@@ -85,9 +85,9 @@ def _overrides(e) -> dict:
     return {"overrides": changed} if changed else {}
 
 
-def _memory(e) -> dict:
+def _memory(e, flavor: str) -> dict:
     """The memory model the runs were held to, if the dataset asks for one (engine/server/memory.py)."""
-    block = memory.describe(e.dataset, e.recipe.in_lab_vm)
+    block = memory.describe(e.dataset, e.recipe.in_lab_vm, memory.extra(e, flavor))
     return {"memory": block} if block else {}
 
 

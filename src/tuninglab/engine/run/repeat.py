@@ -86,7 +86,8 @@ def measure_run(run_, binary, template_data, runs_dir, disks, experiment, clock,
                 baseline_seconds=0, devices=()) -> dict:
     """One repeat of one point on a fresh copy of the template; the copy is removed after."""
     with (run_storage(run_, runs_dir, disks, baseline_seconds, devices) as place,
-          memory.capped(experiment.dataset, runs_dir.parent, place.rundir.name) as cap):
+          memory.capped(experiment.dataset, runs_dir.parent, place.rundir.name,
+                        memory.extra(experiment, binary.flavor)) as cap):
         datadir.clone(template_data, place.datadir)
         settings = dict(run_.point.settings)
         if place.logs:

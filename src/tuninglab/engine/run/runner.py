@@ -92,7 +92,7 @@ def run(name: str, opts: Options, say=print, prepared=None) -> Path | None:
         if stop_rule.active(plan.experiment.measure):
             say(stop_rule.describe(plan))
         say(_expected_precision(plan, wd))
-        for line in validity_lines(plan):
+        for line in validity_lines(plan, binary.flavor):
             say(line)
         if devices:
             say(f"storage under test: {', '.join(devices)}, erased by every run")
@@ -130,15 +130,19 @@ def _expected_precision(plan, wd: Path) -> str:
             f"`invoke lab.noise` measured it{caveat} on {figures['measured'][:10]}")
 
 
-def validity_lines(plan) -> list[str]:
+def validity_lines(plan, flavor: str = "mariadb") -> list[str]:
     """The dry run's word on the regime: the memory the server is held to, and the conditions
     the runs are checked against once done (results/regime.py)."""
     e = plan.experiment
-    block = memory.describe(e.dataset, e.recipe.in_lab_vm)
+    block = memory.describe(e.dataset, e.recipe.in_lab_vm, memory.extra(e, flavor))
     lines = []
     if block:
+        extra = block.get("server_extra_bytes")
+        held = f"{block['limit_bytes'] // 2**20}M ({e.dataset.memory_limit} and the " \
+            f"{extra // 2**20}M more this server holds than MariaDB 10.11)" if extra \
+            else e.dataset.memory_limit
         lines.append(memory.not_capped(block) or
-                     f"memory: the server held to {e.dataset.memory_limit} ({block['controller']}"
+                     f"memory: the server held to {held} ({block['controller']}"
                      f"), page cache included, its copy of the data not cached before it starts")
     for c in e.recipe.regime:
         lines.append(f"regime check: {regime.describe(dict(c))}")

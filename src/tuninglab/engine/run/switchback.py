@@ -80,7 +80,8 @@ class Session:
                                  "copying the template for the switchback"):
                 datadir.clone(self.template_data, data)
             cap = self._stack.enter_context(memory.capped(
-                self.plan.experiment.dataset, self.rundir.parent.parent, self.rundir.name))
+                self.plan.experiment.dataset, self.rundir.parent.parent, self.rundir.name,
+                memory.extra(self.plan.experiment, self.binary.flavor)))
             if cap:  # what the copy left in the page cache would serve the server's reads
                 memory.uncache(data)
             self.server = srv.Server(self.binary, self.rundir, data,

@@ -22,6 +22,7 @@ from pathlib import Path
 from tuninglab import units
 from tuninglab.engine.host.ledger import Ledger
 from tuninglab.errors import UserError
+from tuninglab.recipes import server_list
 
 V1_ROOT = Path("/sys/fs/cgroup/memory")
 V2_ROOT = Path("/sys/fs/cgroup")
@@ -40,17 +41,25 @@ def controller(v1: Path = V1_ROOT, v2: Path = V2_ROOT) -> tuple[str, Path] | str
     return "no memory cgroup controller on this host"
 
 
-def describe(dataset, in_lab_vm: bool = False) -> dict:
-    """The result's "memory" block: the limit, and whether the runs were held to it; {}
-    for a dataset without a limit."""
+def extra(experiment, flavor: str) -> int:
+    """What a server of this flavour holds beyond the MariaDB the shapes are sized for, under
+    this experiment's workload (server_list.extra_memory): added to its cap."""
+    return server_list.extra_memory(flavor, server_list.most_threads(experiment))
+
+
+def describe(dataset, in_lab_vm: bool = False, extra_bytes: int = 0) -> dict:
+    """The result's "memory" block: the limit (with the server's extra, when it has one), and
+    whether the runs were held to it; {} for a dataset without a limit."""
     if dataset.memory_limit is None:
         return {}
-    limit_bytes = units.size_bytes(dataset.memory_limit)
+    extra = 0 if in_lab_vm else extra_bytes
+    block = {"limit_bytes": units.size_bytes(dataset.memory_limit) + extra,
+             **({"server_extra_bytes": extra} if extra else {})}
     where = "the lab VM runs the server: its own RAM is the limit" if in_lab_vm \
         else controller()
     if isinstance(where, str):
-        return {"limit_bytes": limit_bytes, "capped": False, "reason": where}
-    return {"limit_bytes": limit_bytes, "capped": True, "controller": f"cgroup {where[0]}"}
+        return {**block, "capped": False, "reason": where}
+    return {**block, "capped": True, "controller": f"cgroup {where[0]}"}
 
 
 def not_capped(block: dict) -> str | None:
@@ -62,14 +71,16 @@ def not_capped(block: dict) -> str | None:
 
 
 @contextmanager
-def capped(dataset, workdir: Path, name: str):
-    """The memory cgroup of one server of this dataset, or None when the dataset asks for no
-    limit or the host cannot give one (describe() says which, in the result)."""
+def capped(dataset, workdir: Path, name: str, extra_bytes: int = 0):
+    """The memory cgroup of one server of this dataset, held to its memory_limit and the
+    server's extra (extra()), or None when the dataset asks for no limit or the host cannot
+    give one (describe() says which, in the result)."""
     where = controller() if dataset.memory_limit is not None else None
     if where is None or isinstance(where, str):
         yield None
         return
-    with Cap(workdir, name, units.size_bytes(dataset.memory_limit), where) as cap:
+    limit = units.size_bytes(dataset.memory_limit) + extra_bytes
+    with Cap(workdir, name, limit, where) as cap:
         yield cap
 
 
@@ -155,7 +166,8 @@ def starting(cap: "Cap | None", dataset):
         if cap is None or not cap.usage()["oom_kills"]:
             raise
         raise UserError(f"dataset.memory_limit = {dataset.memory_limit}: the server was killed "
-                        f"for lack of memory under that limit (its buffer pool is "
+                        f"for lack of memory under its limit, {cap.limit // 2**20}M (its buffer "
+                        f"pool is "
                         f"{dataset.buffer_pool_size}); raise dataset.memory_limit in the recipe "
                         f"or its profile\n({exc})") from None
 

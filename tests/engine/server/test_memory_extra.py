@@ -22,7 +22,7 @@ def test_mariadb_is_held_to_the_limit_and_mysql_to_the_limit_and_its_extra():
     assert e.dataset.memory_limit == "192M" and e.workload.threads == 4  # the shape's
     assert memory.extra(e, "mariadb") == 0
     extra = memory.extra(e, "mysql")
-    assert extra == server_list.extra_memory("mysql", 4) == 384 * MB
+    assert extra == server_list.extra_memory("mysql", 4) == 544 * MB
     block = memory.describe(e.dataset, extra_bytes=extra)
     assert block["limit_bytes"] == 192 * MB + extra and block["server_extra_bytes"] == extra
     assert "server_extra_bytes" not in memory.describe(e.dataset)

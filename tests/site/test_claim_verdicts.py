@@ -4,7 +4,6 @@ comparable result, never the latest file alone."""
 
 import copy
 import json
-import math
 import re
 import shutil
 

@@ -11,11 +11,8 @@ import pytest
 
 from helpers import DATA, write_claims_map as write_map
 from tuninglab.errors import UserError
-from tuninglab.results import stats
-from tuninglab.site import claim_verdicts as cv
 from tuninglab.site import claims_map
 from tuninglab.site import verdict_tables
-from tuninglab.site.claims_map import Claim
 
 DIRECT_IO = """
 [[claim]]

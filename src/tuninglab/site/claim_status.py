@@ -33,7 +33,7 @@ from typing import Callable
 from tuninglab import files
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan as planner
-from tuninglab.recipes.load import command, load
+from tuninglab.recipes.load import load
 from tuninglab.recipes.model import MAX_REPEATS, label as recipe_label
 from tuninglab.results import pooling, precision_need, stats
 from tuninglab.results import verdicts as words
@@ -247,11 +247,9 @@ def verdict_here(claim: Claim, here: Here) -> Verdict:
     mine = next((v for v in found if v.evidence is None or here.joins(v.evidence)), None)
     if mine is not None:
         return mine
-    run = command(claim.recipe, claim.variant)
-    if here.server:  # a server other than the host's says so on the command line
-        run = servers.command(run, here.server)
+    how = servers.how_to_measure(claim.recipe, claim.variant, here.server or servers.REFERENCE)
     return Verdict(words.NOT_MEASURED, words.NOT_MEASURED, None, None,
-                   f"no result on {here.where} yet: run {run} to measure it")
+                   f"no result on {here.where} yet: {how}")
 
 
 def status(claim: Claim, here: Here = Here(), v: Verdict | None = None) -> Status:

@@ -19,7 +19,6 @@ from markdown.extensions import Extension
 from markdown.inlinepatterns import InlineProcessor
 
 from tuninglab.errors import UserError
-from tuninglab.recipes.load import command
 from tuninglab.results import verdicts as verdict_words
 from tuninglab.results.metrics import METRICS
 from tuninglab.results.result import Ratio, Result

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from tuninglab import files, units
+from tuninglab.engine.lab import qemu
 from tuninglab.engine.measure import noise
 from tuninglab.engine.measure.provenance import host_id
 from tuninglab.engine.run import resume, runner, stop_rule
@@ -52,7 +53,14 @@ def here(workdir: Path | None = None, profile: str = "full",
     wd = Path(workdir or files.default_workdir())
     me = host_id()
     return Here(me, profile, _noise_sd(noise.load(wd, me)), recipes_dir,
-                _server(mysqld_path, server), evidence.machine_of(me))
+                _server(mysqld_path, server), evidence.machine_of(me), _lab_kvm(wd))
+
+
+def _lab_kvm(wd: Path) -> bool:
+    """Whether the lab VM runs under KVM here: what its probe boots chose, else whether
+    /dev/kvm is usable (the first boot probes it)."""
+    known = qemu.known_accelerator(wd)
+    return known == "kvm" if known else qemu.kvm_usable()
 
 
 def _server(path: str | None, server: str | None = None) -> str | None:

@@ -149,11 +149,28 @@ def test_a_claim_too_close_to_its_margin_needs_more_than_any_run(committed, monk
     assert not st.open and st.block == cs.TOO_FINE and not st.need.reachable
 
 
-def test_a_lab_vm_throughput_claim_is_not_run(committed):
+def test_a_lab_vm_throughput_claim_is_not_run_under_tcg(committed):
     c = claim(recipe="kernels", variant="pti", point="off", topic="kernels", source_ratio=1.75)
     st = cs.status(c, HERE)
     assert st.verdict.kind == words.NOT_MEASURED
-    assert not st.open and st.block == cs.LAB_THROUGHPUT and "--device" in st.why
+    assert not st.open and st.block == cs.LAB_THROUGHPUT
+    assert "(emulated CPU)" in st.why and "a host with KVM" in st.why
+
+
+def test_under_kvm_a_one_disk_lab_recipe_answers_its_throughput_claim(committed):
+    c = claim(recipe="kernels", variant="pti", point="off", topic="kernels", source_ratio=1.75)
+    st = cs.status(c, dataclasses.replace(HERE, lab_kvm=True))
+    assert st.block != cs.LAB_THROUGHPUT
+
+
+def test_under_kvm_an_array_on_one_device_still_answers_no_throughput_claim(committed,
+                                                                          monkeypatch):
+    unmeasured = claim_verdicts.Verdict(words.NOT_MEASURED, words.NOT_MEASURED, None, None)
+    monkeypatch.setattr(claim_verdicts, "verdicts", lambda _: [unmeasured])
+    c = claim(recipe="raid-level", point="0", topic="raid", source_ratio=1.3)
+    st = cs.status(c, dataclasses.replace(HERE, lab_kvm=True))
+    assert st.block == cs.LAB_THROUGHPUT and "(disks on one device)" in st.why
+    assert "real disks with --device" in st.why and "KVM" not in st.why
 
 
 def test_a_regime_missed_by_every_run_of_this_profile_is_not_rerun_in_it():

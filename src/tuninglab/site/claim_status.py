@@ -35,6 +35,7 @@ from tuninglab.errors import UserError
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load
 from tuninglab.recipes.model import MAX_REPEATS, label as recipe_label
+from tuninglab.recipes.raid import member_serials
 from tuninglab.results import pooling, precision_need, stats
 from tuninglab.results import verdicts as words
 from tuninglab.results.precision_need import Need
@@ -65,13 +66,15 @@ class Here:
     """What the command knows of this host (the engine's to say, which site/ never imports):
     its host id, whose results pool as one sitting, the per-round sd of a log ratio that its
     noise figures give a plan (None: no figures), and the evidence sets its results would join:
-    its server ("mariadb 10.11") and its machine's host class (None: not known, any)."""
+    its server ("mariadb 10.11") and its machine's host class (None: not known, any); and
+    whether its lab VM runs under KVM, at the hardware's speed."""
     sitting: str = "this host"
     profile: str = "full"
     noise_sd: Callable | None = None
     recipes_dir: Path = files.RECIPES_DIR
     server: str | None = None
     machine: HostClass | None = None
+    lab_kvm: bool = False
 
     def joins(self, s: EvidenceSet) -> bool:
         """Whether a result from this host would join the set: a lab VM's set by the machine
@@ -287,11 +290,10 @@ def _here(claim: Claim, v: Verdict, base: Status, here: Here) -> Status:
         e = load(claim.recipe, here.recipes_dir, claim.variant).experiment(here.profile)
     except UserError as exc:
         return dataclasses.replace(base, why=str(exc), block=NO_PLAN)
-    if e.recipe.in_lab_vm and not claim.metric:
-        return dataclasses.replace(base, block=LAB_THROUGHPUT, why="its throughput would be "
-                                   "the lab VM's (emulated CPU, disks on one device), which "
-                                   "answers no claim: answered on real disks with --device")
     plan = planner.build(e)
+    why = _lab_throughput(claim, e, plan, here)
+    if why:
+        return dataclasses.replace(base, block=LAB_THROUGHPUT, why=why)
     sd, basis = round_sd(claim, v, plan, here)
     if sd is None:
         return dataclasses.replace(base, open=True, block=UNKNOWN, why="time unknown: no "
@@ -301,6 +303,22 @@ def _here(claim: Claim, v: Verdict, base: Status, here: Here) -> Status:
     if isinstance(found, str):
         return dataclasses.replace(base, why=found, basis=basis, block=OUT_OF_REACH)
     return dataclasses.replace(base, open=True, reach=found, basis=basis)
+
+
+def _lab_throughput(claim: Claim, e, plan, here: Here) -> str:
+    """Why the lab VM's throughput here would answer no claim, or "" if it would: under KVM,
+    a recipe whose points each have one disk runs at this host's speed, as a native run on
+    its loop device does; an emulated CPU (TCG), or an array's members on one device, not."""
+    if not e.recipe.in_lab_vm or claim.metric:
+        return ""
+    multi = any(len(member_serials(p)) > 1 for p in plan.points)
+    if here.lab_kvm and not multi:
+        return ""
+    lacks = [] if here.lab_kvm else [("emulated CPU", "a host with KVM")]
+    if multi:
+        lacks.append(("disks on one device", "real disks with --device"))
+    return (f"its throughput would be the lab VM's ({', '.join(a for a, _ in lacks)}), which "
+            f"answers no claim: answered on {' and '.join(b for _, b in lacks)}")
 
 
 def topics(claims=None) -> list[str]:

@@ -3,6 +3,7 @@ the vCPU topology, memory and swap, the kernel's source, nested RAID10 and md's 
 and the host's SMT placements. Units only: the boots are in test_lab_vm.py."""
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -44,6 +45,18 @@ def test_the_topology_and_each_disks_cache_mode_reach_qemu(monkeypatch):
     # bookworm-backports' kernel double-faulted on TCG's CMPXCHG16B: no cx16 at any point.
     assert qemu.cpu_model("tcg", smt=True, newer_kernel=True) == "max,vendor=GenuineIntel,-cx16"
     assert qemu.cpu_model("kvm", newer_kernel=True) == "host"
+
+
+def test_only_two_or_more_members_can_share_a_device(tmp_path, monkeypatch):
+    one = load(tmp_path, lab="[lab]\n", sweep='[sweep]\nsetting = "lab.swappiness"\n'
+               'values = [60, 1]\nbaseline = 60\n')
+    point = plan.build(one.experiment()).points[0]
+    assert not vm._shared(point, ()) and not vm._shared(point, ("/dev/loop7",))
+    array = SimpleNamespace(raid={"disks": 2, "state": "normal"}, zfs=None, lab={})
+    monkeypatch.setattr(vm.members, "serials", lambda p: ["lab-m0", "lab-m1"])
+    assert vm._shared(array, ())   # sparse files, all on the work directory's disk
+    monkeypatch.setattr(vm.members, "shared_physical", lambda devices: False)
+    assert not vm._shared(array, ("/dev/sdb", "/dev/sdc"))
 
 
 def test_a_lab_sweep_gives_each_point_its_machine(tmp_path):

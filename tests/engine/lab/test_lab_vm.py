@@ -129,6 +129,7 @@ def test_a_lab_recipe_without_raid_boots_the_kernel_arguments_of_each_point(lab_
         assert "raid" not in run and run["storage"]["device"] == "/dev/vdc"
         assert run["lab"]["kernel"].endswith("-cloud-amd64") and run["lab"]["vulnerabilities"]
         assert run["summary"]["io"]["reads_per_trx"] is not None
+        assert not run["lab"]["shared_physical_device"]   # one data disk: nothing to share with
 
 
 def test_the_lab_machine_has_the_points_disk_cache_topology_memory_and_swap(lab_wd, tmp_path):

@@ -78,7 +78,7 @@ class LabVM:
             shutil.rmtree(job, ignore_errors=True)
         record.update({"repeat": run_.repeat, "order": run_.index, "started": started,
                        "finished": document.now()})
-        shared = members.shared_physical(self.devices) if self.devices else True
+        shared = _shared(run_.point, self.devices)
         record["lab"] = {"where": "vm", "accelerator": accel, "kernel_flavour": lab["kernel"],
                          "mitigations": lab["mitigations"], "pti": lab.get("pti", "auto"),
                          "disk_cache": lab["disk_cache"],
@@ -204,6 +204,16 @@ def _lab_values(experiment, key: str) -> set:
     if experiment.sweep.setting == f"lab.{key}":
         return set(experiment.sweep.values)
     return {dict(experiment.recipe.lab).get(key)}
+
+
+def _shared(point, devices: tuple) -> bool:
+    """Whether the point's member disks compete for one physical device, so that an array's
+    speed is not its members' (sparse files all sit on the work directory's disk). A point
+    with one member has nothing to compete with: like a native run's loop device, its disk is
+    the host's."""
+    if len(members.serials(point)) < 2:
+        return False
+    return members.shared_physical(devices) if devices else True
 
 
 def _sparse(path: Path, size: int) -> Path:

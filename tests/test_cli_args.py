@@ -65,7 +65,7 @@ def test_a_recipe_name_that_is_a_path(tmp_path, started, name):
 def test_a_variant_name_that_is_not_plain(tmp_path, started, variant):
     assert refused(tmp_path, started, variant=variant) == (
         f"--variant {variant!r}: expected a variant name of lower-case letters, digits and "
-        "dashes (variants of doublewrite: detect-only, fast, tpcc)")
+        "dashes (variants of doublewrite: modes, tpcc)")
 
 
 @pytest.mark.parametrize("variant", [None, "", "tpcc"])

@@ -57,10 +57,10 @@ def here(workdir: Path | None = None, profile: str = "full",
 
 
 def _lab_kvm(wd: Path) -> bool:
-    """Whether the lab VM runs under KVM here: what its probe boots chose, else whether
-    /dev/kvm is usable (the first boot probes it)."""
-    known = qemu.known_accelerator(wd)
-    return known == "kvm" if known else qemu.kvm_usable()
+    """Whether the lab VM runs under KVM here, as its probe boots found: a usable /dev/kvm is
+    not enough (a nested one took a minute to the kernel's first line on one of this
+    project's machines, and the probe chose TCG), so until a lab VM recipe has probed it, no."""
+    return qemu.known_accelerator(wd) == "kvm"
 
 
 def _server(path: str | None, server: str | None = None) -> str | None:

@@ -155,7 +155,7 @@ def test_unknown_variant(tmp_path):
     path, problems = problems_of(tmp_path, doc)
     assert path.name.endswith("-quick-ssd.json")
     assert problems == [f"{path}: variant: recipe doublewrite has no variant 'ssd'; expected "
-                        "one of: '' (the main experiment), 'detect-only', 'fast', 'tpcc'"]
+                        "one of: '' (the main experiment), 'modes', 'tpcc'"]
 
 
 def test_hash_that_is_not_the_texts(tmp_path):

@@ -444,3 +444,37 @@ def test_another_recipes_name_on_a_result(tmp_path):
     assert f"{path}: dataset/shape: 'disk-bound'; expected 'cpu-bound', what profile quick of " \
            "recipe/text gives" in problems
 
+
+
+# --- a point the server could not express (plan/skipped) --------------------------------------
+
+def modes_experiment():
+    return load("doublewrite", variant="modes").experiment("quick")
+
+
+def skipped_doc(value: str, flavor: str = "mysql", version: str = "9.7.4") -> dict:
+    return {"plan": {"seed": 1, "repeats": 2, "skipped": [{"value": value, "why": "refused"}]},
+            "server": {"flavor": flavor, "version": version}}
+
+
+def test_a_point_skipped_where_the_server_lacks_its_value_is_accepted():
+    from tuninglab.contrib import experiment as ex
+    doc = skipped_doc("fast")
+    assert ex.check_skipped(doc, modes_experiment(), "mysql", (9, 7, 4)) == []
+    doc["schema_version"] = 2
+    plan = ex.plan_of(doc, modes_experiment())
+    assert [p.value for p in plan.points] == ["ON", "DETECT_ONLY", "OFF"]
+    assert len(plan.runs) == 6
+
+
+@pytest.mark.parametrize("value, flavor, version, words", [
+    ("OFF", "mysql", (9, 7, 4), "MySQL 9.7.4 takes this value of innodb_doublewrite"),
+    ("fast", "mariadb", (11, 8, 9), "MariaDB 11.8.9 takes this value"),
+    ("DETECT_ONLY", "mysql", (8, 0, 30), "takes this value"),
+    ("ON", "mysql", (9, 7, 4), "expected a value of the sweep other than its baseline"),
+    ("O_DIRECT", "mysql", (9, 7, 4), "expected a value of the sweep other than its baseline")])
+def test_a_point_skipped_that_the_server_takes_is_refused(value, flavor, version, words):
+    from tuninglab.contrib import experiment as ex
+    doc = skipped_doc(value, flavor, ".".join(map(str, version)))
+    [problem] = ex.check_skipped(doc, modes_experiment(), flavor, version)
+    assert "plan/skipped/0/value" in problem and words in problem

@@ -131,3 +131,21 @@ def test_on_another_server_the_command_names_it(committed):
     v = cs.verdict_here(c, here)
     assert v.kind == words.NOT_MEASURED
     assert v.why.endswith("run invoke recipe doublewrite --server mysql-9.7 to measure it")
+
+
+def test_a_first_result_pools_with_its_classs_measured_spread(committed):
+    """A claim not measured yet on a class whose A/A calibrations come from two machines or
+    more: the pool a first result starts takes the spread they measure, not the assumed 5%."""
+    records = [json.loads(p.read_text()) for p in (committed / "calibrations").glob("*.json")]
+    machines = {}
+    for r in records:
+        machines.setdefault(host_class(r).key, set()).add(Result.of(r).host_id)
+    record = next(r for r in records if len(machines[host_class(r).key]) >= 2)
+    here = cs.Here(sitting="f" * 16, server=evidence.server_of(record),
+                   machine=host_class(record))
+    unmeasured = claim_verdicts.Verdict(words.NOT_MEASURED, words.NOT_MEASURED, None, None)
+    c = claims_map.claim("scan2008-deadline-vs-noop")
+    sd, n, where = cs.Pool.of(c, unmeasured, here).between
+    assert sd is not None and n >= 2 and "A/A calibration sittings" in where
+    lab = claims_map.claim("zaitsev-write-cache-off-large")
+    assert cs.Pool.of(lab, unmeasured, here).between == (None, None, "")

@@ -54,3 +54,17 @@ def test_every_view_of_a_host_a_reader_picks_carries_its_note():
     assert views and all(v["note"].startswith("This result (") and "--repeats 3" in v["note"]
                          for v in views.values())
     assert all("note" not in v for v in hostviews.views(result(HOST_A)).values())
+
+
+def test_a_result_that_skipped_a_point_says_so_beside_each_view():
+    from tuninglab.site import hostviews
+    doc = overridden(repeats=3)
+    doc["plan"]["skipped"] = [{"value": "fast", "why": "fast is a value of MariaDB 11 only"}]
+    doc["server"].update(flavor="mysql", version="9.7.4")
+    assert describe.skipped_text(doc) == "skipped the point fast, which MySQL 9.7.4 does not take"
+    note = hostviews.overrides_note(doc)
+    assert note.startswith("This result (") and "was run with --repeats 3" in note
+    assert note.endswith(" and skipped the point fast, which MySQL 9.7.4 does not take.")
+    del doc["plan"]["overrides"]
+    assert hostviews.overrides_note(doc).endswith(") skipped the point fast, which MySQL 9.7.4 "
+                                                  "does not take.")

@@ -21,7 +21,7 @@ from tuninglab.contrib.jsonpaths import at, runs
 from tuninglab.errors import UserError
 from tuninglab.recipes import load, plan as planner, server_list
 from tuninglab.recipes.model import PLAIN_NAME
-from tuninglab.recipes.server_names import gone, map_settings
+from tuninglab.recipes.server_names import gone, map_settings, refuses_value
 from tuninglab.results.result import Result
 
 MISSING = object()
@@ -41,11 +41,12 @@ def check_experiment(doc: dict) -> list[str]:
     experiment, problems = experiment_of(doc)
     if experiment is None:
         return problems
+    flavor, version = server_of(doc)
+    problems += check_skipped(doc, experiment, flavor, version)
     try:
         plan = plan_of(doc, experiment)
     except UserError as exc:  # a plan of more runs or days than a plan may have
         return problems + [at("plan/repeats", f"no plan of the recipe has these: {exc}")]
-    flavor, version = server_of(doc)
     expected = {p.value: map_settings(p.settings, flavor, version) for p in plan.points}
     problems += check_plan_values(doc, experiment) + design.check_design(
         doc, experiment, expected, (flavor, version), server_label(doc))
@@ -108,14 +109,38 @@ def recipes_of(doc: dict) -> list:
 
 def plan_of(doc: dict, experiment):
     """The plan of the file's repeats (the stop rule's rounds included: its first rounds keep
-    their order), seed and design; files of schema 1 in the order that engine drew."""
+    their order), seed and design, without the points it skipped; files of schema 1 in the
+    order that engine drew."""
     p = doc["plan"]
     rounds = dataclasses.replace(experiment, measure=dataclasses.replace(
         experiment.measure, repeats=p["repeats"]))
+    rounds = planner.without(rounds, set(skipped_values(doc)))
     plan = planner.build(rounds, p["seed"], Result(doc).design)
     if doc["schema_version"] == 1:
         return dataclasses.replace(plan, runs=legacy_runs(plan.points, p["repeats"], p["seed"]))
     return plan
+
+
+def skipped_values(doc: dict) -> list[str]:
+    return [str(s.get("value")) for s in doc["plan"].get("skipped") or ()]
+
+
+def check_skipped(doc: dict, experiment, flavor: str, version: tuple) -> list[str]:
+    """A point may be left out only where the result's server cannot take its value
+    (server_names.VALUES_OF), never the baseline: else a run could drop the points it
+    disliked."""
+    sweep = experiment.sweep
+    problems = []
+    for i, value in enumerate(skipped_values(doc)):
+        where = ("plan", "skipped", i, "value")
+        if value not in sweep.values or value == sweep.baseline:
+            problems.append(at(where, f"{value!r}; expected a value of the sweep other than "
+                                      f"its baseline ({', '.join(sweep.values)})"))
+        elif not refuses_value(sweep.setting, value, flavor, version):
+            problems.append(at(where, f"{value!r}: {server_label(doc)} takes this value of "
+                                      f"{sweep.setting}; expected a point skipped only where "
+                                      "the server cannot express it"))
+    return problems
 
 
 def legacy_runs(points, repeats: int, seed: int) -> tuple:

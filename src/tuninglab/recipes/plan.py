@@ -12,6 +12,7 @@ switched at run time between blocks; a round is then one block of each point, an
 "duration" the seconds measured in a block after its settle seconds.
 """
 
+import dataclasses
 import random
 import re
 from dataclasses import dataclass
@@ -77,6 +78,7 @@ class Plan:
     runs: tuple[Run, ...]
     seed: int
     design: str = "restart"   # "restart" or "switchback" (design_for)
+    skipped: tuple = ()       # (value, why) of each point the server cannot express
 
     @property
     def baseline(self) -> Point:
@@ -145,6 +147,14 @@ def build(experiment, seed: int = 1, design: str | None = None) -> Plan:
         for point in order:
             runs.append(Run(len(runs), point, repeat))
     return Plan(experiment, points, tuple(runs), seed, design)
+
+
+def without(experiment, values: set):
+    """The experiment without the sweep's points at these values (those a server cannot
+    express: engine/run/preflight.py); the plan of what is left draws its own order."""
+    sweep = experiment.sweep
+    kept = tuple(v for v in sweep.values if v not in values)
+    return dataclasses.replace(experiment, sweep=dataclasses.replace(sweep, values=kept))
 
 
 def round_orders(points, rounds: int, seed: int) -> list[list]:

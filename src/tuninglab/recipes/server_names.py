@@ -25,13 +25,17 @@ REMOVED = {
     "innodb_checksums": "replaced by innodb_checksum_algorithm",
     "query_cache_size": "MySQL 8.0 removed the query cache",
 }
-# Values of an option that only some servers take, with which: a recipe's variant that sweeps
-# one is skipped, saying so, by a server that refuses it (preflight: NotOnThisServer) when the
-# whole recipe runs.
+# Values of an option that only some servers take: (the flavours, the first version that takes
+# it, which servers those are in words). A point that sets one is skipped, saying so, by a server
+# that refuses it (preflight: NotOnThisServer), and so is a variant left with fewer than two
+# points; data.check accepts a result that skipped a point only for such a value.
 VALUES_OF = {
-    "innodb_doublewrite": {"DETECT_ONLY": "MySQL 8.0.30 and later (--server mysql-9.7)",
-                           "DETECT_AND_RECOVER": "MySQL 8.0.30 and later (--server mysql-9.7)",
-                           "fast": "MariaDB 11.0 and later (--server mariadb-11.8)"},
+    "innodb_doublewrite": {
+        "DETECT_ONLY": (MYSQL_FLAVORS, (8, 0, 30), "MySQL 8.0.30 and later (--server mysql-9.7)"),
+        "DETECT_AND_RECOVER": (MYSQL_FLAVORS, (8, 0, 30),
+                               "MySQL 8.0.30 and later (--server mysql-9.7)"),
+        # MDEV-33545, merged into 11.0 in April 2024 (11.0.6)
+        "fast": (("mariadb",), (11, 0, 6), "MariaDB 11.0 and later (--server mariadb-11.8)")},
 }
 # Where REMOVED's options are gone: (flavours, the first version without it). A run's preflight
 # asks the server itself (its --verbose --help); a result file names only its flavour and
@@ -44,9 +48,20 @@ GONE_FROM = {
 
 
 def value_of_others(name: str, value: str) -> str | None:
-    """Which servers take this value of the option, when only some do (VALUES_OF); None for a
-    value every server takes or none does."""
-    return VALUES_OF.get(name, {}).get(str(value))
+    """Which servers take this value of the option, when only some do (VALUES_OF), in words;
+    None for a value every server takes or none does."""
+    found = VALUES_OF.get(name, {}).get(str(value))
+    return found[2] if found else None
+
+
+def refuses_value(name: str, value: str, flavor: str, version: tuple) -> bool:
+    """Whether a server of this flavour and version lacks a value of the option that only some
+    servers take (VALUES_OF); False for any other value."""
+    found = VALUES_OF.get(name, {}).get(str(value))
+    if not found:
+        return False
+    flavors, since, _ = found
+    return flavor not in flavors or tuple(version) < since
 
 
 def is_mysql(flavor: str) -> bool:

@@ -192,9 +192,9 @@ class Pool:
 
     @classmethod
     def of(cls, claim: Claim, v: Verdict, here: Here) -> "Pool":
+        s = v.evidence or _first_set(claim, here)
         return cls(pooled_now(claim, v), math.log(v.pooled.ratio) if v.pooled else 0.0,
-                   claim_verdicts.between(v.evidence) if v.evidence else (None, None, ""),
-                   here.sitting)
+                   claim_verdicts.between(s) if s else (None, None, ""), here.sitting)
 
     def half(self, sd: float, rounds: int, paired: bool) -> float:
         return _half(pooled_with(self.existing, self.centre, sd, rounds, paired, self.between,
@@ -211,6 +211,20 @@ class Pool:
         return (f"out of reach from this sitting: even a noiseless result leaves the pooled "
                 f"interval ±{floor:.1f}% (the between-sitting spread, {spread}, and the "
                 f"other sittings' own noise): it needs results from more sittings")
+
+
+def _first_set(claim: Claim, here: Here) -> EvidenceSet | None:
+    """The empty set a first result from this host would start, whose host class's A/A
+    calibrations give the between-sitting spread: its server on its machine's class. None
+    where either is unknown, or for a lab VM recipe, whose class is known once it ran."""
+    if here.machine is None or here.server is None:
+        return None
+    try:
+        if load(claim.recipe, here.recipes_dir, claim.variant).in_lab_vm:
+            return None
+    except UserError:
+        return None
+    return EvidenceSet(claim.recipe, claim.variant, here.server, here.machine, (), ())
 
 
 def reach(pool: Pool, need: Need, plan, sd: float) -> Reach | str:

@@ -17,6 +17,7 @@ from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import command as recipe_command, from_text, load
 from tuninglab.recipes.raid import member_serials, member_size
 from tuninglab.results.result import Point, Ratio, Result
+from tuninglab.site import servers
 from tuninglab.site.host_class import hardware, host_class
 from tuninglab.units import human_seconds
 
@@ -199,6 +200,18 @@ def overrides_text(doc: dict) -> str | None:
         parts.append(f"{flag} {shown} instead of the {Result.of(doc).profile} profile's "
                      f"{was if key == 'repeats' else human_seconds(was)}")
     return f"run with {', '.join(parts)}" if parts else None
+
+
+def skipped_text(doc: dict) -> str | None:
+    """The recipe's points the result's server could not express (plan/skipped): "skipped the
+    point fast, a value MySQL 9.7.4 does not take"; None if none."""
+    skipped = (Result.of(doc).raw.get("plan") or {}).get("skipped") or []
+    if not skipped:
+        return None
+    values = ", ".join(str(s.get("value")) for s in skipped)
+    server = Result.of(doc).raw.get("server") or {}
+    who = servers.label(f"{server.get('flavor', 'its server')} {server.get('version', '')}")
+    return f"skipped the point{'s' * (len(skipped) > 1)} {values}, which {who} does not take"
 
 
 def _profile_measure(doc: dict):

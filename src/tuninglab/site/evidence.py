@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from tuninglab.results import calibrations
 from tuninglab.results.result import Result
-from tuninglab.site import result_files, servers
+from tuninglab.site import describe, result_files, servers
 from tuninglab.site.host_class import HostClass, host_class, server_of
 from tuninglab.site.superseded import superseded_why
 
@@ -48,7 +48,8 @@ class EvidenceSet:
 def evidence_sets(recipe: str, variant: str = "") -> list[EvidenceSet]:
     """Every evidence set of a recipe's variant: the project's own classes first, then by server
     in the pages' order (servers.py: the reference first, so a result on a new server adds a
-    column rather than moving the page), then by how many current results they hold (most
+    column rather than moving the page), then a lab VM whose throughput is the hardware's (KVM,
+    one disk) before one whose is not, then by how many current results they hold (most
     first)."""
     groups: dict[tuple, tuple[list, list]] = {}
     for doc in result_files.results_for(recipe, variant):
@@ -59,8 +60,14 @@ def evidence_sets(recipe: str, variant: str = "") -> list[EvidenceSet]:
                         tuple(sorted(old, key=lambda x: Result.of(x[0]).started)))
             for (server, cls), (cur, old) in groups.items()]
     return sorted(sets, key=lambda s: (s.host_class.contributed, s.host_class.lab,
-                                       servers.rank(s.server), -len(s.results),
-                                       s.host_class.name))
+                                       servers.rank(s.server), not _at_hardware_speed(s),
+                                       -len(s.results), s.host_class.name))
+
+
+def _at_hardware_speed(s: EvidenceSet) -> bool:
+    """Whether the set has a current result whose throughput is the hardware's: not a lab VM
+    under TCG, nor an array on one device (describe.functional_only)."""
+    return s.latest is not None and describe.functional_only(s.latest) is None
 
 
 def _oldest_first(docs: list) -> list:

@@ -47,3 +47,69 @@ def test_an_unknown_option_is_not_on_this_server_and_still_a_user_error():
                     "MariaDB 10.11.19", "recipes/x/recipe.toml: sweep.setting")
     assert isinstance(err.value, UserError)
     assert "(MariaDB ignores it from 10.5.1" in str(err.value)
+
+
+# --- a point the server cannot express --------------------------------------------------------
+
+def modes_plan():
+    from tuninglab.recipes import plan as planner
+    from tuninglab.recipes.load import load
+    recipe = load("doublewrite", variant="modes")
+    return recipe, planner.build(recipe.experiment("quick"))
+
+
+def refusing(monkeypatch, *values):
+    """check_options as a server that lacks these values of the sweep would answer."""
+    def check(recipe, experiment, binary, points=()):
+        for point in points:
+            if point.value in values:
+                raise NotOnThisServer(f"{point.value} is a value of another server only")
+    monkeypatch.setattr(preflight, "check_options", check)
+
+
+BINARY = SimpleNamespace(label="MySQL 9.7.4")
+
+
+def test_a_point_the_server_cannot_express_is_skipped_and_the_rest_replanned(monkeypatch):
+    recipe, plan = modes_plan()
+    refusing(monkeypatch, "fast")
+    kept = preflight.expressible(recipe, plan, BINARY)
+    assert [p.value for p in kept.points] == ["ON", "DETECT_ONLY", "OFF"]
+    assert kept.skipped == (("fast", "fast is a value of another server only"),)
+    assert {r.point.value for r in kept.runs} == {"ON", "DETECT_ONLY", "OFF"}
+    assert len(kept.runs) == 3 * plan.experiment.measure.repeats
+
+
+def test_every_point_expressible_leaves_the_plan_as_it_is(monkeypatch):
+    recipe, plan = modes_plan()
+    refusing(monkeypatch)
+    assert preflight.expressible(recipe, plan, BINARY) is plan
+
+
+def test_a_sweep_left_without_the_values_it_is_about_is_not_on_this_server(monkeypatch):
+    recipe, plan = modes_plan()
+    refusing(monkeypatch, "fast", "DETECT_ONLY")
+    with pytest.raises(NotOnThisServer, match="MySQL 9.7.4 takes none of the values of "
+                                              "innodb_doublewrite this sweep is about"):
+        preflight.expressible(recipe, plan, BINARY)
+
+
+def test_a_baseline_the_server_cannot_express_refuses_the_experiment(monkeypatch):
+    recipe, plan = modes_plan()
+    refusing(monkeypatch, "ON")
+    with pytest.raises(NotOnThisServer, match="ON is a value"):
+        preflight.expressible(recipe, plan, BINARY)
+
+
+def test_the_run_says_which_points_it_skipped(monkeypatch, tmp_path):
+    recipe, plan = modes_plan()
+    refusing(monkeypatch, "fast")
+    kept = preflight.expressible(recipe, plan, BINARY)
+    lines = []
+    opts = runner.Options(profile="quick", dry_run=True, workdir=str(tmp_path))
+    monkeypatch.setattr(runner.dynamic, "settled", lambda p, wd, b: p)
+    monkeypatch.setattr(runner, "Saved", lambda *a: (_ for _ in ()).throw(RuntimeError("stop")))
+    with pytest.raises(RuntimeError, match="stop"):
+        runner.run("doublewrite", opts, lines.append, (kept, BINARY, ()))
+    assert lines == ["skipping point fast of doublewrite:modes: fast is a value of "
+                     "another server only"]

@@ -74,23 +74,23 @@ def test_a_recipe_on_a_server_by_name_records_its_root(name, fixture, roots_wd, 
     assert host_mounts_under(roots_wd / "servers") == []
 
 
-@pytest.mark.parametrize("name, variant, value, who", [
-    ("mariadb-10.11", "detect-only", "DETECT_ONLY", "MySQL"),
-    ("mariadb-11.8", "detect-only", "DETECT_ONLY", "MySQL"),
-    ("mysql-9.7", "fast", "fast", "MariaDB 11"),
-    ("mariadb-10.11", "fast", "fast", "MariaDB 11")])
-def test_a_value_only_other_servers_take_is_not_on_this_server(name, variant, value, who,
-                                                               roots_wd):
+@pytest.mark.parametrize("name, skipped, mode", [("mysql-9.7", "fast", "DETECT_ONLY"),
+                                                 ("mariadb-11.8", "DETECT_ONLY", "fast")])
+def test_each_server_runs_its_own_mode_and_skips_the_others(name, skipped, mode, roots_wd):
     """doublewrite's today-only modes: each server refuses the other's value in its own words,
-    and the refusal says whose value it is, so a whole-recipe run skips the variant."""
-    opts = runner.Options(profile="quick", server=name, workdir=roots_wd, variant=variant)
-    with pytest.raises(NotOnThisServer, match=rf"{value} is a value of {who}") as err:
+    so the point is skipped with the refusal, and runs its own."""
+    opts = runner.Options(profile="quick", server=name, workdir=roots_wd, variant="modes")
+    plan = preflight.prepare_named("doublewrite", opts).plan
+    assert [p.value for p in plan.points] == ["ON", mode, "OFF"]
+    [(value, why)] = plan.skipped
+    assert value == skipped and f"{skipped} is a value of" in why and "sweep.values" in why
+
+
+def test_a_server_with_neither_mode_skips_the_variant(roots_wd):
+    opts = runner.Options(profile="quick", server="mariadb-10.11", workdir=roots_wd,
+                          variant="modes")
+    with pytest.raises(NotOnThisServer, match="takes none of the values of innodb_doublewrite "
+                                              "this sweep is about") as err:
         preflight.prepare_named("doublewrite", opts)
-    assert "sweep.values" in str(err.value)
-
-
-@pytest.mark.parametrize("name, variant", [("mysql-9.7", "detect-only"),
-                                           ("mariadb-11.8", "fast")])
-def test_each_server_takes_its_own_mode(name, variant, roots_wd):
-    opts = runner.Options(profile="quick", server=name, workdir=roots_wd, variant=variant)
-    assert preflight.prepare_named("doublewrite", opts).plan.points
+    assert "DETECT_ONLY is a value of MySQL" in str(err.value)
+    assert "fast is a value of MariaDB 11" in str(err.value)

@@ -2,6 +2,7 @@
 abilities, --device, the server binary, sysbench and every server option the recipe sets, with
 every value of every point put to the server binary (which serves nothing to answer)."""
 
+import dataclasses
 import os
 from pathlib import Path
 from typing import NamedTuple
@@ -50,7 +51,8 @@ def prepare(recipe: Recipe, opts) -> Prepared:
     devices = check_devices(recipe, opts, plan.points)
     binary = srv.find(opts.mysqld, opts.server, opts.workdir)
     sysbench.executable()
-    check_options(recipe, experiment, binary, plan.points)
+    plan = expressible(recipe, plan, binary)
+    check_options(recipe, plan.experiment, binary, plan.points)
     check_allocators(recipe, plan.points, binary)
     check_cpus(recipe, experiment, plan.points)
     check_lab_memory(recipe, plan.points)
@@ -148,6 +150,36 @@ def check_devices(recipe, opts, points) -> tuple:
         from tuninglab.engine.lab import members  # noqa: PLC0415
         members.check(resolved, points, recipe.label)
     return resolved
+
+
+def expressible(recipe, plan, binary):
+    """The plan without the points this server cannot express (an option it lacks, a value only
+    other servers take), each kept in plan.skipped with why. When that is the baseline, leaves
+    fewer than two points, or leaves none of the values only some servers take where the sweep
+    has some (such a sweep is about them: MySQL's and MariaDB's doublewrite modes), the
+    experiment cannot run here: NotOnThisServer, which skips a variant when the whole recipe
+    runs and refuses one asked for by name."""
+    refused = {}
+    for point in plan.points:
+        try:
+            check_options(recipe, plan.experiment, binary, (point,))
+        except NotOnThisServer as exc:
+            refused[point.value] = exc
+    if not refused:
+        return plan
+    sweep = plan.experiment.sweep
+    about = [p.value for p in plan.points if value_of_others(sweep.setting, p.value)]
+    if sweep.baseline in refused:
+        raise refused[sweep.baseline]
+    if about and all(v in refused for v in about):
+        whose = "; ".join(f"{v} is a value of {value_of_others(sweep.setting, v)}"
+                          for v in about)
+        raise NotOnThisServer(f"{_where(recipe, 'sweep.values')}: {binary.label} takes none of "
+                              f"the values of {sweep.setting} this sweep is about ({whose})")
+    if len(plan.points) - len(refused) < 2:
+        raise next(iter(refused.values()))
+    kept = planner.build(planner.without(plan.experiment, set(refused)), plan.seed)
+    return dataclasses.replace(kept, skipped=tuple((v, str(e)) for v, e in refused.items()))
 
 
 def check_options(recipe, experiment, binary, points=()) -> None:

@@ -40,7 +40,7 @@ def new_document(plan, binary, provenance: dict) -> dict:
                  "smallest_effect_pct": smallest_effect_pct(e.measure),
                  **({"design": "switchback", "settle_s": e.measure.settle} if plan.switchback
                     else {"design": "restart"}),
-                 **_overrides(e), **_pin(e.measure)},
+                 **_overrides(e), **_pin(e.measure), **_skipped(plan)},
         "dataset": dataset_description(e.dataset),
         **_memory(e, binary.flavor),
         **({"regime": [dict(c) for c in r.regime]} if r.regime else {}),
@@ -71,6 +71,13 @@ def lab_image(finished: dict, manifest: dict) -> None:
     suite = manifest.get("suite", "bookworm")
     finished.setdefault("lab", {})["kernel_from"] = \
         f"{suite}-backports" if manifest.get("backports") else suite
+
+
+def _skipped(plan) -> dict:
+    """plan/skipped: the recipe's points this server cannot express (preflight.expressible),
+    with why; data.check plans the result without them, for such values only."""
+    return {"skipped": [{"value": v, "why": why[:300]} for v, why in plan.skipped]} \
+        if plan.skipped else {}
 
 
 def _overrides(e) -> dict:

@@ -78,6 +78,8 @@ def run(name: str, opts: Options, say=print, prepared=None) -> Path | None:
     """One experiment (the recipe's main one, or opts.variant); prepared: what
     preflight.prepare returned for it, when the caller has checked it already."""
     plan, binary, devices = prepared or preflight.prepare_named(name, opts)
+    for value, why in plan.skipped:
+        say(f"skipping point {value} of {plan.experiment.recipe.label}: {why}")
     wd = Path(opts.workdir or files.default_workdir()).resolve()
     planned, plan = plan, dynamic.settled(plan, wd, binary)
     fallback = None

@@ -114,7 +114,7 @@ def plan_of(doc: dict, experiment):
     p = doc["plan"]
     rounds = dataclasses.replace(experiment, measure=dataclasses.replace(
         experiment.measure, repeats=p["repeats"]))
-    rounds = planner.without(rounds, set(skipped_values(doc)))
+    rounds = planner.without(rounds, dict.fromkeys(skipped_values(doc), ""))
     plan = planner.build(rounds, p["seed"], Result(doc).design)
     if doc["schema_version"] == 1:
         return dataclasses.replace(plan, runs=legacy_runs(plan.points, p["repeats"], p["seed"]))

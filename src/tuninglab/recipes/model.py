@@ -161,6 +161,7 @@ class Sweep:
     setting: str
     values: tuple[str, ...]
     baseline: str
+    skipped: tuple = ()   # (value, why): points a server cannot express (plan.without)
 
     @property
     def table(self) -> str | None:

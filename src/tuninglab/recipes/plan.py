@@ -78,7 +78,11 @@ class Plan:
     runs: tuple[Run, ...]
     seed: int
     design: str = "restart"   # "restart" or "switchback" (design_for)
-    skipped: tuple = ()       # (value, why) of each point the server cannot express
+
+    @property
+    def skipped(self) -> tuple:
+        """(value, why) of each of the recipe's points the server cannot express."""
+        return self.experiment.sweep.skipped
 
     @property
     def baseline(self) -> Point:
@@ -149,12 +153,14 @@ def build(experiment, seed: int = 1, design: str | None = None) -> Plan:
     return Plan(experiment, points, tuple(runs), seed, design)
 
 
-def without(experiment, values: set):
-    """The experiment without the sweep's points at these values (those a server cannot
-    express: engine/run/preflight.py); the plan of what is left draws its own order."""
+def without(experiment, skipped: dict):
+    """The experiment without the sweep's points at these values ({value: why}: those a server
+    cannot express, engine/run/preflight.py), which it keeps with why; every plan of it draws
+    its own order over what is left."""
     sweep = experiment.sweep
-    kept = tuple(v for v in sweep.values if v not in values)
-    return dataclasses.replace(experiment, sweep=dataclasses.replace(sweep, values=kept))
+    kept = tuple(v for v in sweep.values if v not in skipped)
+    return dataclasses.replace(experiment, sweep=dataclasses.replace(
+        sweep, values=kept, skipped=sweep.skipped + tuple(skipped.items())))
 
 
 def round_orders(points, rounds: int, seed: int) -> list[list]:

@@ -113,3 +113,16 @@ def test_the_run_says_which_points_it_skipped(monkeypatch, tmp_path):
         runner.run("doublewrite", opts, lines.append, (kept, BINARY, ()))
     assert lines == ["skipping point fast of doublewrite:modes: fast is a value of "
                      "another server only"]
+
+
+def test_every_plan_of_the_experiment_keeps_what_it_skipped(monkeypatch):
+    """The run replans (a switchback falling back to restarts, the stop rule's rounds): the
+    skipped points stay recorded, since they ride on the experiment's sweep."""
+    from tuninglab.engine.run import stop_rule
+    from tuninglab.recipes import plan as planner
+    recipe, plan = modes_plan()
+    refusing(monkeypatch, "fast")
+    kept = preflight.expressible(recipe, plan, BINARY)
+    restart = planner.build(kept.experiment, kept.seed, "restart")
+    assert restart.skipped == kept.skipped and len(restart.points) == 3
+    assert stop_rule.with_rounds(kept, 9).skipped == kept.skipped

@@ -2,7 +2,6 @@
 abilities, --device, the server binary, sysbench and every server option the recipe sets, with
 every value of every point put to the server binary (which serves nothing to answer)."""
 
-import dataclasses
 import os
 from pathlib import Path
 from typing import NamedTuple
@@ -178,8 +177,8 @@ def expressible(recipe, plan, binary):
                               f"the values of {sweep.setting} this sweep is about ({whose})")
     if len(plan.points) - len(refused) < 2:
         raise next(iter(refused.values()))
-    kept = planner.build(planner.without(plan.experiment, set(refused)), plan.seed)
-    return dataclasses.replace(kept, skipped=tuple((v, str(e)) for v, e in refused.items()))
+    return planner.build(planner.without(plan.experiment, {v: str(e) for v, e in
+                                                           refused.items()}), plan.seed)
 
 
 def check_options(recipe, experiment, binary, points=()) -> None:

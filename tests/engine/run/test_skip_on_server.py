@@ -126,3 +126,17 @@ def test_every_plan_of_the_experiment_keeps_what_it_skipped(monkeypatch):
     restart = planner.build(kept.experiment, kept.seed, "restart")
     assert restart.skipped == kept.skipped and len(restart.points) == 3
     assert stop_rule.with_rounds(kept, 9).skipped == kept.skipped
+
+
+def test_the_result_records_why_naming_the_recipe_as_the_repository_does(monkeypatch):
+    from tuninglab.engine.run import record
+    recipe, plan = modes_plan()
+
+    def check(recipe_, experiment, binary, points=()):
+        if any(p.value == "fast" for p in points):
+            raise NotOnThisServer(f"{recipe_.path}: sweep.values (variant modes): refused")
+    monkeypatch.setattr(preflight, "check_options", check)
+    kept = preflight.expressible(recipe, plan, BINARY)
+    assert record._skipped(kept) == {"skipped": [
+        {"value": "fast", "why": "recipes/doublewrite/recipe.toml: sweep.values (variant modes): "
+                                 "refused"}]}

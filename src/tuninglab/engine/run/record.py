@@ -75,9 +75,12 @@ def lab_image(finished: dict, manifest: dict) -> None:
 
 def _skipped(plan) -> dict:
     """plan/skipped: the recipe's points this server cannot express (preflight.expressible),
-    with why; data.check plans the result without them, for such values only."""
-    return {"skipped": [{"value": v, "why": why[:300]} for v, why in plan.skipped]} \
-        if plan.skipped else {}
+    with why, naming the recipe file as the repository does (not this checkout's path);
+    data.check plans the result without them, for such values only."""
+    r = plan.experiment.recipe
+    where = f"recipes/{r.name}/recipe.toml"
+    return {"skipped": [{"value": v, "why": why.replace(str(r.path), where)[:300]}
+                        for v, why in plan.skipped]} if plan.skipped else {}
 
 
 def _overrides(e) -> dict:

@@ -249,9 +249,7 @@ def check_memory(doc: dict, e) -> list[str]:
         return []
     limit = e.dataset.memory_limit
     flavor = str((doc.get("server") or {}).get("flavor", "mariadb"))
-    extra = 0 if e.recipe.in_lab_vm else \
-        server_list.extra_memory(flavor, server_list.most_threads(e))
-    want = None if limit is None else units.size_bytes(limit) + extra
+    want = None if limit is None else units.size_bytes(limit) + server_list.extra_for(e, flavor)
     if memory.get("limit_bytes") == want:
         return []
     return [at("memory/limit_bytes", f"{memory.get('limit_bytes')!r}; expected "

@@ -28,6 +28,14 @@ def most_threads(experiment) -> int:
     return max(experiment.workload_for(v).threads for v in experiment.sweep.values)
 
 
+def extra_for(experiment, flavor: str) -> int:
+    """Bytes a capped server of this flavour gets beyond the experiment's memory_limit: none
+    in the lab VM, whose own RAM is the limit (and which runs its image's MariaDB)."""
+    if experiment.recipe.in_lab_vm:
+        return 0
+    return extra_memory(flavor, most_threads(experiment))
+
+
 def extra_memory(flavor: str, threads: int) -> int:
     """Bytes a capped server of this flavour gets beyond the recipe's memory_limit, for a
     workload of this many client threads."""

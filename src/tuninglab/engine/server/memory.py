@@ -43,8 +43,8 @@ def controller(v1: Path = V1_ROOT, v2: Path = V2_ROOT) -> tuple[str, Path] | str
 
 def extra(experiment, flavor: str) -> int:
     """What a server of this flavour holds beyond the MariaDB the shapes are sized for, under
-    this experiment's workload (server_list.extra_memory): added to its cap."""
-    return server_list.extra_memory(flavor, server_list.most_threads(experiment))
+    this experiment's workload (server_list.extra_for): added to its cap."""
+    return server_list.extra_for(experiment, flavor)
 
 
 def describe(dataset, in_lab_vm: bool = False, extra_bytes: int = 0) -> dict:
@@ -52,9 +52,8 @@ def describe(dataset, in_lab_vm: bool = False, extra_bytes: int = 0) -> dict:
     whether the runs were held to it; {} for a dataset without a limit."""
     if dataset.memory_limit is None:
         return {}
-    extra = 0 if in_lab_vm else extra_bytes
-    block = {"limit_bytes": units.size_bytes(dataset.memory_limit) + extra,
-             **({"server_extra_bytes": extra} if extra else {})}
+    block = {"limit_bytes": units.size_bytes(dataset.memory_limit) + extra_bytes,
+             **({"server_extra_bytes": extra_bytes} if extra_bytes else {})}
     where = "the lab VM runs the server: its own RAM is the limit" if in_lab_vm \
         else controller()
     if isinstance(where, str):

@@ -204,7 +204,7 @@ def overrides_text(doc: dict) -> str | None:
 
 def skipped_text(doc: dict) -> str | None:
     """The recipe's points the result's server could not express (plan/skipped): "skipped the
-    point fast, a value MySQL 9.7.4 does not take"; None if none."""
+    point fast, which MySQL 9.7.4 does not take"; None if none."""
     skipped = (Result.of(doc).raw.get("plan") or {}).get("skipped") or []
     if not skipped:
         return None

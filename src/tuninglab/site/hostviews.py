@@ -90,8 +90,8 @@ def overrides_note(doc: dict) -> str:
     each of its views, whichever host a reader picks: it is not the profile's experiment as
     the page's text describes it. Plain text: the page escapes it (fence) or sets it as text
     (charts.js)."""
-    parts = [describe.overrides_text(doc), describe.skipped_text(doc)]
-    text = " and ".join(f"{'was ' * (i == 0)}{t}" for i, t in enumerate(parts) if t)
+    over, skipped = describe.overrides_text(doc), describe.skipped_text(doc)
+    text = " and ".join(t for t in (over and f"was {over}", skipped) if t)
     if not text:
         return ""
     return f"This result ({describe.plain(Result.of(doc).date)}) {describe.plain(text)}."

@@ -50,8 +50,7 @@ def prepare(recipe: Recipe, opts) -> Prepared:
     devices = check_devices(recipe, opts, plan.points)
     binary = srv.find(opts.mysqld, opts.server, opts.workdir)
     sysbench.executable()
-    plan = expressible(recipe, plan, binary)
-    check_options(recipe, plan.experiment, binary, plan.points)
+    plan = expressible(recipe, plan, binary)   # every point's options checked
     check_allocators(recipe, plan.points, binary)
     check_cpus(recipe, experiment, plan.points)
     check_lab_memory(recipe, plan.points)
@@ -152,7 +151,8 @@ def check_devices(recipe, opts, points) -> tuple:
 
 
 def expressible(recipe, plan, binary):
-    """The plan without the points this server cannot express (an option it lacks, a value only
+    """Every point's options put to the server (check_options: a bad value is a UserError), and
+    the plan without the points this server cannot express (an option it lacks, a value only
     other servers take), each kept in plan.skipped with why. When that is the baseline, leaves
     fewer than two points, or leaves none of the values only some servers take where the sweep
     has some (such a sweep is about them: MySQL's and MariaDB's doublewrite modes), the

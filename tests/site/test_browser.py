@@ -86,7 +86,7 @@ def test_normalise_toggle_swaps_in_the_values_per_device_and_back(page, base_url
     page.goto(f"{base_url}/topics/doublewrite/")
     charts_drawn(page)
     charts = page.locator(".tl-chart:has(.tl-normalise)")
-    assert charts.count() == 2  # throughput (tps, new-order TPM), not bytes per transaction
+    assert charts.count() == 3  # throughput (tps twice, new-order TPM), not bytes per transaction
     chart = charts.first
     state = """c => { const p = c.querySelector('.tl-plot');
         return [p.data.map(t => t.y), p.data.map(t => t.error_y.array),

@@ -1,4 +1,5 @@
-"""Parsing of the durations and sizes people write in recipes and on the command line."""
+"""Parsing of the durations and sizes people write in recipes and on the command line, and
+whether a server variable read back is the value that was written."""
 
 import re
 
@@ -49,3 +50,22 @@ def human_seconds(total: float) -> str:
     if total < 3600:
         return f"{total // 60}m{total % 60:02d}s"
     return f"{total // 3600}h{total % 3600 // 60:02d}m"
+
+
+def same_value(want, got) -> bool:
+    """Whether a value read back is the one asked for: 48M is 50331648, ON is ON (and 1),
+    10 is 10.000000, a scheduler's name is itself."""
+    return _normal(want) == _normal(got)
+
+
+def _normal(value):
+    text = str(value).strip()
+    lower = text.lower()
+    if lower in ("on", "true", "off", "false"):
+        return lower in ("on", "true")   # True == 1.0 and False == 0.0: ON is 1
+    if re.fullmatch(r"\d+[kmgt]", lower):
+        return float(size_bytes(text))
+    try:
+        return float(text)
+    except ValueError:
+        return lower

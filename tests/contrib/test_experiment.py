@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from helpers import DATA, REPO, result_problems as problems_of
+from tuninglab import units
 from tuninglab.contrib import check, readback
 from tuninglab.recipes import plan as planner, server_list
 from tuninglab.recipes.load import load
@@ -136,10 +137,10 @@ def test_a_block_whose_device_had_another_scheduler(tmp_path):
 
 
 def test_read_back_values_compare_as_the_server_writes_them():
-    assert readback.same("48M", "50331648") and readback.same("10", "10.000000")
-    assert readback.same("ON", "on") and readback.same("1", "ON") and readback.same(128, "128")
-    assert not readback.same("OFF", "ON") and not readback.same("2", "ON")
-    assert not readback.same("bfq", "none")
+    assert units.same_value("48M", "50331648") and units.same_value("10", "10.000000")
+    assert units.same_value("ON", "on") and units.same_value("1", "ON") and units.same_value(128, "128")
+    assert not units.same_value("OFF", "ON") and not units.same_value("2", "ON")
+    assert not units.same_value("bfq", "none")
 
 
 # --- 3. the design ------------------------------------------------------------------------------

@@ -114,8 +114,8 @@ def test_bad_fence_is_a_warning_that_fails_a_strict_build(caplog):
     with caplog.at_level(logging.WARNING, logger="mkdocs.tuninglab"):
         out = fence.plotly_fence(spec(kind="pie", recipe="doublewrite"), "plotly", "", {}, None)
     assert "admonition failure" in out
-    assert "kind must be results, series, io, trends, tpcc, lab, historical, claims or kernels" in \
-        caplog.text
+    assert ("kind must be results, series, io, trends, tpcc, lab, historical, claims, kernels or "
+            "defaults") in caplog.text
 
 
 def test_unknown_recipe_in_a_fence_is_an_error(caplog):

@@ -19,7 +19,7 @@ from tuninglab import files, units
 from tuninglab.contrib import design, read_view, readback
 from tuninglab.contrib.jsonpaths import at, runs
 from tuninglab.errors import UserError
-from tuninglab.recipes import load, plan as planner, server_list
+from tuninglab.recipes import defaults_sets, load, plan as planner, server_list
 from tuninglab.recipes.model import PLAIN_NAME
 from tuninglab.recipes.server_names import gone, map_settings, refuses_value
 from tuninglab.results.result import Result
@@ -127,8 +127,8 @@ def skipped_values(doc: dict) -> list[str]:
 
 def check_skipped(doc: dict, experiment, flavor: str, version: tuple) -> list[str]:
     """A point may be left out only where the result's server cannot take its value
-    (server_names.VALUES_OF), never the baseline: else a run could drop the points it
-    disliked."""
+    (server_names.VALUES_OF) or it sets another server's earlier defaults (defaults_sets),
+    never the baseline: else a run could drop the points it disliked."""
     sweep = experiment.sweep
     problems = []
     for i, value in enumerate(skipped_values(doc)):
@@ -136,7 +136,8 @@ def check_skipped(doc: dict, experiment, flavor: str, version: tuple) -> list[st
         if value not in sweep.values or value == sweep.baseline:
             problems.append(at(where, f"{value!r}; expected a value of the sweep other than "
                                       f"its baseline ({', '.join(sweep.values)})"))
-        elif not refuses_value(sweep.setting, value, flavor, version):
+        elif not (refuses_value(sweep.setting, value, flavor, version)
+                  or defaults_sets.refusal(sweep, value, flavor, version)):
             problems.append(at(where, f"{value!r}: {server_label(doc)} takes this value of "
                                       f"{sweep.setting}; expected a point skipped only where "
                                       "the server cannot express it"))

@@ -7,7 +7,6 @@ options in force, the redo log's own sandbox, the server's COMMITs); a summary's
 that of its per-second series; a switchback's blocks lie where its settle and measured seconds
 put them, in its one per-second series."""
 
-import re
 import statistics
 
 from tuninglab import units
@@ -51,25 +50,6 @@ THROUGHPUTS = ("tps", "new_order_tpm")
 MISSING = object()
 
 
-def same(want, got) -> bool:
-    """Whether a value read back is the one asked for: 48M is 50331648, ON is ON (and 1),
-    10 is 10.000000, a scheduler's name is itself."""
-    return _normal(want) == _normal(got)
-
-
-def _normal(value):
-    text = str(value).strip()
-    lower = text.lower()
-    if lower in ("on", "true", "off", "false"):
-        return lower in ("on", "true")   # True == 1.0 and False == 0.0: ON is 1
-    if re.fullmatch(r"\d+[kmgt]", lower):
-        return float(units.size_bytes(text))
-    try:
-        return float(text)
-    except ValueError:
-        return lower
-
-
 def dig(run: dict, path: tuple):
     for key in path:
         run = run.get(key, MISSING) if isinstance(run, dict) else MISSING
@@ -96,10 +76,10 @@ def check_runs(doc: dict, plan, expected: dict) -> list[str]:
         wrong = [(("effective", key), effective.get(key, MISSING), want)
                  for key, want in settings.items()
                  if (key in effective or key in swept)
-                 and not same(want, effective.get(key, MISSING))]
+                 and not units.same_value(want, effective.get(key, MISSING))]
         if sweep.setting in READ_BACK:
             got = dig(run, READ_BACK[sweep.setting])
-            if got is not MISSING and not same(value, got):
+            if got is not MISSING and not units.same_value(value, got):
                 wrong.append((READ_BACK[sweep.setting], got, value))
         wrong += read_back(doc, run, sweep.setting, value, plan.points)
         if sweep.setting == "server.cpus" and value.isdigit() and "server_cpus" in run \

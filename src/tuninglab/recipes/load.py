@@ -6,6 +6,7 @@ them (rules.py) pass.
 TOML, not YAML: YAML 1.1 reads MySQL's OFF as a boolean.
 """
 
+import dataclasses
 import hashlib
 import re
 import tomllib
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from tuninglab import files
 from tuninglab.errors import UserError
-from tuninglab.recipes import regime, rules
+from tuninglab.recipes import defaults_sets, regime, rules
 from tuninglab.recipes.lab import parse_lab
 from tuninglab.recipes.model import NEEDS, PLAIN_NAME, VARIANT_KEYS, Recipe
 from tuninglab.recipes.reader import Reader
@@ -145,7 +146,7 @@ def _build(data, path, raw, variant="") -> Recipe:
     """Each table parsed alone, the rules across tables applied, the Recipe built."""
     top = Reader(path, data, f"variants.{variant}" if variant else "")
     top.only("title", "question", "topic", "needs", "dataset", "server", "workload", "sweep",
-             "measure", "profiles", "storage", "raid", "lab", "zfs", "regime")
+             "measure", "profiles", "storage", "raid", "lab", "zfs", "regime", "defaults")
     t = rules.apply(_parse(top))
     return Recipe(
         name=path.parent.name, path=path, sha256=hashlib.sha256(raw).hexdigest(),
@@ -171,7 +172,8 @@ def _parse(top: Reader) -> rules.Tables:
     lab = parse_lab(top.table("lab")) if "lab" in top.data else ()
     zfs = parse_zfs(top.table("zfs")) if "zfs" in top.data else ()
     sweep_table = top.table("sweep")
-    sweep = parse_sweep(sweep_table)
+    sweep = dataclasses.replace(parse_sweep(sweep_table), sets=defaults_sets.parse(
+        top.table("defaults", required=False)))
     workload = parse_workload(top.table("workload"))
     server = top.table("server", False)
     return rules.Tables(top, sweep_table, raid_table, tuple(needs), storage, raid, lab, zfs,

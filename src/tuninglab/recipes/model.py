@@ -19,6 +19,7 @@ from tuninglab.recipes.lab import LAB_DEFAULTS, LAB_KEYS, image_name
 from tuninglab.recipes.raid import array_spec
 from tuninglab.recipes.reader import Reader
 from tuninglab.recipes.scripts import PROJECT_SCRIPTS
+from tuninglab.recipes.warehouses import check_warehouses
 from tuninglab.results.metrics import PRIMARY, SCAN, TPCC
 
 # Data shapes: the IO settings only show their effect when the data does not fit in memory.
@@ -63,7 +64,7 @@ ZFS_SWEEPABLE = {"recordsize", "compression", "logbias", "primarycache"}
 # The lab's tables a sweep may name as "<table>.<key>", with the keys each lets it sweep. A
 # workload.* sweep sets the client threads or an option of the recipe's project script.
 SWEPT_TABLES = {"storage": STORAGE_SWEEPABLE, "raid": RAID_SWEEPABLE, "lab": LAB_KEYS,
-                "zfs": ZFS_SWEEPABLE, "server": {"allocator", "cpus"}, "workload": {"threads"} | {
+                "zfs": ZFS_SWEEPABLE, "server": {"allocator", "cpus", "defaults"}, "workload": {"threads"} | {
                     key for options in PROJECT_SCRIPTS.values() for key in options}}
 # The server's memory allocator: glibc's malloc, or one preloaded (engine/server/allocators.py).
 ALLOCATORS = ("glibc", "jemalloc", "tcmalloc")
@@ -71,7 +72,7 @@ MAX_CPUS = 256  # [server] cpus: the CPUs the server is held to (0: every one th
 # ... or two CPUs placed by SMT: one core's two hardware threads, or threads of two cores.
 CPU_PLACEMENTS = ("siblings", "cores")
 VARIANT_KEYS = ("title", "question", "dataset", "server", "workload", "sweep", "measure",
-                "profiles", "storage", "raid", "lab", "zfs", "regime")
+                "profiles", "storage", "raid", "lab", "zfs", "regime", "defaults")
 # Bounds a typo must not pass: 99999999 repeats would build a plan that fills the memory;
 # 100000 threads would need as many connections. (A plan's runs and time: plan.py.)
 MAX_REPEATS = 1000
@@ -162,6 +163,11 @@ class Sweep:
     values: tuple[str, ...]
     baseline: str
     skipped: tuple = ()   # (value, why): points a server cannot express (plan.without)
+    sets: tuple = ()      # a server.defaults sweep's sets of settings (defaults_sets.py)
+
+    def set_settings(self, value: str) -> dict:
+        """The settings of a server.defaults sweep's point (none for "today" or another sweep)."""
+        return next((dict(s.settings) for s in self.sets if s.name == value), {})
 
     @property
     def table(self) -> str | None:
@@ -304,14 +310,15 @@ class Experiment:
     measure: Measure
 
     def settings_for(self, value: str) -> dict:
-        """The server settings of one point: base, the data shape's pool, the swept option."""
+        """The server settings of one point: base, the data shape's pool, the swept option or
+        set of defaults."""
         settings = dict(self.recipe.server_settings)
         settings["innodb_buffer_pool_size"] = self.dataset.buffer_pool_size
         if not self.workload.timed:  # a scan starts cold: no pages reloaded from the last dump
             settings["innodb_buffer_pool_load_at_startup"] = "OFF"
         if self.sweep.server_option:
             settings[self.sweep.setting] = value
-        return settings
+        return settings | self.sweep.set_settings(value)
 
     def allocator_for(self, value: str) -> str:
         """The server's allocator at one point: the swept one, else the recipe's."""
@@ -370,7 +377,7 @@ class Experiment:
 
 def _command_line_value(key, value):
     reader = Reader(f"--{key}", {key: value})
-    reader.fail = lambda _key, expected: _raise(f"--{key}: {expected}")
+    reader.fail = lambda _key, expected: _raise(UserError(f"--{key}: {expected}"))
     if key == "repeats":
         return reader.positive_int(key, maximum=MAX_REPEATS)
     if key == "precision":
@@ -378,23 +385,5 @@ def _command_line_value(key, value):
     return reader.duration(key, minimum=1 if key in ("duration", "budget") else 0)
 
 
-def _raise(message):
-    raise UserError(message)
-
-
-def check_warehouses(top: Reader, dataset: Dataset, workload: Workload, sweep: Sweep):
-    """A tpcc workload's scale is [dataset] warehouses; no other workload has one."""
-    if not workload.is_tpcc:
-        if dataset.warehouses is not None:
-            top.fail("dataset.warehouses", 'only a tpcc workload loads warehouses (tool = "tpcc")')
-        return
-    if dataset.warehouses is None:
-        top.fail("dataset.warehouses", "a tpcc workload needs its scale: the number of "
-                                       "warehouses to load, a whole number >= 1")
-    actives = [dict(workload.options)["active_warehouses"]]
-    if sweep.setting == "workload.active_warehouses":
-        actives += sweep.values
-    for value in actives:
-        if int(value) > dataset.warehouses:
-            top.fail("workload.options.active_warehouses",
-                     f"{value} is more than the {dataset.warehouses} warehouses loaded")
+def _raise(error):
+    raise error

@@ -9,10 +9,12 @@ its warehouses. load._build applies them in the order of RULES: the first proble
 import dataclasses
 from dataclasses import dataclass
 
+from tuninglab.recipes.defaults_sets import check as check_defaults
 from tuninglab.recipes.filesystems import GENERIC_KERNEL_FILESYSTEMS, LAB_FILESYSTEMS
 from tuninglab.recipes.lab import LAB_DEFAULTS, check_lab_values
-from tuninglab.recipes.model import LOGS, Dataset, Sweep, Workload, check_warehouses, in_lab_vm
+from tuninglab.recipes.model import LOGS, Dataset, Sweep, Workload, in_lab_vm
 from tuninglab.recipes.reader import Reader
+from tuninglab.recipes.warehouses import check_warehouses
 from tuninglab.recipes.tables import (
     check_arrays,
     check_server_values,
@@ -101,6 +103,10 @@ def sweep_values(t: Tables) -> None:
                 sweep_table.fail("values", f"{value!r}: expected one of {', '.join(LOGS)}")
 
 
+def defaults_swept(t: Tables) -> None:
+    check_defaults(t.sweep, t.sweep.sets, t.sweep_table, t.top)
+
+
 def zfs_on_bookworms_kernel(t: Tables) -> None:
     if t.zfs and (dict(t.lab).get("kernel_from") == "bookworm-backports"
                   or t.sweep.setting == "lab.kernel_from"):
@@ -168,6 +174,6 @@ def scan_has_a_sandbox(t: Tables) -> None:
 
 
 # After the storage and needs are filled in (apply), in this order.
-RULES = (swept_table_exists, sweep_values, zfs_on_bookworms_kernel, lab_vm_keeps_the_server,
-         lab_vm_times_its_workload, lab_vm_keeps_the_logs, filesystems_made_where_they_run,
+RULES = (swept_table_exists, sweep_values, defaults_swept, zfs_on_bookworms_kernel,
+         lab_vm_keeps_the_server, lab_vm_times_its_workload, lab_vm_keeps_the_logs, filesystems_made_where_they_run,
          tpcc_warehouses, scan_has_a_sandbox)

@@ -49,6 +49,7 @@ SETTINGS = {
     "workload.threads": Setting("client threads"),
     "server.allocator": Setting("memory allocator"),
     "server.cpus": Setting("server CPUs"),
+    "server.defaults": Setting("defaults"),  # today's, or a named set of earlier ones
 }
 
 

@@ -1,7 +1,7 @@
 """pymdownx.superfences custom fences that put data on the page at build time.
 
 ```plotly            a chart: kind = "results" | "series" | "io" | "trends" | "tpcc" | "lab"
-                     | "historical" | "claims" | "kernels" (TOML spec)
+                     | "historical" | "claims" | "kernels" | "defaults" (TOML spec)
 ```reproduce         the "Reproduce" box of a recipe
 ```topics            the home page's table of topics (home_table)
 ```results-index     the Results page: every result file, where it ran and who ran it
@@ -22,7 +22,7 @@ from tuninglab.files import PROJECT_DIR
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import command as recipe_command, load, load_all
 from tuninglab.results.result import Result
-from tuninglab.site import charts, describe, historical, hostviews, result_files
+from tuninglab.site import charts, defaults_table, describe, historical, hostviews, result_files
 from tuninglab.units import human_seconds
 
 log = logging.getLogger("mkdocs.tuninglab")
@@ -62,6 +62,8 @@ def _chart(spec: dict) -> str:
         return _claims(spec["source"], spec["table"])
     if kind == "kernels":
         return _kernels_table()
+    if kind == "defaults":
+        return defaults_table.table(spec.get("variant", ""))
     if kind == "historical":
         source, meta, _ = historical.historical_table(spec["source"], spec["table"])
         figure = historical.historical_bars(spec["source"], spec["table"], spec.get("columns"))
@@ -72,8 +74,8 @@ def _chart(spec: dict) -> str:
 
     if kind in ("results", "series", "io", "trends", "tpcc", "lab"):
         return _result_chart(kind, spec)
-    raise ValueError("kind must be results, series, io, trends, tpcc, lab, historical, claims or "
-                     f"kernels, got {kind!r}")
+    raise ValueError("kind must be results, series, io, trends, tpcc, lab, historical, claims, "
+                     f"kernels or defaults, got {kind!r}")
 
 
 def _result_chart(kind: str, spec: dict) -> str:

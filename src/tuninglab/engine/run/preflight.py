@@ -20,6 +20,7 @@ from tuninglab.engine.server.option_names import (
 from tuninglab.engine.storage import guard
 from tuninglab.engine.workloads import sysbench
 from tuninglab.errors import NotOnThisServer, UserError
+from tuninglab.recipes import defaults_sets
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load
 from tuninglab.recipes.model import Recipe
@@ -158,10 +159,11 @@ def expressible(recipe, plan, binary):
     has some (such a sweep is about them: MySQL's and MariaDB's doublewrite modes), the
     experiment cannot run here: NotOnThisServer, which skips a variant when the whole recipe
     runs and refuses one asked for by name."""
-    refused = {}
+    refused = _other_servers_sets(recipe, plan, binary)
     for point in plan.points:
         try:
-            check_options(recipe, plan.experiment, binary, (point,))
+            if point.value not in refused:
+                check_options(recipe, plan.experiment, binary, (point,))
         except NotOnThisServer as exc:
             refused[point.value] = exc
     if not refused:
@@ -175,10 +177,29 @@ def expressible(recipe, plan, binary):
                           for v in about)
         raise NotOnThisServer(f"{_where(recipe, 'sweep.values')}: {binary.label} takes none of "
                               f"the values of {sweep.setting} this sweep is about ({whose})")
+    sets = defaults_sets.about(sweep)
+    if sets and all(s.name in refused for s in sets):
+        whose = "; ".join(f"{s.name} is for {s.server}" for s in sets)
+        raise NotOnThisServer(f"{_where(recipe, 'sweep.values')}: {binary.label} runs none of "
+                              f"the sets of earlier defaults this sweep compares its own "
+                              f"with ({whose})")
     if len(plan.points) - len(refused) < 2:
         raise next(iter(refused.values()))
     return planner.build(planner.without(plan.experiment, {v: str(e) for v, e in
                                                            refused.items()}), plan.seed)
+
+
+def _other_servers_sets(recipe, plan, binary) -> dict:
+    """{value: NotOnThisServer} for a server.defaults sweep's sets of another server's (or an
+    earlier version's) defaults."""
+    out = {}
+    for point in plan.points if plan.experiment.sweep.sets else ():
+        why = defaults_sets.refusal(plan.experiment.sweep, point.value, binary.flavor,
+                                    binary.version)
+        if why:
+            out[point.value] = NotOnThisServer(f"{_where(recipe, 'sweep.values')}: "
+                                               f"{binary.label}: {why}")
+    return out
 
 
 def check_options(recipe, experiment, binary, points=()) -> None:

@@ -15,6 +15,7 @@ from tuninglab.engine.server import datadir, memory, pinning
 from tuninglab.engine.server import mysqld as srv
 from tuninglab.engine.storage.sandbox import Sandbox, Spec
 from tuninglab.engine.host.workdir import blame_full_disk
+from tuninglab.recipes import defaults_sets
 from tuninglab.results import document
 
 
@@ -124,7 +125,8 @@ def _measure_server(run_, binary, place, settings, experiment, clock, cap=None) 
             srv.Server(binary, place.rundir, place.datadir, settings,
                        cgroup=cap.procs if cap else None, allocator=run_.point.allocator,
                        cpus=pinning.first(run_.point.cpus)) as server:
-        effective = server.variables(server.settings)
+        # a server.defaults sweep reads back what every set changes, at today's point too
+        effective = server.variables([*server.settings, *defaults_sets.observed(e.sweep)])
         allocator = server.allocator_record() if _allocates(e) else None
         cpus = server.cpus_in_force() if _holds_cpus(e) else None
         before, began = _statements(server, e), time.monotonic()

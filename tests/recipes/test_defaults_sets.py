@@ -138,3 +138,25 @@ def test_data_check_accepts_the_skip_of_another_servers_set_and_no_other():
     doc = skipped_doc("mysql-8.0") | {"server": {"flavor": "mysql", "version": "9.7.4"}}
     [problem] = ex.check_skipped(doc, experiment, "mysql", (9, 7, 4))
     assert "plan/skipped/0/value" in problem and "'mysql-8.0'" in problem
+
+
+def test_read_back_adds_variables_every_point_reads(tmp_path):
+    write_recipe(tmp_path, "demo", demo(sets='[defaults]\nread_back = ["innodb-flush-method"]\n'
+                                            + SET))
+    sweep = load("demo", recipes_dir=tmp_path).sweep
+    assert sweep.read_back == ("innodb_flush_method",)
+    assert defaults_sets.observed(sweep) == ("innodb_flush_method", "innodb_io_capacity")
+
+
+@pytest.mark.parametrize("read_back, words", [
+    ('["innodb flush"]', "defaults.read_back: 'innodb flush': expected an option name"),
+    ("[3]", "defaults.read_back: 3: expected an option name"),
+    ('"innodb_flush_method"', "defaults.read_back: expected list, got a string")])
+def test_a_bad_read_back_is_refused(tmp_path, read_back, words):
+    message = load_error(tmp_path, demo(sets=f"[defaults]\nread_back = {read_back}\n" + SET))
+    assert "\n" not in message and words in message
+
+
+def test_read_back_belongs_to_a_server_defaults_sweep(tmp_path):
+    message = load_error(tmp_path, recipe_text() + '\n[defaults]\nread_back = ["innodb_doublewrite"]\n')
+    assert "defaults: sets of defaults are the points of a server.defaults sweep" in message

@@ -1,12 +1,13 @@
-"""The "Today's defaults" table (site/defaults_table.py): per server, every variable a set of
-earlier defaults changes, today's value as that server read it back beside the earlier one,
-with the rows that differ marked, counted and cited; a line saying how to measure it when no
-result has been committed."""
+"""The "Today's defaults" tables: per server, every variable a set of earlier defaults
+changes, today's value as that server read it back beside the earlier one, with the rows that
+differ marked, counted and cited, or a line saying how to measure it when no result has been
+committed (site/defaults_table.py); and where each server's default stands on each question a
+source measured with a server option (site/defaults_advice.py)."""
 
 import json
 
 from helpers import DATA
-from tuninglab.site import defaults_table, result_files
+from tuninglab.site import defaults_advice, defaults_table, result_files
 
 MYSQL = DATA / "defaults" / "20261128T225212Z-acff7a7b-quick-3b04171e.json"
 MARIADB = DATA / "defaults" / "20261128T225506Z-acff7a7b-quick-0e20dc52.json"
@@ -35,3 +36,36 @@ def test_each_server_gets_its_own_table_marking_what_differs(monkeypatch):
 def test_no_result_says_how_to_measure_one(monkeypatch):
     out = table_of(monkeypatch)
     assert "No result yet" in out and "invoke recipe defaults --server" in out
+
+
+# --- where each default stands on the sources' questions (site/defaults_advice.py) -------------
+
+def test_every_question_a_claim_asks_of_a_server_option_is_read_back():
+    # the recipe's read_back is what makes the table: a claim on an option it does not read
+    # would show "not read back" for every server
+    from tuninglab.recipes.load import load
+    read = set(load("defaults").sweep.read_back)
+    assert {q["setting"] for q in defaults_advice._questions()} <= read
+
+
+def test_each_default_is_the_faster_value_the_slower_or_neither():
+    assert defaults_advice.which("O_DIRECT", "O_DIRECT", "fsync") == defaults_advice.FASTER
+    assert defaults_advice.which("4", "1", "4") == defaults_advice.SLOWER
+    assert defaults_advice.which("100663296", "1G", "48M") == defaults_advice.NEITHER
+    assert defaults_advice.which("1073741824", "1G", "48M") == defaults_advice.FASTER
+
+
+def test_the_table_reads_each_servers_default_back_under_its_own_name(monkeypatch):
+    docs = [json.loads(p.read_text()) for p in (MYSQL, MARIADB)]
+    monkeypatch.setattr(result_files, "results_for", lambda recipe, variant="": docs)
+    out = defaults_advice.table()
+    assert "<th>MariaDB 11.8 default</th><th>MySQL 9.7 default</th>" in out
+    row = out[out.index("<code>innodb_purge_threads</code>"):]
+    row = row[:row.index("</tr>")]
+    assert "1 against 4 (Dimitri, 2010 x2.00)" in row
+    assert row.endswith("<td>4: the slower</td><td class=\"tl-changed\">1: the faster</td>")
+    # MySQL 9.7 names the redo log's size innodb_redo_log_capacity: read back under that name
+    mysql = dict(docs[0])
+    mysql["points"] = [dict(p, runs=[dict(p["runs"][0], effective={
+        "innodb_redo_log_capacity": "104857600"})]) for p in docs[0]["points"]]
+    assert defaults_advice.default_of(mysql, "innodb_log_file_size") == "104857600"

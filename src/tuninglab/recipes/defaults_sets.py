@@ -1,6 +1,9 @@
 """A server.defaults sweep: each point a named set of settings, the defaults a server had before
 a release changed them ([defaults."<name>"] tables), against the server's own defaults (the
-point "today", which sets nothing). A set belongs to one flavour and to the versions from the
+point "today", which sets nothing), and `read_back`: more variables every run reads back, where
+today's defaults stand on the questions the sources measured (the topic page's table of them;
+tests/recipes/test_defaults_sets.py keeps it to every option a claim's recipe sweeps). A set
+belongs to one flavour and to the versions from the
 release that changed them ("since"): any other server skips its point, saying whose defaults
 they are (engine/run/preflight.py; data.check accepts that skip and no other).
 
@@ -10,10 +13,11 @@ model, never a server.defaults sweep, which runs on this host).
 
 from dataclasses import dataclass
 
-from tuninglab.recipes.reader import Reader
+from tuninglab.recipes.reader import Reader, option_name
 from tuninglab.recipes.tables import parse_settings
 
 TODAY = "today"   # the server's own defaults: no setting at all
+READ_BACK = "read_back"   # [defaults] read_back: a list of variables, not a set
 FLAVORS = {"mysql": "MySQL", "mariadb": "MariaDB"}
 SOURCE_MAX = 300  # a citation, not an essay
 
@@ -42,7 +46,7 @@ class DefaultsSet:
 def parse(t: Reader) -> tuple:
     """Every [defaults."<name>"] table of the recipe, sorted by name."""
     out = []
-    for name in sorted(t.data):
+    for name in sorted(set(t.data) - {READ_BACK}):
         table = t.table(name)
         table.only("flavor", "since", "source", "settings")
         flavor = table.get("flavor", str)
@@ -57,6 +61,19 @@ def parse(t: Reader) -> tuple:
             t.fail(name, f"'{TODAY}' is the server's own defaults: it sets nothing")
         out.append(DefaultsSet(name, flavor, since, _settings(table), source))
     return tuple(out)
+
+
+def read_back(t: Reader) -> tuple:
+    """[defaults] read_back: the variables every run reads back besides the sets' own, sorted
+    (option names, in either spelling)."""
+    names = t.get(READ_BACK, list, [])
+    out = set()
+    for name in names:
+        try:
+            out.add(option_name(name) if isinstance(name, str) else option_name(""))
+        except ValueError as exc:
+            t.fail(READ_BACK, f"{name!r}: {exc}")
+    return tuple(sorted(out))
 
 
 def _version(table: Reader) -> tuple:
@@ -80,7 +97,7 @@ def check(sweep, sets: tuple, sweep_table: Reader, top: Reader) -> None:
     [defaults] tables only beside such a sweep."""
     names = {s.name for s in sets}
     if sweep.setting != "server.defaults":
-        if sets:
+        if sets or sweep.read_back:
             top.fail("defaults", "sets of defaults are the points of a server.defaults sweep "
                                  '(sweep.setting = "server.defaults")')
         return
@@ -93,9 +110,10 @@ def check(sweep, sets: tuple, sweep_table: Reader, top: Reader) -> None:
 
 
 def observed(sweep) -> tuple:
-    """The options any set of the sweep changes: read back at every point (today's values
-    beside the previous ones), sorted."""
-    return tuple(sorted({name for s in sweep.sets for name, _ in s.settings}))
+    """The options any set of the sweep changes and those it reads back besides: read back at
+    every point (today's values beside the previous ones), sorted."""
+    return tuple(sorted({name for s in sweep.sets for name, _ in s.settings} |
+                        set(sweep.read_back)))
 
 
 def refusal(sweep, value: str, flavor: str, version: tuple) -> str | None:

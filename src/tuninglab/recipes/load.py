@@ -172,8 +172,9 @@ def _parse(top: Reader) -> rules.Tables:
     lab = parse_lab(top.table("lab")) if "lab" in top.data else ()
     zfs = parse_zfs(top.table("zfs")) if "zfs" in top.data else ()
     sweep_table = top.table("sweep")
-    sweep = dataclasses.replace(parse_sweep(sweep_table), sets=defaults_sets.parse(
-        top.table("defaults", required=False)))
+    defaults = top.table("defaults", required=False)
+    sweep = dataclasses.replace(parse_sweep(sweep_table), sets=defaults_sets.parse(defaults),
+                                read_back=defaults_sets.read_back(defaults))
     workload = parse_workload(top.table("workload"))
     server = top.table("server", False)
     return rules.Tables(top, sweep_table, raid_table, tuple(needs), storage, raid, lab, zfs,

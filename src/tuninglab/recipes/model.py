@@ -164,6 +164,7 @@ class Sweep:
     baseline: str
     skipped: tuple = ()   # (value, why): points a server cannot express (plan.without)
     sets: tuple = ()      # a server.defaults sweep's sets of settings (defaults_sets.py)
+    read_back: tuple = ()  # and the variables it reads back besides theirs
 
     def set_settings(self, value: str) -> dict:
         """The settings of a server.defaults sweep's point (none for "today" or another sweep)."""

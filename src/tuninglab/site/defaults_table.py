@@ -17,7 +17,7 @@ RECIPE = "defaults"
 def table(variant: str = "") -> str:
     """One table per server and set of earlier defaults; a line saying so where no result has
     been committed yet."""
-    docs = _latest_per_server(result_files.results_for(RECIPE, variant))
+    docs = latest_per_server(result_files.results_for(RECIPE, variant))
     if not docs:
         return ('<p class="tl-caption">No result yet: <code>invoke recipe defaults --server '
                 'mysql-9.7</code> (or <code>mariadb-11.8</code>) measures it.</p>')
@@ -25,7 +25,7 @@ def table(variant: str = "") -> str:
     return "".join(_server_tables(doc, sources) for doc in docs)
 
 
-def _latest_per_server(docs: list[dict]) -> list[dict]:
+def latest_per_server(docs: list[dict]) -> list[dict]:
     """The latest result of each server (any host: the values are the server's, not the
     host's), in the pages' order of servers."""
     latest = {}

@@ -22,7 +22,8 @@ from tuninglab.files import PROJECT_DIR
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import command as recipe_command, load, load_all
 from tuninglab.results.result import Result
-from tuninglab.site import charts, defaults_table, describe, historical, hostviews, result_files
+from tuninglab.site import (charts, defaults_advice, defaults_table, describe, historical,
+                            hostviews, result_files)
 from tuninglab.units import human_seconds
 
 log = logging.getLogger("mkdocs.tuninglab")
@@ -62,8 +63,9 @@ def _chart(spec: dict) -> str:
         return _claims(spec["source"], spec["table"])
     if kind == "kernels":
         return _kernels_table()
-    if kind == "defaults":
-        return defaults_table.table(spec.get("variant", ""))
+    if kind == "defaults":   # show = "advice": where each default stands on the sources'
+        shown = defaults_advice if spec.get("show") == "advice" else defaults_table
+        return shown.table(spec.get("variant", ""))
     if kind == "historical":
         source, meta, _ = historical.historical_table(spec["source"], spec["table"])
         figure = historical.historical_bars(spec["source"], spec["table"], spec.get("columns"))

@@ -24,6 +24,7 @@ from tuninglab.results.metrics import METRICS
 from tuninglab.results.result import Ratio, Result
 from tuninglab.site import (claim_verdicts, claims_keys, claims_map, describe, historical,
                             servers)
+from tuninglab.site.citations import cite, source_text  # noqa: F401 (claims_text's too)
 from tuninglab.site.claim_verdicts import Verdict
 from tuninglab.site.fence import TOPICS_DIR, _error
 
@@ -51,10 +52,6 @@ def _source_meta(c) -> tuple[dict, dict]:
     return source["source"], meta
 
 
-def cite(source: dict) -> str:
-    return f"{source.get('author') or source.get('venue') or source['title']}, {source['year']}"
-
-
 def claim_text(c) -> str:
     """What the source claimed, in its own labels: the row against its baseline row, in a
     column, with the table's caption and the citation."""
@@ -62,11 +59,6 @@ def claim_text(c) -> str:
     row, base = (historical.shown_label(meta, x) for x in (c.row, c.source_baseline or ""))
     what = row if not c.column else f"{row} vs {base} ({c.column})"
     return f"{what}. {meta['caption']} ({cite(source)})"
-
-
-def source_text(c) -> str:
-    """The source's ratio, as today_text gives today's: x1.25."""
-    return Ratio.of({"ratio": c.source_ratio}).text(mark="x", with_verdict=False)
 
 
 def _today_what(c, doc: dict) -> str:

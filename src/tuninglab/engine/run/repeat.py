@@ -118,6 +118,13 @@ def _written_redo(run_, binary, place, settings, experiment, cap) -> int:
     return datadir.write_over(datadir.redo_files(place.logs or place.datadir))
 
 
+def _observed(sweep, binary) -> list:
+    """The variables a server.defaults sweep reads back, under the names this server gives
+    them too (MySQL's innodb_redo_log_capacity for innodb_log_file_size)."""
+    names = defaults_sets.observed(sweep)
+    return [*names, *binary.map(dict.fromkeys(names, "1M"))] if names else []
+
+
 def _measure_server(run_, binary, place, settings, experiment, clock, cap=None) -> dict:
     started = document.now()
     e = experiment
@@ -126,7 +133,7 @@ def _measure_server(run_, binary, place, settings, experiment, clock, cap=None) 
                        cgroup=cap.procs if cap else None, allocator=run_.point.allocator,
                        cpus=pinning.first(run_.point.cpus)) as server:
         # a server.defaults sweep reads back what every set changes, at today's point too
-        effective = server.variables([*server.settings, *defaults_sets.observed(e.sweep)])
+        effective = server.variables([*server.settings, *_observed(e.sweep, binary)])
         allocator = server.allocator_record() if _allocates(e) else None
         cpus = server.cpus_in_force() if _holds_cpus(e) else None
         before, began = _statements(server, e), time.monotonic()

@@ -36,9 +36,11 @@ def test_an_experiment_asked_for_by_name_is_refused(prepare):
         runner._prepare_all(RECIPES[1:], ["o2"], True, print)
 
 
-def test_with_nothing_left_the_recipe_is_refused(prepare):
+def test_with_nothing_left_the_recipe_is_refused_saying_so_once(prepare):
+    lines = []
     with pytest.raises(NotOnThisServer):
-        runner._prepare_all(RECIPES[1:], ["o2"], False, lambda _line: None)
+        runner._prepare_all(RECIPES[1:], ["o2"], False, lines.append)
+    assert lines == []   # the error says why; no "skipping" line repeats it
 
 
 def test_an_unknown_option_is_not_on_this_server_and_still_a_user_error():

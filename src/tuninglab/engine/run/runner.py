@@ -67,10 +67,11 @@ def _prepare_all(recipes, chosen, named: bool, say) -> list:
         except NotOnThisServer as exc:
             if named:
                 raise
-            skipped.append(exc)
-            say(f"skipping {recipe.label}: {exc}")
-    if skipped and not ready:
-        raise skipped[0]
+            skipped.append((recipe.label, exc))
+    if skipped and not ready:   # the error alone: "skipping" it too would say it twice
+        raise skipped[0][1]
+    for label, exc in skipped:
+        say(f"skipping {label}: {exc}")
     return ready
 
 

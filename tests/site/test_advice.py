@@ -220,6 +220,18 @@ def test_ranked_by_the_measured_effect_unanswered_last_in_page_order(monkeypatch
                      ("direct-io", "O_DIRECT_NO_FSYNC"), ("purge-threads", "none")]
 
 
+def test_a_large_effect_too_loose_to_judge_ranks_after_a_small_answered_one(monkeypatch):
+    by_point = {"O_DSYNC": comparison(1.1, 1.05, 1.15),     # holds, |log| 0.095
+                "O_DIRECT": comparison(1.5, 0.9, 2.5)}      # |log| 0.41, but holds both ways
+    monkeypatch.setattr(claim_verdicts, "comparisons",
+                        lambda recipe, variant, point, metric="": [by_point[point]])
+    pages = [meta("direct-io", recipe="direct-io", point=p, holds_when="at least 1")
+             for p in ("O_DIRECT", "O_DSYNC")]
+    ranked = advice.ranked(pages)
+    assert [(m["rests_on"]["point"], v.kind) for m, v in ranked] == \
+        [("O_DSYNC", advice.HOLDS), ("O_DIRECT", advice.CANNOT_TELL)]
+
+
 def test_a_lab_vm_throughput_ranks_with_the_unanswered(monkeypatch):
     monkeypatch.setattr(claim_verdicts, "comparisons",
                         lambda *a, **k: [comparison(3.0, 2.9, 3.1, host=LAB)])

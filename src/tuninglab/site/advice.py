@@ -262,7 +262,11 @@ def judge(meta: dict, server: str = servers.REFERENCE) -> AdviceVerdict:
 def ranked(metas: list[dict], server: str = servers.REFERENCE
            ) -> list[tuple[dict, AdviceVerdict]]:
     """The topics by the effect measured on one server (|log pooled ratio| of the
-    comparison their advice rests on), largest first; those without an answer last, in the
-    pages' order."""
+    comparison their advice rests on), largest first; those without an answer last (one
+    measured too loosely to judge too), in the pages' order."""
     judged = [(meta, judge(meta, server)) for meta in metas]
-    return sorted(judged, key=lambda mv: (mv[1].effect is None, -(mv[1].effect or 0.0)))
+
+    def rank(mv):
+        unanswered = mv[1].kind == CANNOT_TELL or mv[1].effect is None
+        return unanswered, 0.0 if unanswered else -mv[1].effect   # sorted() keeps page order
+    return sorted(judged, key=rank)

@@ -11,7 +11,6 @@ runs of five, a recipe's name on another recipe's runs) would otherwise reach th
 
 import dataclasses
 import random
-import re
 import tomllib
 from collections import Counter
 
@@ -22,6 +21,7 @@ from tuninglab.errors import UserError
 from tuninglab.recipes import defaults_sets, load, plan as planner, server_list
 from tuninglab.recipes.model import PLAIN_NAME
 from tuninglab.recipes.server_names import gone, map_settings, refuses_value
+from tuninglab.results.document import server_of
 from tuninglab.results.result import Result
 
 MISSING = object()
@@ -155,13 +155,6 @@ def legacy_runs(points, repeats: int, seed: int) -> tuple:
         for point in order[shift:] + order[:shift]:
             out.append(planner.Run(len(out), point, repeat))
     return tuple(out)
-
-
-def server_of(doc: dict) -> tuple[str, tuple]:
-    """The server's flavour and (major, minor, patch), as the result records them."""
-    server = doc.get("server") or {}
-    digits = re.findall(r"\d+", str(server.get("version", "")))[:3]
-    return str(server.get("flavor", "")), tuple(int(d) for d in digits)
 
 
 def server_label(doc: dict) -> str:

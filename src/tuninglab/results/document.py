@@ -317,3 +317,9 @@ def write_final(doc: dict, data_dir: Path = DATA_DIR) -> Path:
         raise FileExistsError(errno.EEXIST, "a result file of that name exists already; "
                               "it was kept", str(path))
     return path
+
+def server_of(doc: dict) -> tuple[str, tuple]:
+    """The server's flavour and (major, minor, patch), as the result records them."""
+    server = doc.get("server") or {}
+    digits = re.findall(r"\d+", str(server.get("version", "")))[:3]
+    return str(server.get("flavor", "")), tuple(int(d) for d in digits)

@@ -9,6 +9,7 @@ import html
 from tuninglab.recipes.defaults_sets import TODAY
 from tuninglab.recipes.load import load
 from tuninglab.recipes.server_names import map_settings
+from tuninglab.results.document import server_of as result_server
 from tuninglab.site import claims_map, historical, result_files, servers
 from tuninglab.site.defaults_table import RECIPE, latest_per_server
 from tuninglab.site.host_class import server_of
@@ -83,9 +84,8 @@ def default_of(doc: dict, setting: str):
     if not today or not today.get("runs"):
         return None
     read = today["runs"][0].get("effective") or {}
-    server = doc["server"]
-    version = tuple(int(x) for x in str(server.get("version", "0")).split(".") if x.isdigit())
-    for name in (setting, *map_settings({setting: "1M"}, server.get("flavor", ""), version)):
+    flavor, version = result_server(doc)
+    for name in (setting, *map_settings({setting: "1M"}, flavor, version)):
         if name in read:
             return read[name]
     return None

@@ -64,3 +64,22 @@ def test_human_seconds(total, expected):
 def test_human_seconds_matches_its_format():
     for total in range(0, 8000, 37):
         assert re.fullmatch(r"\d+s|\d+m\d\ds|\d+h\d\dm", units.human_seconds(total))
+
+
+@pytest.mark.parametrize("value,expected", [
+    (100663296, "96M"), (1073741824, "1G"), (16777216, "16M"), (3 * 1024**4, "3T"),
+    (1536, "1536"), (1000, "1000"), (0, "0"), ("48M", "48M"),
+])
+def test_human_size(value, expected):
+    assert units.human_size(value) == expected
+    assert units.size_bytes(units.human_size(value)) == units.size_bytes(value)
+
+
+@pytest.mark.parametrize("value,like,expected", [
+    ("67108864", "16M", "64M"), (67108864, "16M", "64M"), ("10000", "200", "10000"),
+    ("O_DIRECT", "fsync", "O_DIRECT"), ("1000", "1G", "1000"), ("ON", "16M", "ON"),
+])
+def test_shown_like(value, like, expected):
+    """A size read back in bytes is written as the size it is compared with; nothing else is
+    touched (a count beside a count stays a count)."""
+    assert units.shown_like(value, like) == expected

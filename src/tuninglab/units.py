@@ -42,6 +42,24 @@ def size_bytes(value) -> int:
     return int(match.group(1)) * 1024**power
 
 
+def human_size(value) -> str:
+    """Bytes as the servers write sizes, in the largest unit that divides them exactly:
+    100663296 -> '96M', 1073741824 -> '1G', 1000 -> '1000'."""
+    size = size_bytes(value)
+    for power, unit in ((4, "T"), (3, "G"), (2, "M"), (1, "K")):
+        if size and size % 1024**power == 0:
+            return f"{size // 1024**power}{unit}"
+    return str(size)
+
+
+def shown_like(value, like) -> str:
+    """A value read back, written the way the value it is compared with is: a plain number of
+    bytes beside '16M' is shown as a size ('64M'); anything else as it is."""
+    if re.fullmatch(r"\d+[KMGTkmgt]", str(like).strip()) and re.fullmatch(r"\d+", str(value)):
+        return human_size(int(value))
+    return str(value)
+
+
 def human_seconds(total: float) -> str:
     """A short, readable duration: 45s, 3m05s, 1h02m."""
     total = int(round(total))

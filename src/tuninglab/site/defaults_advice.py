@@ -14,7 +14,7 @@ from tuninglab.site import claims_map, historical, result_files, servers
 from tuninglab.site.defaults_table import RECIPE, latest_per_server
 from tuninglab.site.host_class import server_of
 from tuninglab.site.citations import cite, source_text
-from tuninglab.units import same_value
+from tuninglab.units import same_value, shown_like
 
 FASTER, SLOWER, NEITHER = "the faster", "the slower", "neither"
 
@@ -66,7 +66,7 @@ def _cell(q: dict, doc: dict) -> str:
         return "<td>not read back</td>"
     found = which(value, q["faster"], q["slower"])
     mark = ' class="tl-changed"' if found == FASTER else ""
-    return f"<td{mark}>{html.escape(str(value))}: {found}</td>"
+    return f"<td{mark}>{html.escape(shown_like(value, q['faster']))}: {found}</td>"
 
 
 def which(value, faster: str, slower: str) -> str:

@@ -5,7 +5,7 @@ differ is computed from the result, never typed."""
 
 import html
 
-from tuninglab.units import same_value as same
+from tuninglab.units import same_value as same, shown_like
 from tuninglab.recipes.defaults_sets import TODAY
 from tuninglab.recipes.load import load
 from tuninglab.site import result_files, servers
@@ -61,7 +61,7 @@ def _server_tables(doc: dict, sources: dict) -> str:
 
 
 def _row(variable: str, today, earlier: str) -> str:
-    shown = "not read back" if today is None else html.escape(str(today))
+    shown = "not read back" if today is None else html.escape(shown_like(today, earlier))
     mark = "" if today is not None and same(earlier, today) else ' class="tl-changed"'
     return (f"<tr{mark}><td><code>{html.escape(variable)}</code></td><td>{shown}</td>"
             f"<td>{html.escape(str(earlier))}</td></tr>")

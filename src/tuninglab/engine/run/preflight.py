@@ -208,10 +208,10 @@ def check_options(recipe, experiment, binary, points=()) -> None:
     one would be recorded as a value that never ran."""
     known = binary.variables
     check_known(binary.map(dict(recipe.server_settings)), known, binary.label,
-                f"{recipe.path}: server.settings")
+                _where(recipe, "server.settings"))
     if experiment.sweep.server_option:
         check_known(binary.map({experiment.sweep.setting: experiment.sweep.baseline}), known,
-                    binary.label, f"{recipe.path}: sweep.setting")
+                    binary.label, _where(recipe, "sweep.setting"))
     for point in points:
         checked = srv.check_settings(binary, point.settings)
         for problem in checked.problems:

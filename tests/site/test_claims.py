@@ -140,7 +140,7 @@ def test_the_inline_forms_quote_a_claim_and_an_unknown_one_fails_the_build(caplo
 
 
 def test_words_several_rows_share_are_said_once_under_the_table():
-    from tuninglab.site.verdict_tables import _Notes
+    from tuninglab.site.table_notes import Notes as _Notes
     notes = _Notes("t")
     body = "".join(f"<tr>{notes.ref(words)}</tr>" for words in
                    [("lab VM", "host A"), ("needs a RAID controller",), ("lab VM",)])

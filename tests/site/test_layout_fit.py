@@ -67,7 +67,7 @@ def test_on_a_phone_no_topic_page_is_wider_than_the_screen(open_page, base_url, 
     assert pg.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     assert pg.evaluate(CELLS_OFF_SCREEN) == []
     verdicts = pg.evaluate(VERDICT_CELLS)
-    tabs = pg.locator("article .tabbed-labels > label")
+    tabs = pg.locator(TABS)
     for t in range(1, tabs.count()):
         tabs.nth(t).click()
         verdicts += pg.evaluate(VERDICT_CELLS)
@@ -197,7 +197,8 @@ SHOWN = """() => [...document.querySelectorAll('article .tl-chart')]
             svg: [svg.left, svg.right, svg.width], off: bars.length ?
             Math.abs(Math.max(...bars) - axis) : 0};
 })"""
-TABS = "article .tabbed-labels > label"
+# A page's tabs of experiments, not its first screen's tabs of servers.
+TABS = "article .tabbed-set:not(.tl-server-tabs) > .tabbed-labels > label"
 
 
 @pytest.mark.parametrize("viewport", [WIDE, PHONE], ids=["1366", "390"])
@@ -249,7 +250,7 @@ def test_a_chart_in_a_hidden_tab_is_fitted_to_its_column_when_the_tab_is_shown(o
     # A hidden tab hands plotly no width: it draws at its default 700 px, which
     # folded-charts.js fits to the column when the tab shows.
     pg = open_page(RAID, PHONE)
-    hidden = pg.locator("article .tabbed-block").nth(1)
+    hidden = pg.locator("article .tabbed-set:not(.tl-server-tabs) .tabbed-block").nth(1)
     assert not hidden.is_visible()
     assert hidden.evaluate("b => b.querySelector('.tl-plot')._fullLayout.width") == 700
     pg.locator(TABS).nth(1).click()

@@ -2,6 +2,9 @@
 claim summarise them, and are left out of the index so a term finds the page that explains it."""
 
 import json
+import re
+
+from tuninglab.site import mkdocs_hooks
 
 
 def _entries(built):
@@ -16,3 +19,40 @@ def test_the_summary_tables_stay_out_of_the_search_index(built):
     # The topic page itself still answers the search.
     assert any(d["location"].startswith("topics/direct-io/") and "O_DIRECT" in d["text"]
                for d in entries)
+
+
+def _words(text: str, separator: str) -> set:
+    return {w.lower() for w in re.split(separator, text) if w}
+
+
+def _page_words(built, page: str) -> set:
+    index = json.loads((built / "search" / "search_index.json").read_text())
+    separator = index["config"]["separator"]
+    return set().union(*(_words(d["text"], separator) for d in index["docs"]
+                         if d["location"].startswith(page)))
+
+
+def test_table_cells_are_words_of_their_own(built):
+    """A verdict table's cells are indexed apart: 'btrfs' is a word of the filesystems page,
+    not the tail of the cell before it ('too noisy to tellbtrfs')."""
+    words = _page_words(built, "topics/filesystems/")
+    assert "btrfs" in words
+    assert not any(w.startswith("tell") and w != "tell" for w in words)
+    assert "bfq" in _page_words(built, "topics/io-schedulers/")
+
+
+def test_settings_and_numbers_are_words(built):
+    """A setting written name=value finds both, an interval finds its numbers."""
+    words = _page_words(built, "topics/direct-io/")
+    assert {"innodb_flush_method", "o_direct", "fsync"} <= words
+    assert any(re.fullmatch(r"\d+\.\d+", w) for w in words)
+
+
+def test_apart_keeps_cells_apart_and_nothing_else():
+    html = ('<table><caption>c</caption><thead><tr><th>a</th><th>b</th></tr></thead><tbody>'
+            '<tr><td>too noisy to tell</td><td>btrfs</td></tr></tbody></table><p><code>x</code>'
+            '<span>y</span></p>')
+    out = mkdocs_hooks.apart(html)
+    assert out.replace("\n", "") == html
+    assert "tell</td>\n<td>btrfs" in out
+    assert "<code>x</code><span>y</span>" in out

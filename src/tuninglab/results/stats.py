@@ -302,6 +302,15 @@ def _compare(values: Iterable[float], baseline: Iterable[float], confidence: flo
                     _welch_interval(lx, lb, diff, 2 * confidence - 1), margin, above, below)
 
 
+def judged(ratio: float, interval: tuple, tost: tuple, margin: float,
+           cost: bool = False) -> Comparison:
+    """The verdict of a comparison already made (a pooled one): its ratio, 95% interval and
+    equivalence test's interval; faster or slower, or for a cost (lower is cheaper) more or
+    less."""
+    above, below = (MORE, LESS) if cost else (FASTER, SLOWER)
+    return _verdict(ratio, interval, tost, margin, above, below)
+
+
 def _verdict(ratio: float, interval: tuple, tost: tuple, margin: float, above: str,
              below: str) -> Comparison:
     """The comparison of a ratio given its 95% interval and its equivalence test's interval."""

@@ -10,6 +10,7 @@ from collections import Counter
 from tuninglab.errors import UserError
 from tuninglab.site import advice, servers
 from tuninglab.site.fence import _error
+from tuninglab.site.tabs import server_tabs
 from tuninglab.site.verdict_tables import _check_complete, times_text, topic_pages
 
 e = html.escape
@@ -29,7 +30,8 @@ def topics_fence(source, language, css_class, options, md, **kwargs) -> str:
     # Out of the search index: the topic pages, not this summary of them, answer a search.
     # The mark is on a <section>: the theme's search parser tells elements apart by tag only,
     # so the first inner </div> would end a <div>'s exclusion.
-    return ('<div class="tl-topics"><section data-search-exclude>' + _tabs(tables)
+    return ('<div class="tl-topics"><section data-search-exclude>'
+            + server_tabs(tables, "tl-server")
             + HOME_CAPTION + "</section></div>")
 
 
@@ -43,20 +45,6 @@ def _server_table(ranked: list) -> str:
     return ('<table><thead><tr><th>Topic</th><th>Advice</th><th>Today</th>'
             '<th>Does it hold?</th></tr></thead><tbody>' + "".join(rows) + "</tbody></table>"
             + said)
-
-
-def _tabs(tables: list[tuple[str, str]]) -> str:
-    """Tables as the theme's content tabs (pymdownx.tabbed's alternate markup, which the theme
-    styles without script): radio inputs, their labels, then the blocks in the same order."""
-    name = "tl-server"
-    inputs = "".join(f'<input id="{name}-{i}" name="{name}" type="radio"'
-                     f'{" checked" * (i == 0)}>' for i in range(len(tables)))
-    labels = "".join(f'<label for="{name}-{i}">{e(servers.label(server))}</label>'
-                     for i, (server, _) in enumerate(tables))
-    blocks = "".join(f'<div class="tabbed-block">{table}</div>' for _, table in tables)
-    return (f'<div class="tabbed-set tabbed-alternate" data-tabs="1:{len(tables)}">{inputs}'
-            f'<div class="tabbed-labels">{labels}</div>'
-            f'<div class="tabbed-content">{blocks}</div></div>')
 
 
 def _where(v) -> str:

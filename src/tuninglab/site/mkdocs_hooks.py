@@ -1,16 +1,34 @@
 """MkDocs hooks (mkdocs.yml `hooks:`), so that a plain `mkdocs build` or `mkdocs serve` gives
 the same working site as `invoke docs.build`: the site's plotly.js is put in place before the
 build, and after it the static files the pages fetch or link to (each host's views, every
-result file, every recipe file)."""
+result file, every recipe file); each page's table cells are kept apart for the search
+index, and its first use of each glossary term links to the glossary."""
 
+import re
 from pathlib import Path
 
 from tuninglab.files import RECIPES_DIR
-from tuninglab.site import hostviews, plotly_bundle, result_files
+from tuninglab.site import glossary_links, hostviews, plotly_bundle, result_files
 
 
 def on_pre_build(config, **kwargs) -> None:
     plotly_bundle.vendor()
+
+
+# The end of a table cell, row or caption followed at once by the next tag: the generated tables
+# have no whitespace between cells, and the search index, which keeps only text, would read
+# "too noisy to tell" and "btrfs" of the next cell as one word. Whitespace there changes
+# nothing a table shows.
+_CELL_END = re.compile(r"(</(?:td|th|tr|caption|thead|tbody)>)(?=<)")
+
+
+def on_page_content(html: str, page, **kwargs) -> str:
+    return glossary_links.linked(apart(html), page.url)
+
+
+def apart(html: str) -> str:
+    """The page's HTML with a line break after each table cell, row and caption."""
+    return _CELL_END.sub("\\1\n", html)
 
 
 def on_post_build(config, **kwargs) -> None:

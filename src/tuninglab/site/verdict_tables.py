@@ -27,6 +27,7 @@ from tuninglab.site import (claim_verdicts, claims_keys, claims_map, describe, h
 from tuninglab.site.citations import cite, source_text  # noqa: F401 (claims_text's too)
 from tuninglab.site.claim_verdicts import Verdict
 from tuninglab.site.fence import TOPICS_DIR, _error
+from tuninglab.site.table_notes import Notes, inline
 
 log = logging.getLogger("mkdocs.tuninglab")
 e = html.escape
@@ -84,50 +85,14 @@ def today_text(c, v: Verdict) -> str:
     return f"{_today_what(c, v.doc)}: {times_text(v.ratio)}"
 
 
-def _verdict_cell(v: Verdict, host: str = "", notes: "_Notes | None" = None) -> str:
+def _verdict_cell(v: Verdict, host: str = "", notes: "Notes | None" = None) -> str:
     """The verdict, then why and which host, each on its own line, or (given a table's
     notes) as a note that the table says once if several rows share it."""
     slug = re.sub(r"[^a-z]+", "-", v.kind)
     rerun = v.rerun and f"answered {v.rerun}"
     words = tuple(x for x in (v.why, rerun, host) if x)
-    said = notes.ref(words) if notes and words else _inline(words)
+    said = notes.ref(words) if notes and words else inline(words)
     return f'<strong class="tl-v tl-v-{slug}">{e(v.text)}</strong>{said}'
-
-
-def _inline(words: tuple) -> str:
-    return "".join(f'<br><span class="tl-why">{e(w)}</span>' for w in words)
-
-
-class _Notes:
-    """Words that would repeat on many rows of one table (a lab VM result's reason, the host
-    it ran on: the same on every row of the RAID page) are said once under the table; each
-    row that shares them carries the notes' numbers instead."""
-
-    def __init__(self, prefix: str):
-        self.prefix, self.said = prefix, []
-
-    def ref(self, words: tuple) -> str:
-        """A placeholder for a cell's words, resolved by finish() once every row is written."""
-        self.said.append(words)
-        return f"\x00{len(self.said) - 1}\x00"
-
-    def finish(self, body: str) -> tuple[str, str]:
-        """The rows with their placeholders resolved, and the notes to print under them."""
-        counts = Counter(w for words in self.said for w in words)
-        shared = list(dict.fromkeys(w for words in self.said for w in words if counts[w] > 1))
-
-        def put(m: re.Match) -> str:
-            words = self.said[int(m.group(1))]
-            refs = ", ".join(f'<a href="#{self.prefix}-note-{shared.index(w) + 1}" '
-                             f'title="{e(w)}">{shared.index(w) + 1}</a>'
-                             for w in words if w in shared)
-            marks = f'<sup class="tl-note-ref">{refs}</sup>' if refs else ""
-            return marks + _inline(tuple(w for w in words if w not in shared))
-
-        items = "".join(f'<li id="{self.prefix}-note-{n}">{e(w)}</li>'
-                        for n, w in enumerate(shared, 1))
-        listed = f'<ol class="tl-notes">{items}</ol>' if items else ""
-        return re.sub("\x00(\\d+)\x00", put, body), listed
 
 
 # --- the topic page's table -----------------------------------------------------------------
@@ -164,7 +129,7 @@ def _not_measured(c, server: str) -> Verdict:
                    servers.how_to_measure(c.recipe, c.variant, server))
 
 
-def _claim_rows(c, notes: _Notes, shown: list[str]) -> str:
+def _claim_rows(c, notes: Notes, shown: list[str]) -> str:
     """One row: the claim, its source ratio, and per server (a column each, side by side) the
     pooled verdict of the evidence set the pages show first (the project's own host class
     with the most results); the server's other sets and older evidence fold under it."""
@@ -178,7 +143,7 @@ def _claim_rows(c, notes: _Notes, shown: list[str]) -> str:
             f'</td><td data-label="Then">{e(source_text(c))}</td>{cells}</tr>')
 
 
-def _server_cell(c, found: list[Verdict], server: str, notes: _Notes) -> str:
+def _server_cell(c, found: list[Verdict], server: str, notes: Notes) -> str:
     """A claim's answer on one server: its verdict, today's ratio and what it rests on."""
     first, *others = found
     today = today_text(c, first)
@@ -197,7 +162,7 @@ def _counted(v: Verdict) -> str:
     return f'<br><span class="tl-why">{e(v.counted)}</span>' if v.counted else ""
 
 
-def _other_sets(others: list, notes: _Notes) -> str:
+def _other_sets(others: list, notes: Notes) -> str:
     """The verdicts of the server's other evidence sets (other host classes), folded."""
     if not others:
         return ""
@@ -255,7 +220,7 @@ def _untestable_kind(u) -> str:
             else claim_verdicts.NOT_TESTABLE)
 
 
-def _untestable_rows(items: list, notes: _Notes, width: int) -> str:
+def _untestable_rows(items: list, notes: Notes, width: int) -> str:
     """One row per table and reason, naming the results it covers; its verdict spans the
     table's width server columns: it is the same on every server."""
     groups = {}
@@ -281,15 +246,39 @@ def _table(claims: list, untestable: list, prefix: str, searched: bool = True) -
     """A verdict table of claims and untestable results, its shared notes under it;
     searched=False keeps it out of the search index (a page of every claim would otherwise
     match any term before the topic page that explains it)."""
-    notes, shown = _Notes(prefix), columns(claims)
-    body = "".join(_claim_rows(c, notes, shown) for c in claims) + \
+    notes, shown = Notes(prefix), columns(claims)
+    tested = [c for c in claims if not _untested(c)]
+    folded = "".join(_claim_rows(c, notes, shown) for c in claims if c not in tested) + \
         _untestable_rows(untestable, notes, len(shown))
-    body, listed = notes.finish(body)
-    exclude = "" if searched else " data-search-exclude"
     heads = "".join(f"<th>{e(header(server))}</th>" for server in shown)
-    return (f'<div class="tl-claim-verdicts tl-servers-{len(shown)}"{exclude}><table><thead>'
-            f'<tr><th>Source claim</th><th>Then</th>{heads}</tr></thead><tbody>' + body +
-            '</tbody></table>' + listed + '</div>')
+    head = f"<thead><tr><th>Source claim</th><th>Then</th>{heads}</tr></thead>"
+    rows = "".join(_claim_rows(c, notes, shown) for c in tested)
+    body, listed = notes.finish(rows + "\x01" + folded)
+    rows, folded = body.split("\x01")
+    # The notes go where the rows that cite them are shown: under the table, or folded with
+    # the rows when every row is folded.
+    exclude = "" if searched else " data-search-exclude"
+    return (f'<div class="tl-claim-verdicts tl-servers-{len(shown)}"{exclude}>'
+            + (f"<table>{head}<tbody>{rows}</tbody></table>{listed}" if tested else "")
+            + _folded(folded, head, "" if tested else listed) + '</div>')
+
+
+def _untested(c) -> bool:
+    """Whether no server's column answers the claim here: the verdict each shows (its first
+    evidence set's) is "not testable here" (a claim not measured yet can be)."""
+    firsts = [vs[0] for vs in _by_server(c).values()]
+    return bool(firsts) and all(v.kind == claim_verdicts.NOT_TESTABLE for v in firsts)
+
+
+def _folded(rows: str, head: str, listed: str = "") -> str:
+    """The rows that answer nothing here (not testable here, not an effect), under one line
+    that says how many and why, so the claims this host answers come first."""
+    if not rows:
+        return ""
+    n = rows.count("<tr")
+    return (f'<details class="tl-untested"><summary>{n} more source result'
+            f'{"s" * (n != 1)} that this host cannot test or that are not effects (each row '
+            f"says why)</summary><table>{head}<tbody>{rows}</tbody></table>{listed}</details>")
 
 
 def _topic_table(topic: str) -> str:

@@ -1,0 +1,69 @@
+"""A topic page's first screen (site/today_table.py): every point of the topic's recipes against
+its baseline, per server, pooled over the server's first evidence set, judged, ranked by what
+was found, with the cost that moved most; a lab VM's throughput never judged."""
+
+import math
+
+from tuninglab.results import stats
+from tuninglab.site import today_table
+
+ANSWERS = today_table.ANSWERS
+
+
+def test_direct_io_on_the_reference_server_ranks_answers_first():
+    found = today_table.effects("direct-io", "mariadb 10.11")
+    points = {(x.variant, x.point) for x in found}
+    assert any(p == "O_DIRECT" for _, p in points)
+    ranks = [x.rank for x in found]
+    assert ranks == sorted(ranks)
+    answered = [x for x in found if x.ratio and x.ratio.verdict_kind in ANSWERS]
+    assert answered, "no answered comparison on direct-io"
+    sizes = [abs(math.log(x.ratio.ratio)) for x in answered]
+    assert sizes == sorted(sizes, reverse=True)
+    assert found.index(answered[-1]) < min(
+        (found.index(x) for x in found if x not in answered), default=len(found))
+
+
+def test_an_answer_agrees_with_its_interval():
+    for topic in ("direct-io", "doublewrite", "io-schedulers", "commit-batching"):
+        for x in today_table.effects(topic, "mariadb 10.11"):
+            if not x.ratio:
+                continue
+            kind = x.ratio.verdict_kind
+            assert (kind == stats.FASTER) == (x.ratio.ci_low > 1)
+            assert (kind == stats.SLOWER) == (x.ratio.ci_high < 1)
+
+
+def test_the_cost_shown_moved_clear_of_one():
+    costs = [x.cost for x in today_table.effects("direct-io", "mariadb 10.11") if x.cost]
+    assert costs
+    for metric, ratio in costs:
+        assert ratio.verdict_kind in (stats.MORE, stats.LESS)
+        assert ratio.ci_low > 1 or ratio.ci_high < 1
+
+
+def test_a_lab_vm_throughput_is_never_judged():
+    for x in today_table.effects("raid", "mariadb 10.11"):
+        assert x.ratio is None or not x.comparison.evidence.host_class.lab
+
+
+def test_a_server_without_results_says_how_to_measure(monkeypatch):
+    monkeypatch.setattr(today_table.evidence, "evidence_sets", lambda recipe, variant="": [])
+    out = today_table._server_block(today_table.effects("redo-size", "mysql 9.7"),
+                                    "mysql 9.7")
+    assert "Not measured on MySQL 9.7 yet" in out
+    assert "invoke recipe redo-size" in out and "--server mysql-9.7" in out
+
+
+def test_the_fence_renders_a_tab_per_server_and_refuses_a_bad_topic():
+    out = today_table.today_fence('topic = "direct-io"', "today", "today", {}, None)
+    assert out.count('<div class="tabbed-block">') == len(today_table.servers.SHOWN)
+    assert "not testable here" not in out
+    bad = today_table.today_fence('topic = "no-such"', "today", "today", {}, None)
+    assert "no recipe has the topic &#x27;no-such&#x27;" in bad and "failure" in bad
+
+
+def test_an_emulated_cpu_shows_no_cpu_cost():
+    for x in today_table.effects("raid", "mariadb 10.11"):
+        if x.cost and x.comparison.kind == today_table.claim_verdicts.NOT_TESTABLE:
+            assert x.cost[0] not in today_table.CPU_COSTS

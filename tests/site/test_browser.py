@@ -248,7 +248,7 @@ def test_the_home_pages_server_tabs_switch_its_table(page, base_url):
     blocks = page.locator(".tl-topics .tabbed-block")
     assert blocks.count() == 3
     assert blocks.nth(0).is_visible() and not blocks.nth(2).is_visible()
-    page.get_by_text("MySQL 9.7", exact=True).click()
+    page.locator(".tl-topics .tabbed-labels label", has_text="MySQL 9.7").click()
     assert blocks.nth(2).is_visible() and not blocks.nth(0).is_visible()
     assert "--server mysql-9.7" in blocks.nth(2).inner_text()
     assert page.problems == []

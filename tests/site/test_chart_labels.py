@@ -14,7 +14,7 @@ from tuninglab.recipes.load import list_names, load_all
 from tuninglab.recipes.model import SWEPT_TABLES
 from tuninglab.results import labels
 from tuninglab.results.metrics import AXIS_CHARS, METRICS, axis_title
-from tuninglab.site import charts, fence, hostviews, result_files
+from tuninglab.site import charts, fence, hostviews, io_chart, result_files
 
 
 def figure_of(out: str) -> dict:
@@ -216,7 +216,7 @@ def test_a_charted_series_keeps_its_chart(monkeypatch):
 # IO per transaction
 
 def test_io_bars_are_titled_and_an_empty_one_is_a_sentence():
-    figure = charts.io_bars(swept("raid.level", ["10", "0"]))
+    figure = io_chart.io_bars(swept("raid.level", ["10", "0"]))
     assert title_lines(figure)[:2] == ["IO requests per transaction by", "RAID level"]
     assert figure["layout"]["xaxis"]["title"]["text"] == "RAID level"
     assert figure["data"][0]["hovertemplate"].startswith("RAID level = %{x}<br>")
@@ -225,7 +225,7 @@ def test_io_bars_are_titled_and_an_empty_one_is_a_sentence():
     for point in doc["points"]:
         for run in point["runs"]:
             run["summary"].pop("io", None)
-    assert charts.io_bars(doc)["empty"].startswith("No IO requests were counted")
+    assert io_chart.io_bars(doc)["empty"].startswith("No IO requests were counted")
 
 
 def test_a_threads_sweeps_workload_leaves_the_threads_to_the_axis():

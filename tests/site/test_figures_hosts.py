@@ -368,3 +368,28 @@ def test_a_lab_vm_result_describes_the_guest_it_measured_and_the_host_that_ran_i
         "mariadb 10.11.19, sysbench 1.0.20, guest kernel 6.1.0-56-amd64, 6.1.0-56-cloud-amd64")
     del doc["points"][0]["runs"][0]["lab"]["cpu_model"], doc["points"][1]["runs"][0]["lab"]
     assert "guest CPU model not recorded" in describe.host_description(doc)
+
+
+def test_a_bar_its_interval_does_not_vouch_for_is_faint_hatched_and_says_so():
+    doc = result(HOST_A, tps=[100, 90])
+    doc["points"][0]["stats"]["tps"].update(ci_low=95, ci_high=105)
+    doc["points"][1]["stats"]["tps"].update(ci_low=10, ci_high=400)   # [0.11, 4.4] of 90
+    trace = charts.results_bars([doc], "tps")["data"][0]
+    assert trace["marker"]["opacity"] == [1.0, 0.35]
+    assert trace["marker"]["pattern"]["shape"] == ["", "/"]
+    assert charts.NOISY_TEXT in trace["customdata"][1]
+    assert charts.NOISY_TEXT not in trace["customdata"][0]
+    doc["points"][1]["stats"]["tps"].update(ci_low=85, ci_high=95)
+    assert "marker" not in charts.results_bars([doc], "tps")["data"][0]
+
+
+def test_a_load_that_waits_for_no_fsync_offers_no_normalising_toggle():
+    doc = result(HOST_A, tps=[100, 90])
+    base = doc["points"][0]["stats"]
+    if "fsyncs_per_trx" not in base.get("cost", {}):
+        pytest.skip("the captured result counts no fsyncs")
+    with_fsyncs = charts.results_bars([doc], "tps")
+    for point in doc["points"]:
+        point["stats"]["cost"]["fsyncs_per_trx"]["median"] = 0.01
+    without = charts.results_bars([doc], "tps")
+    assert "normalise" in with_fsyncs and "normalise" not in without

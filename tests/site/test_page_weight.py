@@ -38,3 +38,14 @@ def test_plotly_is_fetched_only_where_a_chart_is_drawn(browser, served_site, scr
     charted = _scripts_fetched(browser, screen, f"{base}/topics/doublewrite/",
                                ".tl-chart[data-rendered='true'] .main-svg")
     assert sum(u.endswith("plotly.min.js") for u in charted) == 1
+
+
+def test_the_page_budget_measures_every_topic_page(browser, served_site):
+    """What `invoke bench --only site` prints against the page budget: each topic page's
+    height in laptop screens, and the largest response a topic page fetches besides
+    plotly.js (the search index, a host's views), both measured in the real browser."""
+    from tuninglab.bench import site as bench_site
+    heights, (name, size) = bench_site._page_budget(browser, served_site[1] + "/")
+    assert set(heights) == set(bench_site.TOPICS)
+    assert all(screens >= 1 for screens in heights.values())
+    assert name != "-" and "plotly" not in name and size > 0

@@ -102,7 +102,22 @@ def test_the_home_page_has_a_tab_per_server_the_reference_open(data_dir):
     assert len(blocks) == 3
     assert "--server mariadb-11.8" in blocks[1] and "--server mariadb-11.8" not in blocks[0]
     # Kept out of the search index by an element no inner element shares a tag with.
-    assert page.count("<section") == 1 and "<section data-search-exclude>" in page
+    assert page.count("<section") == page.count("<section data-search-exclude>") == 2
+
+
+def test_the_home_page_glance_has_every_topic_and_server(data_dir):
+    """Topics x servers on one screen: a row per topic page, a cell per server, each with
+    whether the advice holds in its colour, linking to the page."""
+    page = home_table.topics_fence("", "topics", "", {}, None)
+    glance = page.split('<div class="tl-glance">')[1].split("</table>")[0]
+    heads = re.findall(r"<th>([^<]*)</th>", glance)
+    assert heads == ["Topic", "MariaDB 10.11", "MariaDB 11.8", "MySQL 9.7"]
+    rows = glance.split("<tr>")[2:]
+    assert len(rows) == len(verdict_tables.topic_pages())
+    for row in rows:
+        assert row.count("<td") == 4
+        assert len(re.findall(r'class="tl-v tl-v-(holds|does-not-hold|cannot-tell-here)"',
+                              row)) == 3
 
 
 def test_a_lab_vm_claim_says_why_no_other_server_is_measured():

@@ -1,7 +1,9 @@
 """Site benchmarks, printed as ratios to their targets: build time, JavaScript a reader
 downloads (gzip-compressed, as a web server such as GitHub Pages sends it; the local server
 sends it plain, so it is compressed here to count it) on a page with charts and on one without,
-and time to the first chart in headless chromium on localhost, cold."""
+time to the first chart in headless chromium on localhost, cold; and each topic page's height
+in screens on a laptop (the evidence folded, as a reader first sees it) against the page budget
+of 5 screens, and the largest response a topic page fetches besides plotly.js against 500 KB."""
 
 import gzip
 import tempfile
@@ -9,11 +11,16 @@ import time
 from pathlib import Path
 
 from tuninglab.errors import UserError
+from tuninglab.files import PROJECT_DIR
 from tuninglab.site import builder
 
 FIRST, SECOND = "topics/doublewrite/", "topics/direct-io/"
 PLAIN = "contributing/"  # a page without a chart
 JS_TARGET = 1 << 20  # bytes of JavaScript, compressed, on a first visit
+LAPTOP = {"width": 1366, "height": 900}
+SCREENS_TARGET = 5       # a topic page's height, in screens of LAPTOP, before folded evidence
+RESPONSE_TARGET = 500 * 1024   # the largest response of a topic page, plotly.js aside
+TOPICS = sorted(p.stem for p in (PROJECT_DIR / "docs" / "topics").glob("*.md"))
 
 
 def run(say=print) -> None:
@@ -46,6 +53,7 @@ def _browser(url: str, say) -> None:
         page.click(f"nav a[href$='{SECOND}']")
         page.wait_for_selector(".tl-chart[data-rendered] .main-svg", timeout=30000)
         page.wait_for_load_state("networkidle")
+        heights, largest = _page_budget(browser, url)
         browser.close()
     for what, js in (("a page without charts", plain), ("a topic page with charts", first_js)):
         say(f"first visit to {what}: {js['gzip'] / 1024:.0f} KiB of JavaScript compressed "
@@ -55,6 +63,36 @@ def _browser(url: str, say) -> None:
         f"{second['bytes'] / 102400:.2f} of the 100 KB target")
     say(f"navigation to first chart drawn (cold): {first_chart:.2f}s, {first_chart / 1.5:.2f} "
         "of the 1.5 s target")
+    for topic, screens in sorted(heights.items(), key=lambda kv: -kv[1]):
+        say(f"topic page {topic}: {screens:.1f} screens at 1366x900, "
+            f"{screens / SCREENS_TARGET:.2f} of the {SCREENS_TARGET}-screen budget")
+    name, size = largest
+    say(f"largest response of a topic page besides plotly.js: {name} {size / 1024:.0f} KiB, "
+        f"{size / RESPONSE_TARGET:.2f} of the 500 KB target")
+
+
+def _page_budget(browser, url: str) -> tuple[dict, tuple]:
+    """{topic: its page's height in laptop screens, folded evidence closed} and the (name,
+    bytes) of the largest response any topic page fetched, plotly.js aside."""
+    context = browser.new_context(viewport=LAPTOP)
+    page = context.new_page()
+    largest = ["-", 0]
+
+    def seen(response):
+        try:
+            size = len(response.body())
+        except Exception:  # a redirect or an aborted request carries no body
+            return
+        if "plotly" not in response.url and size > largest[1]:
+            largest[:] = [response.url.removeprefix(url), size]
+    page.on("response", seen)
+    heights = {}
+    for topic in TOPICS:
+        page.goto(f"{url}topics/{topic}/")
+        page.wait_for_load_state("networkidle")
+        heights[topic] = page.evaluate("document.documentElement.scrollHeight / innerHeight")
+    context.close()
+    return heights, tuple(largest)
 
 
 def _first_visit(browser, url: str, chart: bool = False) -> tuple[dict, float]:

@@ -89,7 +89,8 @@ def results_bars(docs: list[dict], metric: str) -> dict:
         "barmode": "group", "xaxis": _setting_axis(setting, traces),
         "yaxis": _value_axis(title),
         "showlegend": True, "legend": LEGEND}}
-    if metric in NORMALISE and normalised and None not in normalised:
+    if metric in NORMALISE and normalised and None not in normalised \
+            and not any(fsync_free(doc) for doc in shown):
         per_unit = NORMALISE[metric][2]
         figure["normalise"] = {
             "raw": _mode([[t["y"], t["error_y"]["array"], t["error_y"]["arrayminus"]]
@@ -97,6 +98,19 @@ def results_bars(docs: list[dict], metric: str) -> dict:
             "normalised": _mode(normalised, per_unit,
                                 _hovertemplate(setting, label, per_unit, ".2f"))}
     return figure
+
+
+# Throughput divided by the device's fsync rate means something where transactions wait for
+# flushes; a load with fewer fsyncs than this per transaction (read-only, CPU-bound) is not
+# bound by them, and its chart offers no such toggle.
+FSYNC_BOUND = 0.2
+
+
+def fsync_free(doc: dict) -> bool:
+    """Whether the result's baseline made fewer than FSYNC_BOUND fsyncs per transaction (a
+    result that did not count them is not known to be)."""
+    cost = Result.of(doc).baseline_point.cost("fsyncs_per_trx")
+    return cost is not None and cost.median < FSYNC_BOUND
 
 
 # Below the plot, across: a phone has no room beside it.
@@ -218,11 +232,16 @@ def _host_trace(doc: dict, name: str, metric: str, hover: str) -> tuple[dict, li
         up.append((s.ci_high * scale - median) if s.ci_high is not None else 0)
         down.append((median - s.ci_low * scale) if s.ci_low is not None else 0)
         verdicts.append(esc(comparison_text(r, point, metric)))
+    noisy = [too_wide(y, u, d) for y, u, d in zip(ys, up, down)]
+    verdicts = [v + (f"<br>{NOISY_TEXT}" if n else "") for v, n in zip(verdicts, noisy)]
     # The host's text once per trace (meta), not once per bar. tl_host: charts.js gives a
     # host one colour on every chart of a page, whatever the charts' order of hosts.
     trace = {"type": "bar", "name": name, "x": xs, "y": ys,
              "error_y": {"type": "data", "array": up, "arrayminus": down, "visible": True},
              "customdata": verdicts, "meta": about, "hovertemplate": hover, "tl_host": name}
+    if any(noisy):  # faint and hatched: a height its own interval does not vouch for
+        trace["marker"] = {"opacity": [0.35 if n else 1.0 for n in noisy],
+                           "pattern": {"shape": ["/" if n else "" for n in noisy]}}
     if r.file:
         trace["tl_file"] = esc(r.file)  # charts.js opens it on a click on a bar
     divided = None
@@ -232,6 +251,15 @@ def _host_trace(doc: dict, name: str, metric: str, hover: str) -> tuple[dict, li
         if baseline is not None:
             divided = [[v * per / baseline for v in values] for values in (ys, up, down)]
     return trace, divided
+
+
+# A bar whose 95% interval reaches below half its height or above twice it: its height says
+# less than the interval around it, and a plain bar would read as a measurement.
+NOISY_TEXT = "too noisy to read: its 95% interval is wider than the value itself"
+
+
+def too_wide(value: float, up: float, down: float) -> bool:
+    return value > 0 and (down >= value / 2 or up >= value)
 
 
 def _others_trace(host_traces: list, hover: str) -> tuple[dict, list | None]:
@@ -363,37 +391,3 @@ def _flat(doc: dict, metric: str, traces: list) -> str | None:
 def series_values(series: dict, metric: str) -> list | None:
     """A run's per-second values of a metric: stored, or derived from others (DERIVED)."""
     return DERIVED[metric](series) if metric in DERIVED else series.get(metric)
-
-
-# What a RAID run's IO-per-transaction chart shows: (trace name, summary key, io field).
-IO_TRACES = (
-    ("writes to the array", "array_io", "writes_per_trx"),
-    ("writes at the members (sum)", "io", "writes_per_trx"),
-    ("reads from the array", "array_io", "reads_per_trx"),
-    ("reads at the members (sum)", "io", "reads_per_trx"),
-)
-
-
-def io_bars(doc: dict) -> dict:
-    """IO requests per transaction at the array and at its members, median over repeats: how
-    the level and chunk size turn one page write into member IOs, on any storage."""
-    r = Result.of(doc)
-    traces, setting = [], r.setting
-    for name, where, field in IO_TRACES:
-        xs, ys = [], []
-        for point in r.points:
-            values = point.io(where, field)
-            if values and all(v is not None for v in values):
-                xs.append(esc(point.value))
-                ys.append(stats.summarize(values).median)
-        if xs:
-            traces.append({"type": "bar", "name": esc(name), "x": xs, "y": ys,
-                           "hovertemplate": esc(setting_value(setting, "%{x}")) +
-                           "<br>%{y:.1f} IOs per transaction<extra>" + esc(name) + "</extra>"})
-    if not traces:
-        return _empty("No IO requests were counted in this result: nothing to draw.")
-    return {"data": traces, "layout": {
-        "title": _title("IO requests per transaction", setting, _workload_text(doc),
-                        "the median of the repeats"),
-        "barmode": "group", "xaxis": _setting_axis(setting, traces),
-        "yaxis": _value_axis("IO requests per transaction"), "legend": LEGEND}}

@@ -143,7 +143,8 @@ def embed(figure: dict) -> str:
     toggle = ('<button type="button" class="md-button tl-normalise" aria-pressed="false" '
               'title="Divide each host\'s throughput by its device baseline: compares the '
               'effect of the setting rather than the speed of the hardware">'
-              'Per 1000 fsync/s of the device</button>') if "normalise" in figure else ""
+              '<span class="tl-switch"></span>Show per 1000 fsync/s of '
+              'the device</button>') if "normalise" in figure else ""
     return (f'<div class="tl-chart" id="tl-chart-{next(_ids)}" '
             f'data-traces="{len(figure["data"])}" data-figure="{payload}">'
             f'{toggle}<div class="tl-plot"></div></div>')

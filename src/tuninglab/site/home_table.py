@@ -23,16 +23,40 @@ def topics_fence(source, language, css_class, options, md, **kwargs) -> str:
     try:
         _check_complete()
         pages = topic_pages()
-        tables = [(server, _server_table(advice.ranked(pages, server)))
-                  for server in servers.SHOWN]
+        ranked = {server: advice.ranked(pages, server) for server in servers.SHOWN}
+        tables = [(server, _server_table(r)) for server, r in ranked.items()]
     except (ValueError, KeyError, UserError) as exc:
         return _error(f"topics fence: {exc}", source)
     # Out of the search index: the topic pages, not this summary of them, answer a search.
     # The mark is on a <section>: the theme's search parser tells elements apart by tag only,
     # so the first inner </div> would end a <div>'s exclusion.
-    return ('<div class="tl-topics"><section data-search-exclude>'
-            + server_tabs(tables, "tl-server")
-            + HOME_CAPTION + "</section></div>")
+    return ('<section data-search-exclude>' + glance(ranked) + "</section>"
+            '<div class="tl-topics"><section data-search-exclude>'
+            + server_tabs(tables, "tl-server") + HOME_CAPTION + "</section></div>")
+
+
+def glance(ranked: dict) -> str:
+    """Every topic and server on one screen: a row per topic (in the reference server's
+    order), a cell per server with today's ratio and whether the advice holds, in its colour,
+    each linking to the topic's page."""
+    by_topic = {server: {meta["slug"]: v for meta, v in r} for server, r in ranked.items()}
+    heads = "".join(f"<th>{e(servers.label(server))}</th>" for server in ranked)
+    rows = []
+    for meta, _ in ranked[servers.REFERENCE]:
+        cells = "".join(_glance_cell(by_topic[server][meta["slug"]], meta, server)
+                        for server in ranked)
+        rows.append(f'<tr><td><a href="topics/{meta["slug"]}/">{e(meta["title"])}</a></td>'
+                    f"{cells}</tr>")
+    return (f'<div class="tl-glance"><table><thead><tr><th>Topic</th>{heads}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div>')
+
+
+def _glance_cell(v, meta: dict, server: str) -> str:
+    slug = re.sub(r"[^a-z]+", "-", v.kind)
+    ratio = f"x{v.ratio.ratio:.2f} " if v.ratio is not None else ""
+    said = v.why or (times_text(v.ratio) if v.ratio is not None else v.kind)
+    return (f'<td title="{e(said)}"><a href="topics/{meta["slug"]}/">{e(ratio)}'
+            f'<span class="tl-v tl-v-{slug}">{e(v.kind)}</span></a></td>')
 
 
 def _server_table(ranked: list) -> str:

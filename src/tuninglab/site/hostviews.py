@@ -19,7 +19,7 @@ from pathlib import Path
 
 from tuninglab.results.metrics import METRICS, TPCC
 from tuninglab.results.result import Result
-from tuninglab.site import charts, describe, result_files, result_tables, servers
+from tuninglab.site import charts, describe, io_chart, result_files, result_tables, servers
 from tuninglab.site.host_class import server_of
 
 DIR = "assets/hosts"
@@ -76,7 +76,7 @@ def view(doc: dict, name: str) -> dict:
     if name.startswith("series:"):
         shown = {"figure": charts.series_lines(doc, name.removeprefix("series:"))}
     elif name == "io":
-        shown = {"figure": charts.io_bars(doc)}
+        shown = {"figure": io_chart.io_bars(doc)}
     elif name in TABLES:
         shown = {"html": TABLES[name](doc)}
     else:

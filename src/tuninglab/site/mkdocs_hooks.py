@@ -2,7 +2,8 @@
 the same working site as `invoke docs.build`: the site's plotly.js is put in place before the
 build, and after it the static files the pages fetch or link to (each host's views, every
 result file, every recipe file); each page's table cells are kept apart for the search
-index, and its first use of each glossary term links to the glossary."""
+index, its captions say the method once, and its first use of each glossary term links to the
+glossary."""
 
 import re
 from pathlib import Path
@@ -23,7 +24,25 @@ _CELL_END = re.compile(r"(</(?:td|th|tr|caption|thead|tbody)>)(?=<)")
 
 
 def on_page_content(html: str, page, **kwargs) -> str:
-    return glossary_links.linked(apart(html), page.url)
+    return glossary_links.linked(said_once(apart(html)), page.url)
+
+
+# Words a caption shares with every block of its kind (result_tables.said): the method,
+# said once a page rather than under every table.
+_SAID = re.compile(r'<span class="tl-said">(.*?)</span>', re.S)
+_EMPTY_CAPTION = re.compile(r"<p class=['\"]tl-caption['\"]>\s*</p>")
+
+
+def said_once(html: str) -> str:
+    """The page with each repeat of a caption's shared words removed, its first use kept."""
+    seen = set()
+
+    def keep_first(m: re.Match) -> str:
+        if m.group(1) in seen:
+            return ""
+        seen.add(m.group(1))
+        return m.group(0)
+    return _EMPTY_CAPTION.sub("", _SAID.sub(keep_first, html))
 
 
 def apart(html: str) -> str:

@@ -59,6 +59,12 @@ def _table(classes: str, heads: list[str], rows: list[list[str]],
 CENTRE = "geometric mean"
 
 
+def said(text: str) -> str:
+    """A caption's words that are the same for every block of their kind (the method): the
+    page keeps their first use and drops the repeats (mkdocs_hooks.said_once)."""
+    return f'<span class="tl-said">{text}</span>'
+
+
 def verdicts(doc: dict) -> str:
     """The latest result in words: the geometric mean (what the ratio compares), its interval,
     the ratio and the verdict per point, and below it what a transaction cost (costs; nothing
@@ -75,10 +81,10 @@ def verdicts(doc: dict) -> str:
     return (_table("tl-verdicts", ["setting", centre, "95% CI",
                                    "ratio to baseline, 95% CI: verdict"], rows,
                    ["setting", centre, "95% CI", "verdict"])
-            + f"<p class='tl-caption'>Latest result: "
-            f"{host}. The {CENTRE} of the runs is what the ratios compare. Design: "
-            f"{html.escape(document.design_text(r.raw))}; method: "
-            f"{html.escape(r.methods['ratio'])}.</p>" + costs(r))
+            + f"<p class='tl-caption'>Latest result: {host}. "
+            + said(f"The {CENTRE} of the runs is what the ratios compare. Design: "
+                   f"{html.escape(document.design_text(r.raw))}; method: "
+                   f"{html.escape(r.methods['ratio'])}.") + "</p>" + costs(r))
 
 
 def validity(doc: dict) -> str:
@@ -97,10 +103,11 @@ def validity(doc: dict) -> str:
                 for i, c in enumerate(found)]
         heads = ["regime check"] + [p.value for p in r.points]
         parts.append(_table("tl-verdicts tl-regime", heads, rows)
-                     + "<p class='tl-caption'>Regime checks of the latest result: each point's "
-                     "value (the median over its runs) and whether it met the bound. A "
-                     "comparison whose point or baseline missed one says \"regime not "
-                     "reached\": it measured another situation than the question's.</p>")
+                     + "<p class='tl-caption'>Regime checks of the latest result. "
+                     + said("Each point's value (the median over its runs) and whether it met "
+                            "the bound. A comparison whose point or baseline missed one says "
+                            "\"regime not reached\": it measured another situation than the "
+                            "question's.") + "</p>")
     return "".join(parts)
 
 
@@ -148,9 +155,10 @@ def costs(doc: dict) -> str:
     # Past MANY points a column is too narrow for the theme's type: smaller, tighter cells.
     many = " tl-many" if len(r.points) > MANY else ""
     return (_table("tl-verdicts tl-costs" + many, heads, rows) + "<p class='tl-caption'>Cost "
-            f"per transaction in the latest result, lower being cheaper: the {CENTRE} of the "
-            "runs with its 95% CI, and the ratio to the baseline with its 95% CI and verdict. "
-            f"Method: {html.escape(r.methods.get('cost', stats.COST_METHOD))}.</p>")
+            "per transaction in the latest result, lower being cheaper. "
+            + said(f"Each cell: the {CENTRE} of the runs with its 95% CI, and the ratio to the "
+                   "baseline with its 95% CI and verdict. Method: "
+                   f"{html.escape(r.methods.get('cost', stats.COST_METHOD))}.") + "</p>")
 
 
 def _cost_cell(p: Point, key: str) -> str:

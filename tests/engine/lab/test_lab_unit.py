@@ -19,7 +19,7 @@ from tuninglab.recipes import plan
 from tuninglab.recipes.load import load as load_recipe
 from tuninglab.recipes.plan import Point
 from tuninglab.recipes.raid import ArraySpec, problems
-from tuninglab.site import charts, describe, result_files, result_tables
+from tuninglab.site import describe, io_chart, result_files, result_tables
 
 
 def spec(level="10", chunk_kib=64, disks=4, state="normal"):
@@ -281,7 +281,7 @@ def raid_doc(accelerator="tcg", shared=True):
 
 
 def test_io_bars_show_array_and_member_medians():
-    fig = charts.io_bars(raid_doc())
+    fig = io_chart.io_bars(raid_doc())
     by_name = {t["name"]: t for t in fig["data"]}
     assert by_name["writes to the array"]["y"] == [11, 10]
     assert by_name["writes at the members (sum)"]["y"] == [22, 10]

@@ -34,6 +34,12 @@ class Metric:
 AXIS_CHARS = 36
 
 
+def is_amount(key: str) -> bool:
+    """Whether a metric's comparison is of an amount (more or less: a cost, a latency, any
+    key this table does not know) rather than of a rate (faster or slower)."""
+    return key not in METRICS or METRICS[key].direction != HIGHER
+
+
 def axis_title(key: str) -> str:
     """A metric's axis title with its unit: "throughput (transactions/s)"."""
     m = METRICS[key]

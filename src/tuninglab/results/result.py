@@ -19,7 +19,7 @@ from functools import cached_property
 from typing import Generic, TypeVar
 
 from tuninglab.results import stats
-from tuninglab.results.metrics import HIGHER, METRICS
+from tuninglab.results.metrics import is_amount
 from tuninglab.results.shown_numbers import interval as _interval
 from tuninglab.results.shown_numbers import number as _number
 from tuninglab.results.stats import Summary
@@ -379,8 +379,7 @@ class Result(_Read):
             return None
         # An amount (lower or neither way better) in less or more; a 0 has no logarithm, and
         # compare_cost says so rather than failing.
-        cost = metric not in METRICS or METRICS[metric].direction != HIGHER \
-            or min(values + base) <= 0
+        cost = is_amount(metric) or min(values + base) <= 0
         margin = self.smallest_effect
         if self.design == "switchback":
             compared = stats.compare_paired(values, base, margin=margin, cost=cost)

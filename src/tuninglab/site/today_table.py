@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from tuninglab.recipes.load import list_names, load_all
 from tuninglab.results import stats
-from tuninglab.results.metrics import COST, HIGHER, METRICS
+from tuninglab.results.metrics import COST, METRICS, is_amount
 from tuninglab.results.result import Ratio, Result
 from tuninglab.site import claim_verdicts, evidence, servers
 from tuninglab.site.claim_verdicts import Comparison
@@ -97,9 +97,8 @@ def _judged(c: Comparison, s, metric: str) -> Ratio | None:
     r = Result.of(s.latest)
     margin, key = r.smallest_effect, metric or r.metric
     # An amount (a cost, a runtime) is more or less; a rate, faster or slower.
-    cost = key not in METRICS or METRICS[key].direction != HIGHER
     judged = stats.judged(p.ratio, (p.ci_low, p.ci_high), (p.tost_low, p.tost_high), margin,
-                          cost=cost)
+                          cost=is_amount(key))
     return Ratio.of(judged.to_dict(), margin)
 
 

@@ -117,11 +117,11 @@ def _by_server(c) -> dict[str, list[Verdict]]:
     return found
 
 
-def columns(claims: list) -> list[str]:
+def columns(found: list[dict]) -> list[str]:
     """The servers a table has a column for: the guide's (servers.SHOWN), each whether or not
-    it has been measured yet, then any other a result of these claims ran on."""
-    return servers.ordered([*servers.SHOWN,
-                            *(server for c in claims for server in _by_server(c))])
+    it has been measured yet, then any other a result of its claims ran on (found: each
+    claim's verdicts by server, _by_server)."""
+    return servers.ordered([*servers.SHOWN, *(server for by in found for server in by)])
 
 
 def _not_measured(c, server: str) -> Verdict:
@@ -129,11 +129,10 @@ def _not_measured(c, server: str) -> Verdict:
                    servers.how_to_measure(c.recipe, c.variant, server))
 
 
-def _claim_rows(c, notes: Notes, shown: list[str]) -> str:
+def _claim_rows(c, found: dict, notes: Notes, shown: list[str]) -> str:
     """One row: the claim, its source ratio, and per server (a column each, side by side) the
     pooled verdict of the evidence set the pages show first (the project's own host class
     with the most results); the server's other sets and older evidence fold under it."""
-    found = _by_server(c)
     why = f'<br><span class="tl-why">Today: {e(c.why)}</span>' if c.why else ""
     if c.caveat:
         why += f'<br><span class="tl-why tl-caveat">Caveat: {e(c.caveat)}</span>'
@@ -246,13 +245,16 @@ def _table(claims: list, untestable: list, prefix: str, searched: bool = True) -
     """A verdict table of claims and untestable results, its shared notes under it;
     searched=False keeps it out of the search index (a page of every claim would otherwise
     match any term before the topic page that explains it)."""
-    notes, shown = Notes(prefix), columns(claims)
-    tested = [c for c in claims if not _untested(c)]
-    folded = "".join(_claim_rows(c, notes, shown) for c in claims if c not in tested) + \
+    # Each claim's verdicts, pooled once: its columns, its fold and its row read them.
+    found = {c.id: _by_server(c) for c in claims}
+    notes, shown = Notes(prefix), columns(list(found.values()))
+    tested = [c for c in claims if not _untested(found[c.id])]
+    folded = "".join(_claim_rows(c, found[c.id], notes, shown) for c in claims
+                     if c not in tested) + \
         _untestable_rows(untestable, notes, len(shown))
     heads = "".join(f"<th>{e(header(server))}</th>" for server in shown)
     head = f"<thead><tr><th>Source claim</th><th>Then</th>{heads}</tr></thead>"
-    rows = "".join(_claim_rows(c, notes, shown) for c in tested)
+    rows = "".join(_claim_rows(c, found[c.id], notes, shown) for c in tested)
     body, listed = notes.finish(rows + "\x01" + folded)
     rows, folded = body.split("\x01")
     # The notes go where the rows that cite them are shown: under the table, or folded with
@@ -263,10 +265,11 @@ def _table(claims: list, untestable: list, prefix: str, searched: bool = True) -
             + _folded(folded, head, "" if tested else listed) + '</div>')
 
 
-def _untested(c) -> bool:
-    """Whether no server's column answers the claim here: the verdict each shows (its first
-    evidence set's) is "not testable here" (a claim not measured yet can be)."""
-    firsts = [vs[0] for vs in _by_server(c).values()]
+def _untested(found: dict) -> bool:
+    """Whether no server's column answers a claim here (found: its verdicts by server): the
+    verdict each shows (its first evidence set's) is "not testable here" (a claim not
+    measured yet can be)."""
+    firsts = [vs[0] for vs in found.values()]
     return bool(firsts) and all(v.kind == claim_verdicts.NOT_TESTABLE for v in firsts)
 
 

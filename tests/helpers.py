@@ -437,3 +437,16 @@ def doc_with(on, off):
     doc = make_doc(on_tps=on, off_tps=off)
     doc["started"] = STOP_RULE_START.isoformat()
     return doc
+
+
+# A topic page's evidence is folded (site/folds.py). Tests of its charts' drawing, hovers and
+# layout open every section as soon as the HTML is in, before the charts are drawn, as a reader
+# who opened them all would see the page.
+UNFOLD = """document.addEventListener("DOMContentLoaded", () =>
+  document.querySelectorAll("details.tl-evidence").forEach(d => { d.open = true; }));"""
+
+
+def unfold_evidence(page_or_context):
+    """page_or_context, opening the folded evidence of every page it loads from now on."""
+    page_or_context.add_init_script(UNFOLD)
+    return page_or_context

@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from helpers import IMG, LONG, QUOTES, SCRIPT, TOPICS, hostile
+from helpers import IMG, LONG, QUOTES, SCRIPT, TOPICS, hostile, unfold_evidence
 from tuninglab.site import builder, hostviews, result_files
 
 pytestmark = pytest.mark.integration
@@ -32,7 +32,7 @@ def watched_page(context, base_url):
 
 @pytest.fixture
 def page(browser, base_url):
-    context = browser.new_context()
+    context = unfold_evidence(browser.new_context())
     yield watched_page(context, base_url)
     context.close()
 
@@ -120,7 +120,7 @@ CHART_TEXT = ".ytitle, .xtitle, .gtitle, .xtick text, .ytick text, .legendtext"
 @pytest.mark.parametrize("topic", ["direct-io", "mount-options"])
 def test_on_a_phone_no_chart_text_is_clipped_and_no_toolbar_covers_a_chart(browser, base_url,
                                                                            topic):
-    context = browser.new_context(viewport=PHONE)
+    context = unfold_evidence(browser.new_context(viewport=PHONE))
     pg = watched_page(context, base_url)
     try:
         pg.goto(f"{base_url}/topics/{topic}/")
@@ -168,7 +168,7 @@ def main_hosts(site) -> int:
 
 def test_a_hostile_result_file_shows_as_text_and_runs_nothing(browser, hostile_site):
     _, url, _ = hostile_site
-    context = browser.new_context()
+    context = unfold_evidence(browser.new_context())
     pg = watched_page(context, url)
     injected = """() => document.querySelectorAll(
         'img[src="x"], [onerror], [onmouseover], b, .tl-chart script, table script').length"""
@@ -201,7 +201,7 @@ def test_a_hostile_result_file_shows_as_text_and_runs_nothing(browser, hostile_s
 
 def test_picking_a_host_fetches_its_views_and_they_stay_text(browser, hostile_site):
     _, url, _ = hostile_site
-    context = browser.new_context()
+    context = unfold_evidence(browser.new_context())
     pg = watched_page(context, url)
     fetched = []
     pg.on("request", lambda r: fetched.append(r.url) if "/assets/hosts/" in r.url else None)

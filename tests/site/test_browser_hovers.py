@@ -4,12 +4,14 @@ or slower, and every host keeps one colour on every chart of a page (charts.js, 
 
 import pytest
 
+from helpers import unfold_evidence
+
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture
 def page(browser, served_site):
-    context = browser.new_context(viewport={"width": 1366, "height": 900})
+    context = unfold_evidence(browser.new_context(viewport={"width": 1366, "height": 900}))
     pg = context.new_page()
     pg.problems = []
     pg.on("pageerror", lambda e: pg.problems.append(str(e)))

@@ -6,6 +6,8 @@ import struct
 
 import pytest
 
+from helpers import unfold_evidence
+
 pytestmark = pytest.mark.integration
 
 # Records the figure the toolbar hands plotly's downloadImage, then lets it save the file.
@@ -16,7 +18,7 @@ SPY = """() => { const real = Plotly.downloadImage; window.__saved = [];
 
 
 def test_the_saved_image_carries_the_charts_title(browser, served_site, screen):
-    context = browser.new_context(viewport=screen, accept_downloads=True)
+    context = unfold_evidence(browser.new_context(viewport=screen, accept_downloads=True))
     page = context.new_page()
     page.goto(f"{served_site[1]}/topics/doublewrite/")
     chart = page.locator(".tl-chart[data-rendered='true']").first

@@ -5,6 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers import unfold_evidence
+
 pytestmark = pytest.mark.integration
 
 SIZES = {"laptop": (1366, 900), "phone": (390, 844)}
@@ -31,7 +33,7 @@ def _pages(built: Path) -> list[str]:
 def test_every_page_draws_its_charts_without_errors_within_the_screen(browser, built,
                                                                        served_site, size):
     width, height = SIZES[size]
-    context = browser.new_context(viewport={"width": width, "height": height})
+    context = unfold_evidence(browser.new_context(viewport={"width": width, "height": height}))
     problems = []
     for path in _pages(built):
         page = context.new_page()

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from helpers import REPO, result_paths
+from helpers import REPO, result_paths, unfold_evidence
 from tuninglab.site import hostviews, result_files
 
 pytestmark = pytest.mark.integration
@@ -50,7 +50,7 @@ def test_a_recipe_that_needs_a_flag_shows_it(built):
 
 
 def test_a_click_on_a_bar_opens_its_result_file(browser, served_site, screen):
-    page = browser.new_page(viewport=screen)
+    page = unfold_evidence(browser.new_page(viewport=screen))
     page.goto(f"{served_site[1]}/topics/doublewrite/")
     page.wait_for_selector(".tl-chart[data-rendered='true'] .main-svg", timeout=15000)
     bar = page.locator(".tl-chart[data-rendered='true'] .bars path").first

@@ -7,7 +7,7 @@ time and folds its IO charts."""
 
 import pytest
 
-from helpers import TOPICS
+from helpers import TOPICS, unfold_evidence
 
 pytestmark = pytest.mark.integration
 
@@ -28,7 +28,7 @@ def open_page(browser, base_url):
     contexts = []
 
     def open_(path: str, viewport: dict, scheme: str = "light"):
-        context = browser.new_context(viewport=viewport, color_scheme=scheme)
+        context = unfold_evidence(browser.new_context(viewport=viewport, color_scheme=scheme))
         contexts.append(context)
         pg = context.new_page()
         pg.problems = []
@@ -193,10 +193,13 @@ SHOWN = """() => [...document.querySelectorAll('article .tl-chart')]
     const axis = plot.querySelector('.bglayer rect').getBoundingClientRect().bottom;
     const bars = [...plot.querySelectorAll('.bars .point path')]
         .map(e => e.getBoundingClientRect().bottom);
-    return {folded: !!c.closest('details'), drawn: c.dataset.rendered, box: plot.clientWidth,
+    return {folded: !!c.closest('details:not(.tl-evidence)'), drawn: c.dataset.rendered, box: plot.clientWidth,
             svg: [svg.left, svg.right, svg.width], off: bars.length ?
             Math.abs(Math.max(...bars) - axis) : 0};
 })"""
+# A fold within a page's evidence (the RAID page's IO charts), not the evidence's own sections
+# (folds.py), which these tests open.
+FOLD = "details:not(.tl-evidence)"
 # A page's tabs of experiments, not its first screen's tabs of servers.
 TABS = "article .tabbed-set:not(.tl-server-tabs) > .tabbed-labels > label"
 
@@ -210,13 +213,13 @@ def test_the_raid_page_shows_one_experiment_at_a_time_and_folds_its_io_charts(op
         '.tl-hostview[data-view="io"], .tl-hostview[data-view^="series"]')]
         .every(v => v.closest('details:not([open])'))""")
     assert pg.evaluate("""() => [...document.querySelectorAll('.tl-chart:has(.tl-normalise)')]
-        .every(c => !c.closest('details'))""")
+        .every(c => !c.closest('details:not(.tl-evidence)'))""")
     tabs = pg.locator(TABS)
     assert tabs.count() == 5, "chunk size, level, degraded, disks, RAID10 orders"
     opened = 0
     for t in range(tabs.count()):
         tabs.nth(t).click()
-        summaries = pg.locator("article details:has(.tl-chart):visible > summary")
+        summaries = pg.locator(f"article {FOLD}:has(.tl-chart):visible > summary")
         for i in range(summaries.count()):
             summaries.nth(i).click()
         opened += summaries.count()
@@ -227,7 +230,7 @@ def test_the_raid_page_shows_one_experiment_at_a_time_and_folds_its_io_charts(op
             left, right, width = chart["svg"]
             assert chart["drawn"] == "true" and chart["off"] <= 2, chart
             assert abs(width - chart["box"]) <= 2 and left >= 0 and right <= viewport["width"]
-    assert opened == pg.locator("article details:has(.tl-chart)").count() > 0
+    assert opened == pg.locator(f"article {FOLD}:has(.tl-chart)").count() > 0
     assert pg.problems == []
 
 
@@ -235,12 +238,12 @@ def test_a_folded_chart_drawn_at_another_width_fits_its_column_when_opened(open_
     # What a browser that lays nothing out in a closed <details> does: plotly draws at its
     # default 700 px. folded-charts.js fits the chart when the details opens.
     pg = open_page(RAID, PHONE)
-    details = pg.locator("article details:has(.tl-chart)").first
+    details = pg.locator(f"article {FOLD}:has(.tl-chart)").first
     details.evaluate("""d => Plotly.relayout(d.querySelector('.tl-plot'), {width: 700})""")
     assert not details.evaluate("d => d.open")
     details.locator("summary").click()
     pg.wait_for_function("""() => { const plot = document.querySelector(
-        'article details .tl-plot'); return Math.abs(plot._fullLayout.width
+        'article details:not(.tl-evidence) .tl-plot'); return Math.abs(plot._fullLayout.width
         - plot.clientWidth) <= 1; }""", timeout=5000)
     assert pg.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     assert pg.problems == []

@@ -24,7 +24,7 @@ def _scripts_fetched(browser, screen: dict, url: str, wait_for: str | None = Non
     page.on("request", lambda r: fetched.append(r.url) if r.url.endswith(".js") else None)
     page.goto(url)
     if wait_for:
-        page.wait_for_selector(wait_for, timeout=15000)
+        page.wait_for_selector(wait_for, state="attached", timeout=15000)  # drawn, maybe folded
     page.wait_for_load_state("networkidle")
     page.close()
     return fetched

@@ -2,14 +2,14 @@
 the same working site as `invoke docs.build`: the site's plotly.js is put in place before the
 build, and after it the static files the pages fetch or link to (each host's views, every
 result file, every recipe file); each page's table cells are kept apart for the search
-index, its captions say the method once, and its first use of each glossary term links to the
-glossary."""
+index, its captions say the method once, its first use of each glossary term links to the
+glossary, and a topic page's evidence is folded under its answers."""
 
 import re
 from pathlib import Path
 
 from tuninglab.files import RECIPES_DIR
-from tuninglab.site import glossary_links, hostviews, plotly_bundle, result_files
+from tuninglab.site import folds, glossary_links, hostviews, plotly_bundle, result_files
 
 
 def on_pre_build(config, **kwargs) -> None:
@@ -24,7 +24,8 @@ _CELL_END = re.compile(r"(</(?:td|th|tr|caption|thead|tbody)>)(?=<)")
 
 
 def on_page_content(html: str, page, **kwargs) -> str:
-    return glossary_links.linked(said_once(apart(html)), page.url)
+    html = glossary_links.linked(said_once(apart(html)), page.url)
+    return folds.folded(html) if page.url.startswith("topics/") else html
 
 
 # Words a caption shares with every block of its kind (result_tables.said): the method,

@@ -4,9 +4,13 @@ the defaults page)."""
 from tuninglab.results.result import Ratio
 
 
-def cite(source: dict) -> str:
-    """A source's short citation: its author (or venue, or title) and year."""
-    return f"{source.get('author') or source.get('venue') or source['title']}, {source['year']}"
+def cite(source: dict, beside_title: bool = False) -> str:
+    """A source's short citation: its author (or venue) and year. A source that prints neither
+    is named by its title, unless the title stands beside the citation already."""
+    who = source.get("author") or source.get("venue")
+    if not who:
+        who = "unknown author" if beside_title else source["title"]
+    return f"{who}, {source['year']}"
 
 
 def source_text(c) -> str:

@@ -59,7 +59,13 @@ def claim_text(c) -> str:
     source, meta = _source_meta(c)
     row, base = (historical.shown_label(meta, x) for x in (c.row, c.source_baseline or ""))
     what = row if not c.column else f"{row} vs {base} ({c.column})"
-    return f"{what}. {meta['caption']} ({cite(source)})"
+    return f"{what}. {captioned(meta, source)}"
+
+
+def captioned(meta: dict, source: dict) -> str:
+    """A table's caption with its source's citation; a caption that is the source's title
+    (an unsigned post's) is not repeated where an author would stand."""
+    return f"{meta['caption']} ({cite(source, beside_title=meta['caption'] == source['title'])})"
 
 
 def _today_what(c, doc: dict) -> str:
@@ -234,8 +240,8 @@ def _untestable_rows(items: list, notes: Notes, width: int) -> str:
                          (f" ({u.column})" if u.column else "") for u in group)
         kind = _untestable_kind(group[0])
         v = Verdict(kind, kind, None, None, reason)
-        rows.append(f'<tr><td data-label="Source claim">{e(what)}. {e(meta["caption"])} '
-                    f'({e(cite(source["source"]))})</td><td data-label="Then">-</td>'
+        rows.append(f'<tr><td data-label="Source claim">{e(what)}. '
+                    f'{e(captioned(meta, source["source"]))}</td><td data-label="Then">-</td>'
                     f'<td data-label="Today" colspan="{width}">'
                     f'{_verdict_cell(v, notes=notes)}</td></tr>')
     return "".join(rows)
@@ -319,7 +325,8 @@ def _all_claims() -> str:
         s = historical.historical_source(slug)["source"]
         table = _table([c for c in claims if c.source == slug],
                        [u for u in untestable if u.source == slug], slug, searched=False)
-        parts.append(f'<h2 id="{e(slug)}">{e(s["title"])} ({e(cite(s))})</h2>' + table)
+        heading = f'{e(s["title"])} ({e(cite(s, beside_title=True))})'
+        parts.append(f'<h2 id="{e(slug)}">{heading}</h2>' + table)
     return "".join(parts)
 
 

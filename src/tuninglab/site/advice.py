@@ -234,7 +234,7 @@ def judge_comparison(r: RestsOn, c: Comparison) -> AdviceVerdict:
     lab = c.evidence.host_class.lab
     if lab and r.metric not in COST:
         why = c.why if c.kind == claim_verdicts.NOT_TESTABLE and c.why else \
-            "lab VM: its throughput is not the hardware's"
+            claim_verdicts.LAB_THROUGHPUT
         return AdviceVerdict(CANNOT_TELL, f"{claim_verdicts.NOT_TESTABLE}: {why}", r, c)
     p = c.pooled
     if p is None:

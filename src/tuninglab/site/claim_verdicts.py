@@ -179,10 +179,14 @@ def between(s: EvidenceSet) -> tuple[float | None, int | None, str]:
 
 # --- the verdict of a set ---------------------------------------------------------------------
 
+# Why a lab VM's throughput answers nothing (its costs do): the emulated CPU is not the hardware's.
+LAB_THROUGHPUT = "lab VM: its throughput is not the hardware's"
+
+
 def _functional_why(doc: dict) -> str:
     """Why a lab VM result's throughput answers no claim, short."""
     reasons = " and ".join(describe.functional_reasons(doc, short=True))
-    return f"lab VM, {reasons}: its throughput is not the hardware's"
+    return LAB_THROUGHPUT.replace("lab VM:", f"lab VM, {reasons}:")
 
 
 def verdict_for_set(claim: Claim, s: EvidenceSet) -> Verdict:

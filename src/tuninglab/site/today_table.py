@@ -170,7 +170,7 @@ def _row(x: Effect, usual: str) -> str:
 def _throughput(x: Effect, usual: str) -> str:
     c = x.comparison
     if x.ratio is None:
-        why = "lab VM: its throughput is not the hardware's" \
+        why = claim_verdicts.LAB_THROUGHPUT \
             if c.kind == claim_verdicts.NOT_TESTABLE else (c.why or c.kind)
         return f'-<br><span class="tl-why">{e(why)}</span>'
     kind = x.ratio.verdict_kind

@@ -21,7 +21,9 @@ FIRST_SCREEN = """() => {
     const cell = row ? row.querySelector('td:nth-child(2)') : today && today.querySelector('p');
     const line = 24;
     const untestable = [...document.querySelectorAll('article tr, article li')]
-        .filter(r => r.offsetParent !== null && r.textContent.includes('not testable here'))
+        // checkVisibility, not offsetParent: chromium lays out a closed details' rows (hidden
+        // by content-visibility), so they have an offsetParent and a place on the page.
+        .filter(r => r.checkVisibility() && r.textContent.includes('not testable here'))
         .map(top);
     return {h, advice: bottom(advice), effect: cell ? top(cell) + line : Infinity,
             verdict: !!(today && today.querySelector('.tl-v, p')),

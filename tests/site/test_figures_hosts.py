@@ -78,6 +78,17 @@ def test_series_name_is_the_contribution_description_else_hardware_and_server():
     assert describe.host_name(doc) == "unknown CPU, virtio disk, mariadb 10.11.19"  # none
 
 
+def test_a_long_cpu_name_is_cut_before_the_server_never_the_server():
+    names = []
+    for server in ("mysql 9.7.4", "mariadb 11.8.9"):
+        doc = result()
+        doc["host"]["cpu_model"] = "Intel(R) Xeon(R) Processor @ 2.60GHz, family of the year"
+        doc["server"].update(flavor=server.split()[0], version=server.split()[1])
+        names.append(describe.host_name(doc))
+        assert names[-1].endswith(f"\u2026, {server}") and len(names[-1]) <= 60
+    assert names[0] != names[1]
+
+
 def test_long_names_are_cut_and_alike_names_get_the_host_id():
     doc = result(contribution={"description": "x" * 500, "submitted": "2026-11-23T00:00:00Z",
                                "tool": "data.submit"})
@@ -236,7 +247,8 @@ class Tags(HTMLParser):
         return parsed.text
 
 
-ALLOWED = {"div": {"class", "id", "data-traces", "data-figure", "data-group", "data-view"},
+ALLOWED = {"div": {"class", "id", "data-traces", "data-figure", "data-group", "data-view",
+                   "data-search-exclude"},
            "table": set(), "thead": set(), "tbody": set(), "tr": set(), "th": set(),
            "td": {"data-label"}, "wbr": set(), "code": set(), "p": {"class"},
            "a": {"href", "title"},

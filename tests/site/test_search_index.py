@@ -56,3 +56,16 @@ def test_apart_keeps_cells_apart_and_nothing_else():
     assert out.replace("\n", "") == html
     assert "tell</td>\n<td>btrfs" in out
     assert "<code>x</code><span>y</span>" in out
+
+
+def test_a_folded_sections_text_is_filed_under_its_heading(built):
+    """The evidence folds under its headings (folds.py), not with them: the search index still
+    files a section's text under the section, not under the page's top."""
+    entries = {d["location"]: d["text"] for d in _entries(built)}
+    section = entries["topics/purge-threads/#what-was-measured-with-todays-software"]
+    assert "history list" in section and len(section) > 1000
+
+
+def test_the_results_index_stays_out_of_the_search_index(built):
+    entries = [d for d in _entries(built) if d["location"].startswith("results/")]
+    assert entries and not any("acff7a7b" in d["text"] or ".json" in d["text"] for d in entries)

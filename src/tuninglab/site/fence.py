@@ -204,7 +204,10 @@ def _reproduce_box(r, flags: str = "") -> str:
 
 
 def results_index_fence(source, language, css_class, options, md, **kwargs) -> str:
-    """The Results page: every result file, linked to its topic page, with where it ran."""
+    """The Results page: every result file, linked to its topic page, with where it ran. The
+    table stays out of the search index: a setting or a server's name should find the page
+    that explains it, not a list of every file that measured it (the index is every page's
+    largest download but plotly.js)."""
     try:
         rows = result_files.results_index()
         topics = {name: _topic_of(name) for name in {r["recipe"] for r in rows}}
@@ -214,7 +217,7 @@ def results_index_fence(source, language, css_class, options, md, **kwargs) -> s
         return '<div class="admonition note tl-no-data"><p>No result files yet.</p></div>'
     body = "".join(_results_row(r, topics[r["recipe"]]) for r in rows)
     contributed = sum(r["contributed"] for r in rows)
-    return ('<div class="tl-results-index"><table><thead><tr><th>recipe</th><th>variant</th>'
+    return ('<div class="tl-results-index" data-search-exclude><table><thead><tr><th>recipe</th><th>variant</th>'
             '<th>profile</th><th>started (its file)</th><th>host</th><th>software</th>'
             f'<th>from</th></tr></thead><tbody>{body}</tbody></table></div><p class="tl-caption">'
             f'{len(rows)} result files, {contributed} contributed.</p>')

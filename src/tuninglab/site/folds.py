@@ -1,10 +1,13 @@
 """A topic page's evidence folded under its answers. What a topic page says before its first
 second-level heading (the advice, today's effects per server, the sources' claims with their
 verdicts, how it works) is what a reader decides on; each section from there (what the sources
-measured, what was measured today, its charts and method) becomes a closed <details> whose
-summary is the section's heading, saying how many charts it holds. The headings stay in view,
-so the table of contents still leads to each section, and a chart drawn folded is fitted when
-its section opens (folded-charts.js)."""
+measured, what was measured today, its charts and method) keeps its heading in view and folds
+its body into a closed <details> under it, whose summary says how many charts it holds (and
+"Show" or "Hide", from the style sheet, so that the search index holds neither). The
+headings stay outside the folds so that the table of contents still leads to each section (a
+browser opens the fold around a subsection it is sent to) and the search index still files each
+section's text under its heading (a heading inside a summary would hand the text back to the
+page's top). A chart drawn folded is fitted when its section opens (folded-charts.js)."""
 
 import re
 
@@ -33,7 +36,6 @@ def folded(html: str) -> str:
 
 def _fold(heading: str, body: str) -> str:
     charts = body.count(_CHART)
-    hint = (f'<span class="tl-fold-hint">{charts} chart{"s" if charts != 1 else ""}</span>'
-            if charts else "")
-    return (f'<details class="tl-evidence"><summary>{heading}{hint}</summary>'
+    what = f" ({charts} chart{'s' if charts != 1 else ''})" if charts else ""
+    return (f'{heading}\n<details class="tl-evidence"><summary>this section{what}</summary>'
             f"{body}</details>\n")

@@ -199,7 +199,8 @@ def compared_values(doc: dict, point_id: str, name: str) -> tuple[list, list, bo
     """(the point's values of a metric or cost, the baseline's, paired): the repeats its
     comparison with the baseline uses, a switchback's paired by round, as point_stats does.
     A windowed metric (metrics.WINDOWED) is its series' mean over the window, None for a run
-    without it. KeyError when a run did not measure it."""
+    without it; any other is the run summary's own, its IO per transaction's (requests at the
+    device, a RAID's members summed) or its cost's. KeyError when a run did not measure it."""
     base, p = point(doc, doc["sweep"]["baseline"]), point(doc, point_id)
     paired = switchback(doc)
     mine, theirs = _pairs(p, base) if paired else (p["runs"], base["runs"])
@@ -207,7 +208,11 @@ def compared_values(doc: dict, point_id: str, name: str) -> tuple[list, list, bo
     def value(run: dict):
         if name in WINDOWED:
             return read_view.window_mean(run, *WINDOWED[name])
-        return run["summary"][name] if name in run["summary"] else _cost(run)[name]
+        summary = run["summary"]
+        for place in (summary, summary.get("io") or {}):
+            if name in place:
+                return place[name]
+        return _cost(run)[name]
     return [value(run) for run in mine], [value(run) for run in theirs], paired
 
 

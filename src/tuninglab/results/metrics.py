@@ -98,6 +98,13 @@ METRICS = {m.key: m for m in (
     Metric("device_write_bytes_per_trx", "bytes the device wrote per transaction", "KiB",
            LOWER, short="device write KiB", scale=1 / 1024,
            axis="device writes per transaction (KiB)"),
+    # IO requests per transaction at the device (a run's summary io: a RAID's members summed):
+    # how a level or chunk size turns a page write into disk IOs, which carries over from the
+    # lab VM to real disks where its throughput does not.
+    Metric("writes_per_trx", "write requests to the disks per transaction", "requests", LOWER,
+           axis="disk writes per transaction"),
+    Metric("reads_per_trx", "read requests to the disks per transaction", "requests", LOWER,
+           axis="disk reads per transaction"),
     # What the lab VM's guest saw of its machine (a run's "lab" record): one number per run,
     # for regime checks that a point ran on the machine its question names.
     Metric("guest_threads_per_core", "hardware threads per core the guest saw", "threads",

@@ -30,6 +30,9 @@ e = html.escape
 SHOWN_FIRST = 4          # rows in the first screen; the rest are folded
 ANSWERS = (stats.FASTER, stats.SLOWER, stats.EQUIVALENT)
 CPU_COSTS = ("server_cpu_us_per_trx", "host_cpu_us_per_trx")
+# Under an emulated CPU the IO requests a transaction makes at the disks carry over too (the
+# RAID page's mechanism: parity reads and writes, a chunk split across members).
+IO_REQUESTS = ("writes_per_trx", "reads_per_trx")
 
 
 @dataclass(frozen=True)
@@ -83,7 +86,7 @@ def _effect(r, point: str, s, command: str) -> Effect:
     c = claim_verdicts.compare_set(s, point)
     # An emulated CPU's time is the emulator's too: under it, only IO and flushes carry over.
     emulated = c.kind == claim_verdicts.NOT_TESTABLE
-    costs = [m for m in COST if not (emulated and m in CPU_COSTS)]
+    costs = [m for m in COST if m not in CPU_COSTS] + list(IO_REQUESTS) if emulated else COST
     return Effect(r.variant, command, setting, point, r.sweep.baseline, c,
                   _judged(c, s, ""), _moved_cost(s, point, costs))
 
@@ -139,10 +142,7 @@ def _topic(source: str) -> str:
 def _server_block(found: list[Effect], server: str) -> str:
     measured = [x for x in found if x.comparison is not None]
     if not measured:
-        every = sorted({x.command for x in found})
-        commands = [c for c in every if "--variant" not in c] or every  # the main ones
-        return (f'<p>Not measured on {e(servers.label(server))} yet: '
-                + "; ".join(f"<code>{e(c)}</code>" for c in commands) + ".</p>")
+        return _not_measured(found, server)
     classes = Counter(x.comparison.evidence.host_class.name for x in measured)
     usual = classes.most_common(1)[0][0]
     rows = [_row(x, usual) for x in measured]
@@ -157,6 +157,18 @@ def _server_block(found: list[Effect], server: str) -> str:
     return (first + f'<details class="tl-more"><summary>{more} more comparison'
             f'{"s" * (more != 1)}</summary><table>{head}<tbody>'
             f"{''.join(rows[SHOWN_FIRST:])}</tbody></table></details>" + where)
+
+
+def _not_measured(found: list[Effect], server: str) -> str:
+    """Why a server has no row: the commands that would measure it, or why none can."""
+    every = sorted({x.command for x in found})
+    runs = [c.removeprefix("run ").removesuffix(" to measure it") for c in every
+            if c.startswith("run ")]
+    if not runs:   # the lab VM's own server only, an option this server lacks
+        return f"<p>{e(every[0][:1].upper() + every[0][1:])}.</p>" if every else ""
+    commands = [c for c in runs if "--variant" not in c] or runs  # the main ones
+    return (f"<p>Not measured on {e(servers.label(server))} yet: run "
+            + "; ".join(f"<code>{e(c)}</code>" for c in commands) + " to measure it.</p>")
 
 
 def _row(x: Effect, usual: str) -> str:

@@ -12,7 +12,7 @@ import pytest
 from helpers import DATA
 from tuninglab.results.result import Result
 from tuninglab.site import (claim_verdicts, claims_map, evidence, home_table, hostviews, result_files,
-                            servers, verdict_tables)
+                            servers, today_table, verdict_tables)
 
 DOUBLEWRITE = sorted((DATA / "doublewrite").glob("*.json"))
 
@@ -107,7 +107,8 @@ def test_the_home_page_has_a_tab_per_server_the_reference_open(data_dir):
 
 def test_the_home_page_glance_has_every_topic_and_server(data_dir):
     """Topics x servers on one screen: a row per topic page, a cell per server, each with
-    whether the advice holds in its colour, linking to the page."""
+    the largest effect measured there in its verdict's colour, or why there is none, linking
+    to the page."""
     page = home_table.topics_fence("", "topics", "", {}, None)
     glance = page.split('<div class="tl-glance">')[1].split("</table>")[0]
     heads = re.findall(r"<th>([^<]*)</th>", glance)
@@ -115,9 +116,20 @@ def test_the_home_page_glance_has_every_topic_and_server(data_dir):
     rows = glance.split("<tr>")[2:]
     assert len(rows) == len(verdict_tables.topic_pages())
     for row in rows:
-        assert row.count("<td") == 4
-        assert len(re.findall(r'class="tl-v tl-v-(holds|does-not-hold|cannot-tell-here)"',
-                              row)) == 3
+        assert row.count("<td") == 4 and row.count('class="tl-v') == 3
+        assert row.count('<a href="topics/') == 4
+
+
+def test_a_glance_cell_is_the_topics_largest_effect_with_its_interval_and_verdict(data_dir):
+    """The glance's cell is the first row of the topic page's today table: the setting
+    against its baseline, the pooled ratio with its interval, the verdict in its colour."""
+    page = home_table.topics_fence("", "topics", "", {}, None)
+    glance = page.split('<div class="tl-glance">')[1].split("</table>")[0]
+    row = next(r for r in glance.split("<tr>") if 'href="topics/doublewrite/"' in r)
+    first = [x for x in today_table.effects("doublewrite", "mariadb 10.11") if x.comparison][0]
+    cell = re.findall(r"<td[^>]*>(.*?)</td>", row)[1]
+    assert f"{first.point} against {first.baseline}: " in cell
+    assert f'tl-v-{first.ratio.verdict_kind.replace(" ", "-")}">' in cell
 
 
 def test_a_lab_vm_claim_says_why_no_other_server_is_measured():

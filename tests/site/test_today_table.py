@@ -67,3 +67,25 @@ def test_an_emulated_cpu_shows_no_cpu_cost():
     for x in today_table.effects("raid", "mariadb 10.11"):
         if x.cost and x.comparison.kind == today_table.claim_verdicts.NOT_TESTABLE:
             assert x.cost[0] not in today_table.CPU_COSTS
+
+
+def test_the_raid_page_leads_with_the_disk_ios_that_carry_over():
+    """A lab VM's RAID throughput answers nothing, the IO requests a transaction makes at the
+    members do: RAID 5 reads its parity, so its first rows show disk requests moving."""
+    found = today_table.effects("raid", "mariadb 10.11")
+    first = found[:today_table.SHOWN_FIRST]
+    assert all(x.cost and x.cost[0] in today_table.IO_REQUESTS for x in first)
+    level5 = next(x for x in found if x.comparison.evidence.recipe == "raid-level"
+                  and x.point == "5")
+    assert level5.cost[0] == "reads_per_trx" and level5.cost[1].verdict_kind == stats.MORE
+
+
+def test_a_server_without_the_option_says_so_rather_than_how_to_measure():
+    """MariaDB has no innodb_buffer_pool_instances: its tab says why, with no command that the
+    recipe's preflight would refuse."""
+    for server in ("mariadb 10.11", "mariadb 11.8"):
+        out = today_table._server_block(today_table.effects("buffer-pool-instances", server),
+                                        server)
+        assert out.startswith("<p>Not on MariaDB") and "innodb_buffer_pool_instances" in out
+        assert "invoke recipe" not in out and "yet" not in out
+    assert today_table.servers.cannot_measure("buffer-pool-instances", "", "mysql 9.7") is None

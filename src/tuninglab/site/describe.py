@@ -103,11 +103,14 @@ def shorten(text: str, limit: int = 60) -> str:
 
 def host_name(doc: dict) -> str:
     """A host's series name: the contributor's own description, else its host class and server;
-    after the name a fleet run's inventory gave it (fleet.run), if any."""
+    after the name a fleet run's inventory gave it (fleet.run), if any. The server is never
+    cut: a long CPU name is, so that one host's series on two servers keep two names."""
     r = Result.of(doc)
-    named = r.fleet_host
-    return shorten((f"{named}: " if named else "")
-                   + (r.description or f"{host_class(r).short}, {r.server}"))
+    named = f"{r.fleet_host}: " if r.fleet_host else ""
+    if r.description:
+        return shorten(named + r.description)
+    server = f", {r.server}"
+    return shorten(named + host_class(r).short, 60 - len(server)) + server
 
 
 def uncapped(doc: dict) -> bool:

@@ -1,14 +1,17 @@
-"""The home page's "what should I change first?" (```topics```): per topic, its advice, the
-comparison it rests on, today's pooled ratio and whether the advice holds (advice.py), ranked by
-the effect measured today. A bad topic page or a source result the claims map leaves out is an
-error in the page, so the strict build fails on it."""
+"""The home page's "what should I change first?" (```topics```): first a glance, topics x
+servers, each cell the largest effect measured today on that server (the first row of the
+topic page's today table), in its verdict's colour; then, a tab per server, per topic its
+advice, the comparison it rests on, today's pooled ratio and whether the advice holds
+(advice.py), ranked by the effect measured today. A bad topic page or a source result the
+claims map leaves out is an error in the page, so the strict build fails on it."""
 
 import html
 import re
 from collections import Counter
 
 from tuninglab.errors import UserError
-from tuninglab.site import advice, servers
+from tuninglab.results.metrics import METRICS
+from tuninglab.site import advice, servers, today_table
 from tuninglab.site.fence import _error
 from tuninglab.site.tabs import server_tabs
 from tuninglab.site.verdict_tables import _check_complete, times_text, topic_pages
@@ -36,27 +39,64 @@ def topics_fence(source, language, css_class, options, md, **kwargs) -> str:
 
 
 def glance(ranked: dict) -> str:
-    """Every topic and server on one screen: a row per topic (in the reference server's
-    order), a cell per server with today's ratio and whether the advice holds, in its colour,
-    each linking to the topic's page."""
-    by_topic = {server: {meta["slug"]: v for meta, v in r} for server, r in ranked.items()}
+    """Every topic and server on one screen: a row per topic, a cell per server with the
+    largest effect measured today there, in its verdict's colour, each linking to the topic's
+    page. Topics whose reference server found the largest answer come first."""
+    metas = [meta for meta, _ in ranked[servers.REFERENCE]]
+    tops = {meta["slug"]: {server: _top(meta["slug"], server) for server in ranked}
+            for meta in metas}
+    metas.sort(key=lambda meta: _order(tops[meta["slug"]][servers.REFERENCE]))
     heads = "".join(f"<th>{e(servers.label(server))}</th>" for server in ranked)
     rows = []
-    for meta, _ in ranked[servers.REFERENCE]:
-        cells = "".join(_glance_cell(by_topic[server][meta["slug"]], meta, server)
-                        for server in ranked)
+    for meta in metas:
+        cells = "".join(_glance_cell(tops[meta["slug"]][server], meta) for server in ranked)
         rows.append(f'<tr><td><a href="topics/{meta["slug"]}/">{e(meta["title"])}</a></td>'
                     f"{cells}</tr>")
     return (f'<div class="tl-glance"><table><thead><tr><th>Topic</th>{heads}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div>')
 
 
-def _glance_cell(v, meta: dict, server: str) -> str:
-    slug = re.sub(r"[^a-z]+", "-", v.kind)
-    ratio = f"x{v.ratio.ratio:.2f} " if v.ratio is not None else ""
-    said = v.why or (times_text(v.ratio) if v.ratio is not None else v.kind)
-    return (f'<td title="{e(said)}"><a href="topics/{meta["slug"]}/">{e(ratio)}'
-            f'<span class="tl-v tl-v-{slug}">{e(v.kind)}</span></a></td>')
+def _top(topic: str, server: str):
+    """The topic's largest effect measured on the server; else why there is none: the guide
+    cannot measure it there (the reason), or not yet (None)."""
+    found = today_table.effects(topic, server)
+    measured = [x for x in found if x.comparison is not None]
+    if measured:
+        return measured[0]
+    if found and not any(x.command.startswith("run ") for x in found):
+        return found[0].command
+    return None
+
+
+def _order(x) -> tuple:
+    return x.rank if isinstance(x, today_table.Effect) else (4, 0.0)
+
+
+def _glance_cell(x, meta: dict) -> str:
+    """The effect, "btrfs against ext4: x0.28 slower", in its verdict's colour; a lab VM's
+    by the cost that carries over; else why there is none."""
+    link = f'<a href="topics/{meta["slug"]}/">'
+    if not isinstance(x, today_table.Effect):   # why there is none: not yet, or not there
+        said = "not measured yet" if x is None else "not on this server"
+        return f'<td title="{e(x or said)}">{link}<span class="tl-v">{said}</span></a></td>'
+    what = f"{x.point} against {x.baseline}: "
+    if x.ratio is not None and x.ratio.verdict_kind in today_table.ANSWERS:
+        kind, text = x.ratio.verdict_kind, x.ratio.text(mark="x", with_verdict=False)
+        said = x.ratio.verdict
+    elif x.cost:
+        metric, ratio = x.cost
+        kind, said = ratio.verdict_kind, ratio.verdict
+        text = f"{METRICS[metric].axis or METRICS[metric].label} " \
+            f"{ratio.text(mark='x', with_verdict=False)}"
+    elif x.ratio is not None:   # too noisy to tell: the interval says how far from an answer
+        kind, said = x.ratio.verdict_kind, x.ratio.verdict
+        text = x.ratio.text(mark="x", with_verdict=False)
+    else:   # regime not reached, a lab VM's throughput: why, on the topic's page
+        kind = said = x.comparison.kind
+        text = ""
+    slug = re.sub(r"[^a-z]+", "-", kind)
+    return (f'<td title="{e(what + said)}">{link}{e(what + text)} '
+            f'<span class="tl-v tl-v-{slug}">{e(said)}</span></a></td>')
 
 
 def _server_table(ranked: list) -> str:

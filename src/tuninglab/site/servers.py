@@ -8,6 +8,7 @@ a reader sees "MariaDB 10.11"; a command names it as --server takes it ("mariadb
 
 from tuninglab.recipes.load import command as load_command, load
 from tuninglab.recipes.server_list import HOST_SERVER, NAMES
+from tuninglab.recipes.server_names import REMOVED, gone
 from tuninglab.site.host_class import server_name
 
 FLAVORS = {"mariadb": "MariaDB", "mysql": "MySQL"}
@@ -57,8 +58,28 @@ def command(recipe_command: str, server: str) -> str:
 
 def how_to_measure(recipe: str, variant: str, server: str) -> str:
     """What a reader does to measure a recipe's variant on this server: its command, or why the
-    guide cannot (a lab VM recipe runs the guest's own MariaDB, Debian 12's)."""
-    if server != REFERENCE and load(recipe, variant=variant).in_lab_vm:
+    guide cannot (a lab VM recipe runs the guest's own MariaDB, Debian 12's; the server has no
+    option the recipe sets)."""
+    return cannot_measure(recipe, variant, server) or \
+        f"run {command(load_command(recipe, variant), server)} to measure it"
+
+
+def cannot_measure(recipe: str, variant: str, server: str) -> str | None:
+    """Why the guide cannot measure a recipe's variant on this server, or None if it can."""
+    r = load(recipe, variant=variant)
+    if server != REFERENCE and r.in_lab_vm:
         return (f"not measured on {label(server)}: the lab VM runs its guest's own "
                 f"{label(REFERENCE)}")
-    return f"run {command(load_command(recipe, variant), server)} to measure it"
+    missing = gone_option(r, server)
+    if missing:
+        return f"not on {label(server)}: it has no {missing} ({REMOVED[missing]})"
+    return None
+
+
+def gone_option(r, server: str) -> str | None:
+    """An option the recipe sets (its sweep or its server settings) that this server no longer
+    has (recipes/server_names.GONE_FROM), if any."""
+    flavor, _, version = server.partition(" ")
+    numbers = tuple(int(n) for n in version.split(".") if n.isdigit())
+    names = [r.sweep.setting] + [name for name, _ in r.server_settings]
+    return next((name for name in names if gone(name, flavor, numbers)), None)

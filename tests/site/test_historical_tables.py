@@ -232,7 +232,8 @@ def test_the_transcriptions_keep_the_printed_text():
 def test_the_built_pages_show_each_translation_beside_its_original(built):
     shown = 0
     for page, slug, table in FENCES:
-        text = (built / page).read_text()
+        # The line breaks the build adds after a cell's <br> (mkdocs_hooks.apart) aside.
+        text = (built / page).read_text().replace("<br>\n", "<br>")
         source, meta, rows = historical.historical_table(slug, table)
         assert "<th>Claim</th>" in text or meta["kind"] == "table", page
         for value in {v for r in rows for v in r.values() if v}:

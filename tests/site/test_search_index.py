@@ -69,3 +69,11 @@ def test_a_folded_sections_text_is_filed_under_its_heading(built):
 def test_the_results_index_stays_out_of_the_search_index(built):
     entries = [d for d in _entries(built) if d["location"].startswith("results/")]
     assert entries and not any("acff7a7b" in d["text"] or ".json" in d["text"] for d in entries)
+
+
+def test_apart_keeps_a_cells_lines_and_its_fold_apart():
+    html = ('<td><strong>too noisy to tell</strong><br><span>1 sitting</span><details>'
+            '<summary>older</summary></details></td>')
+    out = mkdocs_hooks.apart(html)
+    assert out.replace("\n", "") == html
+    assert "<br>\n<span>1 sitting</span>\n<details>" in out

@@ -140,3 +140,13 @@ def test_a_lab_vm_claim_says_why_no_other_server_is_measured():
     for server in ("MariaDB 11.8", "MySQL 9.7"):
         assert "the lab VM runs its guest&#x27;s own MariaDB 10.11" in cells[f"Today on {server}"]
         assert "--server" not in cells[f"Today on {server}"]
+
+
+def test_the_home_fence_gives_either_part_or_both_and_refuses_another(data_dir):
+    glance = home_table.topics_fence('part = "glance"', "topics", "", {}, None)
+    advice = home_table.topics_fence('part = "advice"', "topics", "", {}, None)
+    assert 'class="tl-glance"' in glance and "tl-topics" not in glance
+    assert "tl-topics" in advice and 'class="tl-glance"' not in advice
+    assert home_table.topics_fence("", "topics", "", {}, None) == glance + advice
+    bad = home_table.topics_fence('part = "all"', "topics", "", {}, None)
+    assert "expected part = &quot;glance&quot;" in bad or "expected part" in bad

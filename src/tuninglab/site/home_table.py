@@ -19,23 +19,44 @@ from tuninglab.site.verdict_tables import _check_complete, times_text, topic_pag
 e = html.escape
 
 
+PARTS = ("glance", "advice")
+
+
 def topics_fence(source, language, css_class, options, md, **kwargs) -> str:
-    """The home page: per topic, its advice, the comparison it rests on, today's pooled ratio
-    and whether the advice holds; ranked by the effect measured today (advice.ranked). One tab
-    per server (servers.py), the reference open: the reader switches server in one click."""
+    """The home page: the glance (topics x servers, the largest effect measured today), then
+    per topic its advice, the comparison it rests on, today's pooled ratio and whether the
+    advice holds, ranked by the effect measured today (advice.ranked), one tab per server
+    (servers.py), the reference open. `part = "glance"` or `part = "advice"` gives one of the
+    two, so that the page can put its explanation between them."""
     try:
+        part = _part(source)
         _check_complete()
         pages = topic_pages()
         ranked = {server: advice.ranked(pages, server) for server in servers.SHOWN}
-        tables = [(server, _server_table(r)) for server, r in ranked.items()]
+        # Out of the search index: the topic pages, not this summary of them, answer a
+        # search. The mark is on a <section>: the theme's search parser tells elements apart
+        # by tag only, so the first inner </div> would end a <div>'s exclusion.
+        out = []
+        if part in ("", "glance"):
+            out.append('<section data-search-exclude>' + glance(ranked) + "</section>")
+        if part in ("", "advice"):
+            tables = [(server, _server_table(r)) for server, r in ranked.items()]
+            out.append('<div class="tl-topics"><section data-search-exclude>'
+                       + server_tabs(tables, "tl-server") + HOME_CAPTION + "</section></div>")
     except (ValueError, KeyError, UserError) as exc:
         return _error(f"topics fence: {exc}", source)
-    # Out of the search index: the topic pages, not this summary of them, answer a search.
-    # The mark is on a <section>: the theme's search parser tells elements apart by tag only,
-    # so the first inner </div> would end a <div>'s exclusion.
-    return ('<section data-search-exclude>' + glance(ranked) + "</section>"
-            '<div class="tl-topics"><section data-search-exclude>'
-            + server_tabs(tables, "tl-server") + HOME_CAPTION + "</section></div>")
+    return "".join(out)
+
+
+def _part(source: str) -> str:
+    """The part a fence asks for ("" for both)."""
+    if not source.strip():
+        return ""
+    key, _, value = source.strip().partition("=")
+    part = value.strip().strip('"')
+    if key.strip() != "part" or part not in PARTS:
+        raise ValueError(f'expected part = "glance" or part = "advice", got {source.strip()!r}')
+    return part
 
 
 def glance(ranked: dict) -> str:
@@ -86,8 +107,8 @@ def _glance_cell(x, meta: dict) -> str:
     elif x.cost:
         metric, ratio = x.cost
         kind, said = ratio.verdict_kind, ratio.verdict
-        text = f"{METRICS[metric].axis or METRICS[metric].label} " \
-            f"{ratio.text(mark='x', with_verdict=False)}"
+        name = METRICS[metric].short or METRICS[metric].axis or METRICS[metric].label
+        text = f"{name} {ratio.text(mark='x', with_verdict=False)}"
     elif x.ratio is not None:   # too noisy to tell: the interval says how far from an answer
         kind, said = x.ratio.verdict_kind, x.ratio.verdict
         text = x.ratio.text(mark="x", with_verdict=False)

@@ -16,11 +16,12 @@ def on_pre_build(config, **kwargs) -> None:
     plotly_bundle.vendor()
 
 
-# The end of a table cell, row or caption followed at once by the next tag: the generated tables
-# have no whitespace between cells, and the search index, which keeps only text, would read
-# "too noisy to tell" and "btrfs" of the next cell as one word. Whitespace there changes
-# nothing a table shows.
-_CELL_END = re.compile(r"(</(?:td|th|tr|caption|thead|tbody)>)(?=<)")
+# The end of a table cell, row or caption, or a line break, followed at once by the next tag,
+# and a fold opening straight after a tag: the generated tables have no whitespace between
+# cells nor around a cell's lines, and the search index, which keeps only text, would read
+# "too noisy to tell" and "btrfs" of the next cell (or "1 result" of the next line) as one
+# word. Whitespace there changes nothing a table shows.
+_CELL_END = re.compile(r"(</(?:td|th|tr|caption|thead|tbody)>|<br\s*/?>)(?=<)|(?<=>)(?=<details\b)")
 
 
 def on_page_content(html: str, page, **kwargs) -> str:
@@ -48,7 +49,7 @@ def said_once(html: str) -> str:
 
 def apart(html: str) -> str:
     """The page's HTML with a line break after each table cell, row and caption."""
-    return _CELL_END.sub("\\1\n", html)
+    return _CELL_END.sub(lambda m: (m.group(1) or "") + "\n", html)
 
 
 def on_post_build(config, **kwargs) -> None:

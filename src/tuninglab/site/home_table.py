@@ -84,8 +84,8 @@ def _top(topic: str, server: str):
     measured = [x for x in found if x.comparison is not None]
     if measured:
         return measured[0]
-    if found and not any(x.command.startswith("run ") for x in found):
-        return found[0].command
+    if found and not any(x.command for x in found):
+        return found[0].cannot
     return None
 
 

@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
-from tuninglab.recipes.load import list_names, load_all
+from tuninglab.recipes.load import command as load_command, list_names, load_all
 from tuninglab.results import stats
 from tuninglab.results.metrics import COST, METRICS, is_amount
 from tuninglab.results.result import Ratio, Result
@@ -38,7 +38,8 @@ IO_REQUESTS = ("writes_per_trx", "reads_per_trx")
 @dataclass(frozen=True)
 class Effect:
     variant: str                 # "" for the recipe's main experiment
-    command: str                 # what measures it on this server
+    command: str | None          # what measures it on this server; None: nothing can
+    cannot: str | None           # why nothing can (servers.cannot_measure), else None
     setting: str
     point: str
     baseline: str
@@ -72,22 +73,23 @@ def effects(topic: str, server: str) -> list[Effect]:
     found = []
     for r in _recipes_by_topic().get(topic, []):
         sets = [s for s in evidence.evidence_sets(r.name, r.variant) if s.server == server]
-        command = servers.how_to_measure(r.name, r.variant, server)
+        cannot = servers.cannot_measure(r.name, r.variant, server)
+        command = None if cannot else servers.command(load_command(r.name, r.variant), server)
         for point in r.sweep.values:
             if point != r.sweep.baseline:
-                found.append(_effect(r, point, sets[0] if sets else None, command))
+                found.append(_effect(r, point, sets[0] if sets else None, command, cannot))
     return sorted(found, key=lambda x: x.rank)
 
 
-def _effect(r, point: str, s, command: str) -> Effect:
+def _effect(r, point: str, s, command: str | None, cannot: str | None) -> Effect:
     setting = r.sweep.setting
     if s is None:
-        return Effect(r.variant, command, setting, point, r.sweep.baseline, None, None)
+        return Effect(r.variant, command, cannot, setting, point, r.sweep.baseline, None, None)
     c = claim_verdicts.compare_set(s, point)
     # An emulated CPU's time is the emulator's too: under it, only IO and flushes carry over.
     emulated = c.kind == claim_verdicts.NOT_TESTABLE
     costs = [m for m in COST if m not in CPU_COSTS] + list(IO_REQUESTS) if emulated else COST
-    return Effect(r.variant, command, setting, point, r.sweep.baseline, c,
+    return Effect(r.variant, command, cannot, setting, point, r.sweep.baseline, c,
                   _judged(c, s, ""), _moved_cost(s, point, costs))
 
 
@@ -161,11 +163,10 @@ def _server_block(found: list[Effect], server: str) -> str:
 
 def _not_measured(found: list[Effect], server: str) -> str:
     """Why a server has no row: the commands that would measure it, or why none can."""
-    every = sorted({x.command for x in found})
-    runs = [c.removeprefix("run ").removesuffix(" to measure it") for c in every
-            if c.startswith("run ")]
+    runs = sorted({x.command for x in found if x.command})
     if not runs:   # the lab VM's own server only, an option this server lacks
-        return f"<p>{e(every[0][:1].upper() + every[0][1:])}.</p>" if every else ""
+        why = found[0].cannot if found else ""
+        return f"<p>{e(why[:1].upper() + why[1:])}.</p>" if why else ""
     commands = [c for c in runs if "--variant" not in c] or runs  # the main ones
     return (f"<p>Not measured on {e(servers.label(server))} yet: run "
             + "; ".join(f"<code>{e(c)}</code>" for c in commands) + " to measure it.</p>")

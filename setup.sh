@@ -8,9 +8,10 @@ cd "$(dirname "$0")"
 # qemu-system-x86, debootstrap, cpio: the lab VM, for RAID where the kernel has no md.
 # libjemalloc2, libtcmalloc-minimal4: the allocators the server can be given (LD_PRELOAD).
 # openssh-server: the fleet's integration test runs throwaway sshd's on loopback (none as a service).
+# percona-toolkit, mysqltuner: the advisers a test runs beside `invoke advise` on the same servers.
 PACKAGES=(mariadb-server mariadb-client sysbench fio python3 python3-venv git chromium
           e2fsprogs xfsprogs btrfs-progs util-linux qemu-system-x86 debootstrap cpio
-          libjemalloc2 libtcmalloc-minimal4 openssh-server)
+          libjemalloc2 libtcmalloc-minimal4 openssh-server percona-toolkit mysqltuner)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -159,6 +159,38 @@ def lab_noise(c, workdir=None, quick=False):
     cli.guard(cli.lab_noise, workdir, quick)
 
 
+@task(name="advise", help={
+    "socket": "the server's socket (a local server: its host is read too)",
+    "host": "or the server's host name or address (with --port)",
+    "port": "the server's TCP port (default 3306)",
+    "user": "the account to log in as: it needs only USAGE (and PROCESS on MySQL for the "
+            "history list); the password comes from MYSQL_PWD or --defaults-file, never here",
+    "defaults_file": "an option file whose [client] group gives user and password",
+    "json": "print JSON for a program",
+    "markdown": "print Markdown a DBA can paste into a ticket",
+    "examples": "write the 'Check your server' page's examples: start each of the guide's "
+                "servers with dated settings and capture what advise reads (needs root)",
+    "on": "run it on this host of the fleet's inventory, over SSH (its --socket or --host "
+          "are that machine's); this revision is shipped and set up there first if needed",
+    "inventory": "the fleet's inventory file, whose host --on names (without it, --on takes "
+                 "user@host[:port], as fleet.check's --hosts does)",
+    "calibrate": "place this host among the guide's host classes: a quick run of "
+                 "flush-log-at-trx-commit (a few minutes, its device baseline included) on the "
+                 "lab's own throwaway server, written into data/ like any result",
+    "server": "with --calibrate: the server it runs (default mariadb-10.11)",
+    "workdir": "with --calibrate: the work directory (default: ./work)"})
+def advise(c, socket=None, host=None, port=3306, user=None, defaults_file=None, json=False,
+           markdown=False, examples=False, on=None, inventory=None, calibrate=False,
+           server=None, workdir=None):
+    """What the guide's evidence says for a running server and its host: per topic, the current
+    value, the pooled evidence for the closest server and host class, the advice that follows,
+    and the command that measures it here. Reads only; exit 1 when some advice applies."""
+    status = cli.guard(cli.advise, socket, host, port, user, defaults_file, json, markdown,
+                       examples, on, inventory, calibrate, server, workdir)
+    if status:
+        raise Exit(code=status)
+
+
 @task(help={"only": "site, scale, engine, sandbox, vm, tpcc, precision, noise or pooling "
                     "(default: all)"})
 def bench(c, only=None):
@@ -217,6 +249,7 @@ def fleet_clean(c, hosts=None, inventory=None):
     cli.guard(cli.fleet_clean, hosts, inventory)
 
 
+ns.add_task(advise)
 ns.add_collection(Collection("recipe", run, list_))
 ns.add_collection(Collection("data", check, claims, submit))
 ns.add_collection(Collection("claims", claims_status, claims_rerun))

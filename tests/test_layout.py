@@ -9,7 +9,8 @@ The layers, each importing only its own package and the layers below it:
   3. tuninglab.engine, tuninglab.site and tuninglab.contrib sit on those, side by side: none of
      the three imports another (site and contrib never import the engine);
   4. tuninglab.calibrate (`invoke lab.noise`) and tuninglab.campaign (`invoke claims.rerun`),
-     commands that run the engine, on those;
+     commands that run the engine, and tuninglab.advise (`invoke advise`), which reads a server
+     and its host beside the site's evidence, on those;
   5. tuninglab.bench and tuninglab.fleet on all of those, side by side;
   6. tuninglab.cli on top: nothing in the package imports it; tasks.py does.
 
@@ -26,7 +27,7 @@ from helpers import REPO
 SRC = REPO / "src"
 PACKAGE = SRC / "tuninglab"
 LAYERS = [("errors", "units", "files"), ("results",), ("recipes",), ("engine", "site", "contrib"),
-          ("calibrate", "campaign"), ("bench", "fleet"), ("cli",)]
+          ("calibrate", "campaign", "advise"), ("bench", "fleet"), ("cli",)]
 LAYER = {part: n for n, parts in enumerate(LAYERS) for part in parts}
 MAX_LINES = 400
 # The engine's subpackages, bottom up: the host and its work directory; the load generators and

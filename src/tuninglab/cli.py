@@ -1,5 +1,6 @@
 """What the invoke tasks do, kept out of tasks.py so it can be tested and imported."""
 
+import os
 import re
 import shutil
 import sys
@@ -276,3 +277,44 @@ def bench(only=None, say=print):
     """Speed targets as ratios (bench/suite.py)."""
     from tuninglab.bench import suite
     suite.run(only, say)
+
+
+def advise(socket=None, host=None, port=3306, user=None, defaults_file=None, json=False,
+           markdown=False, examples=False, on=None, inventory=None, calibrate=False,
+           server=None, workdir=None, say=say) -> int:
+    """`invoke advise`: the evidence for a running server, read-only (advise/report.py); on
+    another machine of the fleet's inventory (fleet/advise_on.py); with examples, the "Check
+    your server" page's captures (advise/examples.py)."""
+    from tuninglab.advise import report, server_facts
+    if calibrate:
+        from tuninglab.advise import placement
+        if socket or host or on:
+            raise UserError("--calibrate measures this host with the lab's own throwaway "
+                            "server: it takes no --socket, --host or --on")
+        workdir_mod.check_place(Path(workdir) if workdir else files.default_workdir())
+        placement.calibrate(_server(server), Path(workdir) if workdir else None, say)
+        return 0
+    if examples:
+        from tuninglab.advise import examples as examples_mod
+        if socket or host:
+            raise UserError("--examples starts the guide's own servers: it takes no --socket "
+                            "or --host")
+        examples_mod.write_all(say=say)
+        return 0
+    if bool(socket) == bool(host):
+        raise UserError("name the server with --socket PATH or with --host NAME (and --port)")
+    if json and markdown:
+        raise UserError("--json and --markdown are two forms of one report: choose one")
+    try:
+        port = int(port)
+    except (TypeError, ValueError):
+        raise UserError(f"--port {port!r}: expected a whole number") from None
+    form = "json" if json else "markdown" if markdown else "table"
+    if on:
+        from tuninglab.fleet import advise_on
+        args = advise_on.remote_args(socket, host, port, user, defaults_file, form)
+        return advise_on.advise_on(on, inventory, args, os.environ.get("MYSQL_PWD"), say,
+                                   progress=lambda line: print(line, file=sys.stderr))
+    target = server_facts.Target(socket or "", host or "", port, user or "",
+                                 defaults_file or "")
+    return report.advise(target, form, say)

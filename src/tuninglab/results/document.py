@@ -13,7 +13,7 @@ import jsonschema
 
 from tuninglab.files import DATA_DIR, create_json
 from tuninglab.results import read_view, redo, regime, stats, timeseries
-from tuninglab.results.metrics import COST, WINDOWED
+from tuninglab.results.metrics import COST, WINDOWED, run_value
 
 SCHEMA_VERSION = 2  # 2: plan.design (restart or switchback); files of 1 stay valid
 SCHEMA_PATH = Path(__file__).with_name("result.schema.json")
@@ -208,11 +208,7 @@ def compared_values(doc: dict, point_id: str, name: str) -> tuple[list, list, bo
     def value(run: dict):
         if name in WINDOWED:
             return read_view.window_mean(run, *WINDOWED[name])
-        summary = run["summary"]
-        for place in (summary, summary.get("io") or {}):
-            if name in place:
-                return place[name]
-        return _cost(run)[name]
+        return run_value(run["summary"], name, required=True)
     return [value(run) for run in mine], [value(run) for run in theirs], paired
 
 

@@ -171,3 +171,18 @@ def ratio_decimals(ratio: float | None, near_one: int) -> int:
     throughput's ratios are shown (0.976), but a cost can fall to a fortieth (0.0250, the
     fsyncs of batched commits) or grow 40 times (40.0): there about 3 significant digits."""
     return near_one if ratio is None or 0.1 <= ratio < 10 else decimals(ratio)
+
+
+def run_value(summary: dict, name: str, required: bool = False):
+    """A run summary's value of a metric: its own, its IO per transaction's (requests at the
+    device, a RAID's members summed) or its cost's, the first that holds one. Missing or null:
+    None, or KeyError when required (the run did not measure it)."""
+    cost = summary.get("cost") or {}
+    if not isinstance(cost, dict):  # a hand-edited file: said as the run's fault, not a crash
+        raise TypeError(f"a run's summary/cost is {type(cost).__name__}, not an object")
+    for place in (summary, summary.get("io") or {}, cost):
+        if place.get(name) is not None:
+            return place[name]
+    if required:
+        raise KeyError(name)
+    return None

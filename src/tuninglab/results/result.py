@@ -19,7 +19,7 @@ from functools import cached_property
 from typing import Generic, TypeVar
 
 from tuninglab.results import stats
-from tuninglab.results.metrics import is_amount
+from tuninglab.results.metrics import is_amount, run_value
 from tuninglab.results.shown_numbers import interval as _interval
 from tuninglab.results.shown_numbers import number as _number
 from tuninglab.results.stats import Summary
@@ -147,14 +147,6 @@ def _words(metric: str) -> tuple:
     return stats.LATENCY_WORDS if "latency" in metric else ()
 
 
-def _run_value(summary: dict, metric: str) -> float | None:
-    """A run summary's value of a metric: its own, its IO per transaction's or its cost's."""
-    for place in (summary, summary.get("io") or {}, summary.get("cost") or {}):
-        if place.get(metric) is not None:
-            return place[metric]
-    return None
-
-
 class Field(Generic[T]):
     """A read-only accessor of a document's value at a path of keys: raw[a][b]; with a default,
     the default where a key is missing or null (what a file written before the key existed
@@ -243,7 +235,7 @@ class Point(_Read):
     def run_values(self, metric: str) -> list:
         """Each run's value of any metric a run records: its summary's, its IO per
         transaction's or its cost's (None where the run has none)."""
-        return [_run_value(run["summary"], metric) for run in self.runs]
+        return [run_value(run["summary"], metric) for run in self.runs]
 
     def centre(self, metric: str) -> float | None:
         """The estimate the ratios and the 95% intervals use, to show beside them: the
@@ -373,7 +365,7 @@ class Result(_Read):
             return point.cost_ratio(metric)
         mine, theirs = _paired(point, self.baseline_point) if self.design == "switchback" \
             else (point.runs, self.baseline_point.runs)
-        values, base = ([_run_value(run["summary"], metric) for run in runs]
+        values, base = ([run_value(run["summary"], metric) for run in runs]
                         for runs in (mine, theirs))
         if not values or not base or None in values + base:
             return None

@@ -55,6 +55,17 @@ def hardware(r: Result) -> list[str]:
     return parts
 
 
+def machine_parts(doc: dict) -> dict:
+    """What a class is made of, part by part (None: not recorded): CPU, cores, memory, VM or
+    not, the kind of disk. `invoke advise` compares a host with each class by these parts."""
+    r = Result.of(doc)
+    host, virt = r.host, r.host.get("virtualization")
+    memory = host.get("memory_bytes")
+    return {"CPU": r.cpu_model or None, "cores": host.get("cores"),
+            "memory": f"{memory / 2**30:.0f} GiB" if memory else None,
+            "VM": bool(virt and virt != "none"), "disk": _disk_kind(r)}
+
+
 def _machine(r: Result) -> list[str]:
     """CPU, cores, memory, VM or not, and the kind of disk."""
     virt = r.host.get("virtualization")

@@ -1,0 +1,47 @@
+"""The report's three forms (advise/output.py): a terminal table wrapped to its columns, JSON a
+program can read back, Markdown whose cells survive a pipe in a value."""
+
+import json
+
+from advise_facts import host, server
+from tuninglab.advise import output
+from tuninglab.site.server_readings import Reading
+from tuninglab.site.server_rows import Evidence, Row
+
+EVIDENCE = Evidence("mariadb 10.11", "", "holds", "", "2 vs 1, redo log fsyncs per "
+                    "transaction", "x0.02 [0.01, 0.03]", 3, 2, "AMD EPYC, 2 cores",
+                    "the same kind of machine")
+
+
+def rows():
+    applies = Row("flush-log-at-trx-commit", "innodb_flush_log_at_trx_commit", "u/flush/",
+                  Reading("innodb_flush_log_at_trx_commit = 2", False, "a crash loses"),
+                  EVIDENCE, "change it: 1 is the only durable setting", True,
+                  "invoke recipe flush-log-at-trx-commit --quick", "5m")
+    piped = Row("mount-options", "Mount options", "u/mount/",
+                Reading("ext4: rw|odd", None), EVIDENCE, "the evidence holds", False,
+                "invoke recipe mount-options --quick --device SPARE_DEVICE", "20m")
+    return [applies, piped]
+
+
+def test_the_terminal_table_lists_every_topic_then_what_applies_with_its_command():
+    text = output.terminal(server(), host(), rows(), "mariadb 10.11", "")
+    assert text.splitlines()[0].startswith("server: 10.11.14-MariaDB")
+    assert "Topic" in text and "Mount options" in text
+    assert "1 of 2 topics have advice that applies here:" in text
+    assert "measure it here: invoke recipe flush-log-at-trx-commit --quick (5m)" in text
+
+
+def test_json_reads_back_with_every_row_and_the_count_that_applies():
+    doc = json.loads(output.as_json(server(), host(), rows(), "mariadb 10.11", ""))
+    assert doc["applies"] == 1 and doc["guide_server"] == "mariadb 10.11"
+    assert [r["slug"] for r in doc["rows"]] == ["flush-log-at-trx-commit", "mount-options"]
+    assert doc["rows"][0]["evidence"]["ratio"] == "x0.02 [0.01, 0.03]"
+    assert doc["server"]["variables"]["innodb_flush_log_at_trx_commit"] == "1"
+
+
+def test_markdown_links_each_topic_and_escapes_a_pipe():
+    text = output.markdown(server(), host(), rows(), "mariadb 10.11", "")
+    assert "| [Mount options](u/mount/) | ext4: rw\\|odd |" in text
+    assert "`invoke recipe flush-log-at-trx-commit --quick` (5m)" in text
+    assert text.count("\n| [") == 2

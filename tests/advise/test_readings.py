@@ -31,6 +31,14 @@ def test_flush_log_one_follows_the_advice_two_does_not_and_says_what_it_risks():
     assert "second of commits" in r.note
 
 
+def test_redo_size_below_what_the_evidence_measured_does_not_follow():
+    page = next(m for m in topic_pages() if m["slug"] == "redo-size")
+    assert page["rests_on"]["point"] == readings.REDO_MEASURED
+    r = read("redo-size")
+    assert r.follows is False and "smaller than the 1G" in r.note
+    assert read("redo-size", server(innodb_log_file_size=2**31)).follows is True
+
+
 def test_redo_size_reads_each_servers_own_variable_and_a_nearly_full_log():
     assert read("redo-size").value.startswith("innodb_log_file_size = 96M")
     assert read("redo-size", server(MYSQL_9_7)).value.startswith(

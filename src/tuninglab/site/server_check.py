@@ -6,6 +6,7 @@ server, in the pages' order."""
 
 import html
 import json
+import re
 from pathlib import Path
 
 from tuninglab import files
@@ -34,6 +35,8 @@ def load(path: Path) -> tuple[ServerFacts, dict, str]:
 
 
 def _row(r) -> str:
+    """Three cells, so that the table fits a laptop's column: the topic with the reader's
+    value under it, the evidence, the advice with the command that measures it."""
     ev = r.evidence
     evidence = f'<span class="tl-v tl-v-{ev.kind.replace(" ", "-")}">{e(ev.kind)}</span>'
     if ev.ratio:
@@ -41,11 +44,16 @@ def _row(r) -> str:
                      f"{'s' * (ev.results != 1)}, {e(ev.host_class)}; {e(ev.closeness)}</small>")
     elif ev.why:
         evidence += f"<br><small>{e(ev.why)}</small>"
-    return (f'<tr><td data-label="Topic"><a href="../topics/{e(r.slug)}/">{e(r.title)}</a></td>'
-            f'<td data-label="Yours">{e(r.reading.value)}</td>'
+    return (f'<tr><td data-label="Topic"><a href="../topics/{e(r.slug)}/">{e(r.title)}</a>'
+            f"<br><small>{e(r.reading.value)}</small></td>"
             f'<td data-label="Evidence">{evidence}</td>'
             f'<td data-label="Advice">{e(r.advice)}<br><small><code>{e(r.command)}</code>'
             f"</small></td></tr>")
+
+
+def _code(text: str) -> str:
+    """Escaped text with its `backticked` parts as code."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", e(text))
 
 
 def report(path: Path) -> tuple[str, str]:
@@ -57,9 +65,9 @@ def report(path: Path) -> tuple[str, str]:
     applying = sum(r.applies for r in found)
     body = "".join(_row(r) for r in found)
     return server or s.flavor, (
-        f'<p>{e(about)} (<a href="../examples/advise/{e(path.name)}">the captured facts</a>)'
+        f'<p>{_code(about)} (<a href="../examples/advise/{e(path.name)}">the captured facts</a>)'
         f"</p><ul>{lines}</ul><p>{applying} of {len(found)} topics have advice that applies.</p>"
-        f'<div class="tl-verdicts tl-check"><table><thead><tr><th>Topic</th><th>Yours</th>'
+        f'<div class="tl-verdicts tl-check"><table><thead><tr><th>Topic: yours</th>'
         f"<th>Evidence</th><th>Advice</th></tr></thead><tbody>{body}</tbody></table></div>")
 
 

@@ -182,6 +182,11 @@ def purge(s, h) -> Reading:
     return Reading(value, None, "watch the history list over time, not once")
 
 
+# The redo log size the redo page's evidence compares with the smallest (its rests_on point):
+# a log smaller than it is one the evidence says fills and forces page writes.
+REDO_MEASURED = "1G"
+
+
 def redo_size(s, h) -> Reading:
     if is_mysql(s.flavor) and s.version >= MYSQL_REDO_CAPACITY:
         name = "innodb_redo_log_capacity"
@@ -196,8 +201,12 @@ def redo_size(s, h) -> Reading:
         if share >= 0.75:
             return Reading(value, False, "the log is nearly full: checkpoints are driven by "
                            "the log's size, not by time")
-    return Reading(value, None, "watch the checkpoint age under load: a log that fills forces "
-                   "page flushes")
+    try:
+        small = int(size) < units.size_bytes(REDO_MEASURED)
+    except (TypeError, ValueError):
+        return Reading(value, None)
+    return Reading(value, not small, f"smaller than the {REDO_MEASURED} the evidence measured: "
+                   "under a write load it fills and forces page writes" if small else "")
 
 
 def threads(s, h) -> Reading:

@@ -89,3 +89,12 @@ def test_a_server_without_the_option_says_so_rather_than_how_to_measure():
         assert out.startswith("<p>Not on MariaDB") and "innodb_buffer_pool_instances" in out
         assert "invoke recipe" not in out and "yet" not in out
     assert today_table.servers.cannot_measure("buffer-pool-instances", "", "mysql 9.7") is None
+
+
+def test_a_preloaded_allocator_is_said_to_be_out_of_a_roots_reach():
+    """The allocators recipe preloads jemalloc and tcmalloc from the host's libraries, which a
+    server in its Debian root cannot see (the preflight refuses it): its tab says so."""
+    why = today_table.servers.cannot_measure("allocators", "", "mysql 9.7")
+    assert why.startswith("not measured on MySQL 9.7: it runs in its own Debian root")
+    assert today_table.servers.cannot_measure("allocators", "", "mariadb 10.11") is None
+    assert today_table.servers.cannot_measure("doublewrite", "", "mysql 9.7") is None

@@ -73,7 +73,17 @@ def cannot_measure(recipe: str, variant: str, server: str) -> str | None:
     missing = gone_option(r, server)
     if missing:
         return f"not on {label(server)}: it has no {missing} ({REMOVED[missing]})"
+    if server != REFERENCE and server in OPTIONS and _preloads(r):
+        return (f"not measured on {label(server)}: it runs in its own Debian root, which has "
+                f"glibc's malloc only (the other allocators are preloaded from the host)")
     return None
+
+
+def _preloads(r) -> bool:
+    """Whether a recipe's points preload an allocator other than glibc's, from the host's
+    libraries (engine/run/preflight.check_allocators refuses that for a server in a root)."""
+    swept = r.sweep.values if r.sweep.setting == "server.allocator" else ()
+    return any(a != "glibc" for a in (r.allocator, *swept))
 
 
 def gone_option(r, server: str) -> str | None:

@@ -44,20 +44,10 @@ def _disk_kind(r: Result) -> str:
     return {True: "rotating disk", False: "solid-state disk"}.get(rotational, "disk")
 
 
-def hardware(r: Result) -> list[str]:
-    """CPU, cores and memory, as far as the result records them."""
-    host = r.host
-    parts = [r.cpu_model or "unknown CPU"]
-    if host.get("cores"):
-        parts.append(f"{host['cores']} cores")
-    if host.get("memory_bytes"):
-        parts.append(f"{host['memory_bytes'] / 2**30:.0f} GiB")
-    return parts
-
-
-def machine_parts(doc: dict) -> dict:
+def machine_parts(doc) -> dict:
     """What a class is made of, part by part (None: not recorded): CPU, cores, memory, VM or
-    not, the kind of disk. `invoke advise` compares a host with each class by these parts."""
+    not, the kind of disk. The class's name is made of them, and `invoke advise` compares a
+    host with each class by them."""
     r = Result.of(doc)
     host, virt = r.host, r.host.get("virtualization")
     memory = host.get("memory_bytes")
@@ -66,10 +56,17 @@ def machine_parts(doc: dict) -> dict:
             "VM": bool(virt and virt != "none"), "disk": _disk_kind(r)}
 
 
+def hardware(r: Result) -> list[str]:
+    """CPU, cores and memory, as far as the result records them."""
+    p = machine_parts(r)
+    return [p["CPU"] or "unknown CPU"] + ([f"{p['cores']} cores"] if p["cores"] else []) \
+        + ([p["memory"]] if p["memory"] else [])
+
+
 def _machine(r: Result) -> list[str]:
     """CPU, cores, memory, VM or not, and the kind of disk."""
-    virt = r.host.get("virtualization")
-    return hardware(r) + (["VM"] if virt and virt != "none" else []) + [_disk_kind(r)]
+    p = machine_parts(r)
+    return hardware(r) + (["VM"] if p["VM"] else []) + [p["disk"]]
 
 
 def _lab_part(r: Result) -> str:

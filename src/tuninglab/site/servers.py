@@ -82,8 +82,8 @@ def cannot_measure(recipe: str, variant: str, server: str) -> str | None:
 def _preloads(r) -> bool:
     """Whether a recipe's points preload an allocator other than glibc's, from the host's
     libraries (engine/run/preflight.check_allocators refuses that for a server in a root)."""
-    swept = r.sweep.values if r.sweep.setting == "server.allocator" else ()
-    return any(a != "glibc" for a in (r.allocator, *swept))
+    experiment = r.experiment()
+    return any(experiment.allocator_for(v) != "glibc" for v in r.sweep.values)
 
 
 def gone_option(r, server: str) -> str | None:

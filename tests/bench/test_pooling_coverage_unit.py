@@ -30,6 +30,17 @@ def test_a_simulated_aa_pooled_holds_1_about_95_percent_of_the_time(committed_da
         assert 0.88 <= c <= 1.0
 
 
+def test_precise_results_are_shown_by_the_class_calibration_sittings(committed_data):
+    noises = pooling_coverage.committed_noise(committed_data)
+    paired = next(n for n in noises if n.paired)
+    assert pooling_coverage.standard_error(paired) == paired.sd_point / paired.n_point ** 0.5
+    lines = []
+    pooling_coverage.precise(lines.append, noises, trials=60)
+    assert "standard error under 2%" in lines[0]
+    assert len(lines) == 3 and all("2 sittings 0." in line and "6 sittings" in line
+                                   for line in lines[1:])
+
+
 def test_the_issues_cases_come_from_the_committed_files(committed_data):
     dio = pooling_coverage.case_estimates("direct-io", "innodb_flush_method=O_DIRECT",
                                           committed_data)

@@ -33,6 +33,10 @@ MIN_SITTINGS = 8        # real records needed to check on them instead
 # fallback's assumed 5% understates: the second shows what an uncalibrated host class risks.
 SIM_BETWEEN_SD = 0.03
 SIM_LARGE_BETWEEN_SD = 0.10
+# A result "precise" when its standard error is under this (log scale); the calibration
+# sittings its coverage is shown for.
+PRECISE_SE = 0.02
+PRECISE_CALIBRATIONS = (2, 4, CALIBRATIONS)
 NOT_RESULTS = ("claims", "historical", calibrations.DIR)
 
 
@@ -114,13 +118,14 @@ def _results(rng, noises, k: int, between_sd: float, prefix: str) -> list[Estima
     return out
 
 
-def _calibration(rng, noises, between_sd: float) -> tuple[float, int]:
-    """A host class's between-sitting sd as CALIBRATIONS simulated lab.noise sittings give it
+def _calibration(rng, noises, between_sd: float,
+                 sittings: int = CALIBRATIONS) -> tuple[float, int]:
+    """A host class's between-sitting sd as that many simulated lab.noise sittings give it
     (two A/A results each: a restart-like and a switchback-like comparison when both exist)."""
     kinds = [[n for n in noises if not n.paired] or noises, [n for n in noises if n.paired]
              or noises]
     estimates = []
-    for s in range(CALIBRATIONS):
+    for s in range(sittings):
         shift = rng.gauss(0.0, between_sd)
         for kind in kinds:
             found = None
@@ -131,14 +136,16 @@ def _calibration(rng, noises, between_sd: float) -> tuple[float, int]:
 
 
 def simulated_coverage(noises: list[Noise], k: int, between_sd: float, calibrated: bool,
-                       trials: int = TRIALS, seed: int = 1) -> float:
-    """How often the pooled 95% interval of k simulated A/A results holds 1: with the host
-    class's simulated calibration, or (not calibrated) the fallback's assumed sd."""
+                       trials: int = TRIALS, seed: int = 1, results: list[Noise] | None = None,
+                       calibration_sittings: int = CALIBRATIONS) -> float:
+    """How often the pooled 95% interval of k simulated A/A results (as noisy as `results`,
+    else `noises`) holds 1: with the host class's simulated calibration (from `noises`), or
+    (not calibrated) the fallback's assumed sd."""
     rng, held = random.Random(seed), 0
     for _ in range(trials):
-        estimates = _results(rng, noises, k, between_sd, "s")
+        estimates = _results(rng, results or noises, k, between_sd, "s")
         if calibrated:
-            sd, sittings = _calibration(rng, noises, between_sd)
+            sd, sittings = _calibration(rng, noises, between_sd, calibration_sittings)
             p = pooling.pool(estimates, sd, f"{sittings} A/A sittings",
                              between_sittings=sittings)
         else:
@@ -241,3 +248,29 @@ def _simulated(say, sittings: int) -> None:
             cells.append(f"k={k} {c:.3f} ({c / TARGET:.2f})")
         say(f"  true between-sitting sd {between:.0%}, {what}:")
         say("    " + ", ".join(cells))
+    precise(say, noises)
+
+
+def standard_error(n: Noise) -> float:
+    """The standard error of a comparison with that noise (log scale)."""
+    return math.sqrt(n.sd_point**2 / n.n_point + (0.0 if n.paired else n.sd_base**2 / n.n_base))
+
+
+def precise(say, noises: list[Noise], trials: int = TRIALS) -> None:
+    """The case the figures above average away: results precise enough that their interval is
+    mostly the between-sitting spread, from a class calibrated by few sittings (a new class has
+    2). The spread's estimate from few A/A sittings is often near 0, and such a result's
+    interval then misses its sitting's own deviation."""
+    found = [n for n in noises if standard_error(n) < PRECISE_SE]
+    if not found:
+        return
+    say(f"  results as precise as the {len(found)} committed comparisons with a standard "
+        f"error under {PRECISE_SE:.0%} (k=1, one sitting), by the class's calibration "
+        "sittings:")
+    for between in (0.01, SIM_BETWEEN_SD):
+        cells = []
+        for n in PRECISE_CALIBRATIONS:
+            c = simulated_coverage(noises, 1, between, True, trials, results=found,
+                                   calibration_sittings=n)
+            cells.append(f"{n} sittings {c:.3f} ({c / TARGET:.2f})")
+        say(f"    true between-sitting sd {between:.0%}: " + ", ".join(cells))

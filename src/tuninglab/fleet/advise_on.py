@@ -41,7 +41,7 @@ def advise_on(name: str, inventory_path: str | None, args: list[str], password: 
         raise UserError(f"--on {name}: expected one host, got {len(hosts)}")
     host = hosts[0]
     rev = ship.revision(repo)
-    archive = ship.archive(repo, rev, files.default_workdir() / "fleet" / f"{rev[:12]}.tar.gz")
+    archive = ship.archive_in(repo, rev, files.default_workdir() / "fleet")
     try:
         with opened(host, rev, connector) as remote:
             remote.ship(archive, lambda line: progress(f"{host.name}: {line}"))

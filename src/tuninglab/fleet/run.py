@@ -109,7 +109,7 @@ def run(hosts: list[Host], job: Job, say=print, repo: Path = files.PROJECT_DIR,
             say(f"note: a real run would stop here: {exc}")
         return {}
     base.mkdir(parents=True, exist_ok=True)
-    archive = ship.archive(repo, rev, base / f"{rev[:12]}.tar.gz")
+    archive = ship.archive_in(repo, rev, base)
     say(f"fleet run {fleet.id}: {job.recipe} ({job.profile}) at {rev[:12]} on "
         f"{len(hosts)} host{'s' * (len(hosts) > 1)}, {min(job.parallel, len(hosts))} at a time, "
         f"about {took} each")

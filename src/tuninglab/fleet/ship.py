@@ -39,6 +39,12 @@ def archive(repo: Path, rev: str, dest: Path) -> Path:
     return dest
 
 
+def archive_in(repo: Path, rev: str, base: Path) -> Path:
+    """The revision's archive in the fleet's work directory (base), one per revision, which
+    `invoke fleet.run`, `fleet.survey --setup` and `advise --on` ship."""
+    return archive(repo, rev, base / f"{rev[:12]}.tar.gz")
+
+
 def _git(repo: Path, *args) -> str:
     try:
         done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True)

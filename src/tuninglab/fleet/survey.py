@@ -18,7 +18,7 @@ def survey(hosts, say=print, repo: Path = files.PROJECT_DIR, setup: bool = False
     archive = None
     if setup:
         base = (workdir or files.default_workdir()) / "fleet"
-        archive = ship.archive(repo, rev, base / f"{rev[:12]}.tar.gz")
+        archive = ship.archive_in(repo, rev, base)
     found = {}
     in_threads(hosts, 8, lambda h: found.__setitem__(h.name, _one(h, rev, archive, connector)))
     for host in hosts:

@@ -280,9 +280,10 @@ def status(claim: Claim, here: Here = Here(), v: Verdict | None = None) -> Statu
                                  v.ratio.ratio) if v.kind == words.TOO_NOISY and v.ratio else None
     base = Status(claim, v, need, current, open=False, need_now=now)
     if v.kind not in OPEN:
-        testable = v.kind != words.NOT_TESTABLE
-        return dataclasses.replace(base, why="" if testable else v.why,
-                                   block="" if testable else NOT_HERE)
+        if v.kind != words.NOT_TESTABLE:
+            return base
+        return dataclasses.replace(base, block=NOT_HERE,  # and what answers it elsewhere
+                                   why=v.why + (f"; answered {v.rerun}" if v.rerun else ""))
     if v.kind == words.REGIME_NOT_REACHED:
         ok, why = _regime_open(v, here.profile)
         if not ok:

@@ -2,6 +2,7 @@
 program can read back, Markdown whose cells survive a pipe in a value."""
 
 import json
+from dataclasses import replace
 
 from advise_facts import host, server
 from tuninglab.advise import output
@@ -30,6 +31,13 @@ def test_the_terminal_table_lists_every_topic_then_what_applies_with_its_command
     assert "Topic" in text and "Mount options" in text
     assert "1 of 2 topics have advice that applies here:" in text
     assert "measure it here: invoke recipe flush-log-at-trx-commit --quick (5m)" in text
+
+
+def test_the_evidence_says_what_it_pools_in_the_same_words_as_the_page():
+    one = replace(EVIDENCE, results=1, hosts=1)
+    assert EVIDENCE.counted() == "3 results from 2 hosts"
+    assert one.counted() == "1 result from 1 host"
+    assert output._evidence_text(EVIDENCE).endswith("x0.02 [0.01, 0.03], 3 results from 2 hosts")
 
 
 def test_json_reads_back_with_every_row_and_the_count_that_applies():

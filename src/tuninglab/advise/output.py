@@ -15,9 +15,7 @@ KIND_WORDS = {advice.HOLDS: "holds", advice.DOES_NOT_HOLD: "does not hold",
 def _evidence_text(e) -> str:
     if not e.ratio:
         return KIND_WORDS.get(e.kind, e.kind)
-    return (f"{KIND_WORDS.get(e.kind, e.kind)}: {e.comparison} {e.ratio}, "
-            f"{e.results} result{'s' * (e.results != 1)} from {e.hosts} "
-            f"host{'s' * (e.hosts != 1)}")
+    return f"{KIND_WORDS.get(e.kind, e.kind)}: {e.comparison} {e.ratio}, {e.counted()}"
 
 
 def _wrap(cells: list[str], widths: list[int]) -> list[str]:

@@ -40,8 +40,8 @@ def _row(r) -> str:
     ev = r.evidence
     evidence = f'<span class="tl-v tl-v-{ev.kind.replace(" ", "-")}">{e(ev.kind)}</span>'
     if ev.ratio:
-        evidence += (f"<br>{e(ev.comparison)} {e(ev.ratio)}<br><small>{ev.results} result"
-                     f"{'s' * (ev.results != 1)}, {e(ev.host_class)}; {e(ev.closeness)}</small>")
+        evidence += (f"<br>{e(ev.comparison)} {e(ev.ratio)}<br><small>{e(ev.counted())}, "
+                     f"{e(ev.host_class)}; {e(ev.closeness)}</small>")
     elif ev.why:
         evidence += f"<br><small>{e(ev.why)}</small>"
     return (f'<tr><td data-label="Topic"><a href="../topics/{e(r.slug)}/">{e(r.title)}</a>'

@@ -38,6 +38,11 @@ class Evidence:
     host_class: str      # the class the results are from
     closeness: str       # how close that class is to this host, in words
 
+    def counted(self) -> str:
+        """"3 results from 2 hosts": what the ratio pools, in every form of the report."""
+        return (f"{self.results} result{'s' * (self.results != 1)} from {self.hosts} "
+                f"host{'s' * (self.hosts != 1)}")
+
 
 @dataclass(frozen=True)
 class Row:

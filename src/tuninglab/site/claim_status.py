@@ -282,8 +282,7 @@ def status(claim: Claim, here: Here = Here(), v: Verdict | None = None) -> Statu
     if v.kind not in OPEN:
         if v.kind != words.NOT_TESTABLE:
             return base
-        return dataclasses.replace(base, block=NOT_HERE,  # and what answers it elsewhere
-                                   why=v.why + (f"; answered {v.rerun}" if v.rerun else ""))
+        return dataclasses.replace(base, block=NOT_HERE, why=v.reasons)
     if v.kind == words.REGIME_NOT_REACHED:
         ok, why = _regime_open(v, here.profile)
         if not ok:

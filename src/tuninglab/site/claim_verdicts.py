@@ -52,6 +52,17 @@ class Verdict:
     rerun: str = ""               # not testable here: where and how it would be answered
 
     @property
+    def answered_by(self) -> str:
+        """"answered on a host with KVM (/dev/kvm), by: invoke recipe ..." for a verdict not
+        testable here, else empty."""
+        return f"answered {self.rerun}" if self.rerun else ""
+
+    @property
+    def reasons(self) -> str:
+        """Why, then what answers it elsewhere: the words every form of a verdict ends with."""
+        return "; ".join(x for x in (self.why, self.answered_by) if x)
+
+    @property
     def counted(self) -> str:
         """"3 results, 2 sittings" (empty without a pool)."""
         if self.pooled is None:

@@ -18,8 +18,7 @@ def _line(c, v) -> str:
              else "no result yet")
     today = times_text(v.ratio)
     counted = f" ({v.counted})" if v.counted else ""
-    why = f": {v.why}" if v.why else ""
-    why += f"; answered {v.rerun}" if v.rerun else ""
+    why = f": {v.reasons}" if v.reasons else ""
     return (f"  {c.id}: then {source_text(c)}, today {today}{counted}: {v.text}{why}\n"
             f"      on {where}")
 

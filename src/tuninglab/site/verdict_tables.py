@@ -95,8 +95,7 @@ def _verdict_cell(v: Verdict, host: str = "", notes: "Notes | None" = None) -> s
     """The verdict, then why and which host, each on its own line, or (given a table's
     notes) as a note that the table says once if several rows share it."""
     slug = re.sub(r"[^a-z]+", "-", v.kind)
-    rerun = v.rerun and f"answered {v.rerun}"
-    words = tuple(x for x in (v.why, rerun, host) if x)
+    words = tuple(x for x in (v.why, v.answered_by, host) if x)
     said = notes.ref(words) if notes and words else inline(words)
     return f'<strong class="tl-v tl-v-{slug}">{e(v.text)}</strong>{said}'
 

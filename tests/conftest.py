@@ -3,7 +3,18 @@ result files, and the site built once from that copy. Plain helpers live in help
 
 import pytest
 
-from helpers import copy_committed_data, needs_real_server
+from helpers import DATA, copy_committed_data, needs_real_server
+from tuninglab.contrib import check
+from tuninglab.site import result_files
+
+
+@pytest.fixture(autouse=True)
+def reads_the_committed_results(monkeypatch):
+    """What reads data/ unless told otherwise (the site's results, data.check's project hosts)
+    reads the committed copy in every test: the checkout's data/ holds the user's own runs too.
+    A test that needs other results points them elsewhere itself."""
+    monkeypatch.setattr(result_files, "DATA_DIR", DATA)
+    monkeypatch.setattr(check, "DATA_DIR", DATA)
 
 
 @pytest.fixture

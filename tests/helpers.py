@@ -2,6 +2,7 @@
 fixture recipes and the committed result files, skips that name what is missing, and what storage
 tests leave behind (loop devices, mounts, ledger) with a loop device of their own."""
 
+import atexit
 import copy
 import datetime as dt
 import functools
@@ -10,6 +11,7 @@ import os
 import shutil
 import struct
 import subprocess
+import tempfile
 import textwrap
 import time
 from contextlib import contextmanager
@@ -26,7 +28,9 @@ from tuninglab.results import stats
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
 RECIPE_FIXTURES = FIXTURES / "recipes"   # <name>/recipe.toml, as a recipes_dir holds them
-DATA = REPO / "data"
+# The checkout's data/: a user's own runs add result files there, so no test reads it (the
+# layout test holds every test module to DATA, the copy below).
+CHECKOUT_DATA = REPO / "data"
 SHARED = REPO.parent / "shared"
 
 
@@ -66,8 +70,8 @@ def committed_data_files() -> tuple[str, ...]:
     except (OSError, subprocess.CalledProcessError):
         out = b""
     names = [os.fsdecode(n).removeprefix("data/") for n in out.split(b"\0") if n]
-    return tuple(names or (p.relative_to(DATA).as_posix() for p in sorted(DATA.rglob("*"))
-                           if p.is_file()))
+    return tuple(names or (p.relative_to(CHECKOUT_DATA).as_posix()
+                           for p in sorted(CHECKOUT_DATA.rglob("*")) if p.is_file()))
 
 
 def committed_results() -> list[str]:
@@ -85,10 +89,22 @@ def result_paths(data_dir: Path) -> list[Path]:
 def copy_committed_data(target: Path) -> Path:
     """The committed files of data/ copied under target (a data/ of their own); target."""
     for name in committed_data_files():
-        if (DATA / name).is_file():  # a tracked file deleted in the working tree is left out
+        if (CHECKOUT_DATA / name).is_file():  # a tracked file deleted in the tree is left out
             (target / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(DATA / name, target / name)
+            shutil.copy2(CHECKOUT_DATA / name, target / name)
     return target
+
+
+def _committed_copy() -> Path:
+    """The committed files of data/, copied once per test process into a temporary directory
+    removed at exit: what DATA names, so that a glob over it never meets a result a user's own
+    run added to the checkout (the README's first command writes two)."""
+    root = Path(tempfile.mkdtemp(prefix="tuninglab-committed-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    return copy_committed_data(root / "data")
+
+
+DATA = _committed_copy()
 
 
 def needs_real_server():

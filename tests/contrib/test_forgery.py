@@ -14,6 +14,7 @@ import pytest
 from helpers import (
     COSTS,
     DATA,
+    REPO,
     copy_committed_data,
     place_result as place,
     result_problems as problems_of,
@@ -321,9 +322,9 @@ def test_data_check_with_contributions_prints_and_fails(data):
 
 
 def test_the_workflow_checks_new_files_as_contributions():
-    script = (DATA.parent / ".github" / "check-new-results.sh").read_text()
+    script = (REPO / ".github" / "check-new-results.sh").read_text()
     assert "-m tuninglab.contrib.pull_request" in script
-    module = DATA.parent / "src" / "tuninglab" / "contrib" / "pull_request.py"
+    module = REPO / "src" / "tuninglab" / "contrib" / "pull_request.py"
     assert "check.check_paths(results, contributions=True)" in module.read_text()
 
 

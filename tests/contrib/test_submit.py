@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from helpers import REPO, committed_data_files
+from helpers import DATA, REPO, committed_data_files
 from tuninglab.contrib import check, scrub, submit
 from tuninglab.errors import UserError
 from tuninglab.results import document, stats
 
 # A storage recipe: sandbox mount points, backing files, a redo log directory in the effective
 # variables, and a top-level storage/path in the run's work directory.
-REAL = REPO / "data" / "logs-separate" / "20261122T061044Z-209a4cf4-quick.json"
+REAL = DATA / "logs-separate" / "20261122T061044Z-209a4cf4-quick.json"
 RUN_WORKDIR = "/srv/alice-lab/work"  # a --workdir outside her home: found from the result
 MYSQLD = "/home/alice/mysql-8.4/bin/mysqld"
 
@@ -166,7 +166,7 @@ def test_a_credential_line_names_the_place_and_kind_not_the_value():
 
 def test_no_committed_result_holds_what_looks_like_a_credential_or_a_home():
     for name in (n for n in committed_data_files() if n.endswith(".json")):
-        doc = json.loads((REPO / "data" / name).read_text())
+        doc = json.loads((DATA / name).read_text())
         if isinstance(doc, dict) and "recipe" in doc:
             assert scrub.credential_problems(doc) == [], name
             assert not [t for _, t in scrub.strings(doc) if scrub.HOMES.search(t)], name
@@ -367,7 +367,8 @@ def test_the_git_commands_name_the_file(tmp_path):
 
 
 def test_a_file_in_the_checkout_is_named_relative_to_it():
-    assert submit.shown(REAL) == "data/logs-separate/" + REAL.name
+    in_checkout = REPO / "data" / "logs-separate" / REAL.name  # named, not read
+    assert submit.shown(in_checkout) == "data/logs-separate/" + REAL.name
 
 
 @pytest.mark.integration  # runs invoke

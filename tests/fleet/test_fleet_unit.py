@@ -11,11 +11,10 @@ from fabric import Connection
 from fabric.testing.base import Command, MockRemote, Session
 from paramiko.ssh_exception import NoValidConnectionsError
 
-from helpers import committed_data_files
+from helpers import DATA, committed_data_files
 from tuninglab.contrib import check
 from tuninglab.engine.host import hostinfo
 from tuninglab.errors import UserError
-from tuninglab.files import DATA_DIR
 from tuninglab.fleet import fetch, inventory, remote, run, ship
 from tuninglab.fleet.inventory import Host
 from tuninglab.site import describe
@@ -235,7 +234,7 @@ class FakeRemote:
 def test_a_fetched_result_is_scrubbed_marked_checked_and_kept_once(tmp_path):
     name = next(p for p in committed_data_files() if p.startswith("doublewrite/"))
     source = tmp_path / name.split("/")[1]
-    doc = json.loads((DATA_DIR / name).read_text())
+    doc = json.loads((DATA / name).read_text())
     doc["storage"]["path"] = "/root/tuninglab-fleet/work/runs"
     doc["server"]["options_text"] = "--x API_TOKEN=s3cret"
     source.write_text(json.dumps(doc))
@@ -253,7 +252,7 @@ def test_a_fetched_result_is_scrubbed_marked_checked_and_kept_once(tmp_path):
 
 
 def test_a_fetched_hosts_series_carries_the_name_the_inventory_gave_it():
-    doc = json.loads((DATA_DIR / next(p for p in committed_data_files()
+    doc = json.loads((DATA / next(p for p in committed_data_files()
                                       if p.startswith("doublewrite/"))).read_text())
     plain = describe.host_name(doc)
     doc["fleet"] = {"run": "abcdef012345", "host": "nvme1"}

@@ -330,7 +330,7 @@ def test_final_path(tmp_path):
 
 def test_final_path_default_data_dir():
     path = document.final_path(make_doc())
-    assert path.parent == files.DATA_DIR / "doublewrite"
+    assert path.parent == files.DATA_DIR / "doublewrite"  # named, not read
     assert re.fullmatch(r"\d{8}T\d{6}Z-[0-9a-f]{8}-quick\.json", path.name)
 
 

@@ -222,7 +222,8 @@ def test_the_data_directory_can_be_overridden_for_the_site(tmp_path):
                           "print(result_files.DATA_DIR); print(historical.HISTORICAL_DIR)"],
                          capture_output=True, text=True, check=True,
                          env={**os.environ, "TUNINGLAB_DATA_DIR": str(tmp_path)})
-    assert out.stdout.split() == [str(tmp_path), str(REPO / "data" / "historical")]
+    historical_dir = REPO / "data" / "historical"  # named, not read
+    assert out.stdout.split() == [str(tmp_path), str(historical_dir)]
 
 
 # Hostile text

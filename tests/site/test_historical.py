@@ -12,10 +12,10 @@ import tomllib
 import jsonschema
 import pytest
 
-from helpers import REPO, SHARED
+from helpers import DATA, REPO, SHARED
 
 ROOT = REPO
-HIST = ROOT / "data" / "historical"
+HIST = DATA / "historical"
 SCHEMA_PATH = ROOT / "src" / "tuninglab" / "site" / "historical.schema.json"
 SOURCES = SHARED / "sources"
 NO_SOURCES = f"{SOURCES} is missing (it sits beside the checkout in CI)"

@@ -13,10 +13,10 @@ import tomllib
 
 import pytest
 
-from helpers import REPO, SHARED
+from helpers import DATA, REPO, SHARED
 from tuninglab.site import historical
 
-HIST = REPO / "data" / "historical"
+HIST = DATA / "historical"
 SOURCES = SHARED / "sources"
 NO_SOURCES = f"{SOURCES} is missing (it sits beside the checkout in CI)"
 RAW_NAMES = {"label", "value", "unit", "qualifier", "claim_location"}

@@ -3,18 +3,36 @@ the home page a tab per server, and a result on a new server adds to a page with
 it shows first, however many results that server has."""
 
 import copy
+import datetime as dt
 import json
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 
 from helpers import DATA
 from tuninglab.results.result import Result
+from tuninglab.site.host_class import host_class
 from tuninglab.site import (claim_verdicts, claims_map, evidence, home_table, hostviews, result_files,
                             servers, today_table, verdict_tables)
 
-DOUBLEWRITE = sorted((DATA / "doublewrite").glob("*.json"))
+# The committed doublewrite results of one host class (the one this full run's machine is of):
+# the fixture's sets stay one class's however many classes later results add.
+CLASS_OF = DATA / "doublewrite" / "20261127T104626Z-848e4704-full-6df579c9.json"
+
+
+def one_class() -> list[Path]:
+    key = host_class(json.loads(CLASS_OF.read_text())).key
+    return [p for p in sorted((DATA / "doublewrite").glob("*.json"))
+            if host_class(json.loads(p.read_text())).key == key]
+
+
+DOUBLEWRITE = one_class()
+CURRENT = [d for d in (json.loads(p.read_text()) for p in DOUBLEWRITE)
+           if evidence.superseded_why(d) is None and not Result.of(d).variant]
+# More MySQL results than the reference server has: its set is the larger.
+ON_MYSQL = len(CURRENT) + 1
 
 
 def claim():
@@ -22,25 +40,25 @@ def claim():
 
 
 def on_mysql(doc: dict, n: int) -> dict:
-    """The result as if MySQL 9.7 had run it, on another sitting."""
+    """The result as if MySQL 9.7 had run it, on another sitting, after every committed one
+    (and before now: a result dated in the future is never charted)."""
     doc = copy.deepcopy(doc)
     doc["server"].update(flavor="mysql", version="9.7.4")
     doc["host"]["id"] = f"{n:016x}"
-    doc["started"] = f"2026-11-27T{n + 16}:00:00+00:00"
+    started = dt.datetime.now(dt.timezone.utc).replace(microsecond=0) - dt.timedelta(minutes=ON_MYSQL + 1 - n)
+    doc["started"] = started.isoformat()
     return doc
 
 
 @pytest.fixture
 def data_dir(tmp_path, monkeypatch):
-    """The committed doublewrite results, and four more of them on MySQL 9.7: a set larger
+    """One class's committed doublewrite results, and more of them on MySQL 9.7: a set larger
     than the reference server's."""
     (tmp_path / "doublewrite").mkdir()
     for path in DOUBLEWRITE:
         shutil.copy(path, tmp_path / "doublewrite" / path.name)
-    current = [d for d in map(lambda p: json.loads(p.read_text()), DOUBLEWRITE)
-               if evidence.superseded_why(d) is None and not Result.of(d).variant]
-    for n in range(4):
-        doc = on_mysql(current[n % len(current)], n + 4)
+    for n in range(ON_MYSQL):
+        doc = on_mysql(CURRENT[n % len(CURRENT)], n + 1)
         (tmp_path / "doublewrite" / f"mysql-{n}.json").write_text(json.dumps(doc))
     monkeypatch.setattr(result_files, "DATA_DIR", tmp_path)
     return tmp_path
@@ -71,8 +89,8 @@ def test_a_topic_table_has_a_column_per_server_each_with_its_own_verdict(data_di
     heads = re.findall(r"<th>(Today on [^<]*)</th>", table)
     assert heads == ["Today on MariaDB 10.11", "Today on MariaDB 11.8", "Today on MySQL 9.7"]
     cells = dict(re.findall(r'<td data-label="(Today on [^"]*)">(.*?)</td>', table))
-    assert "4 results, 4 sittings" in cells["Today on MySQL 9.7"]
-    assert "4 results" not in cells["Today on MariaDB 10.11"]
+    assert f"{ON_MYSQL} results, {ON_MYSQL} sittings" in cells["Today on MySQL 9.7"]
+    assert f"{ON_MYSQL} results" not in cells["Today on MariaDB 10.11"]
     assert "not measured yet" in cells["Today on MariaDB 11.8"]
     assert "invoke recipe doublewrite --server mariadb-11.8" in cells["Today on MariaDB 11.8"]
 

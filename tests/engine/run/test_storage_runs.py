@@ -80,7 +80,8 @@ def test_a_storage_recipe_without_root_stops_at_once_and_makes_nothing(scratch):
     assert out.returncode == 2, out.stdout + out.stderr
     assert "needs root" in out.stderr and "Traceback" not in out.stderr
     assert not wd.exists() and loop_devices() == loops and leftovers(scratch)["mounts"] == []
-    made = subprocess.run(["find", str(REPO / "data"), "-user", "nobody"], capture_output=True,
+    checkout_data = REPO / "data"  # named, not read: searched for files a run left there
+    made = subprocess.run(["find", str(checkout_data), "-user", "nobody"], capture_output=True,
                           text=True).stdout
     assert made == ""
 

@@ -14,6 +14,7 @@ from tuninglab import files
 from tuninglab.errors import UserError
 from tuninglab.files import PROJECT_DIR
 from tuninglab.site import result_files
+from tuninglab.site import site_dir as site_dir_rules
 
 SITE_DIR = PROJECT_DIR / "site"
 # Debian's chromium, headless, kept off the network (the machine has none to offer).
@@ -37,7 +38,9 @@ def _env(site_url=None, data_dir=None) -> dict:
 
 
 def build(site_dir: Path = SITE_DIR, site_url: str | None = None, data_dir=None) -> Path:
-    """A strict build: a broken link, a missing data file or a bad fence fails it."""
+    """A strict build: a broken link, a missing data file or a bad fence fails it. It empties
+    site_dir first, so a folder that holds what no build made is refused (site_dir.py)."""
+    site_dir_rules.check(site_dir, SITE_DIR)
     out = subprocess.run(_mkdocs("build", "--strict", "--clean", "-d", str(site_dir)),
                          capture_output=True, text=True, env=_env(site_url, data_dir),
                          cwd=PROJECT_DIR)
@@ -52,6 +55,7 @@ def build(site_dir: Path = SITE_DIR, site_url: str | None = None, data_dir=None)
     for line in result_files.future_dated(data_dir):
         print(f"warning: {line}: not charted; listed as such on the Results page",
               file=sys.stderr)
+    site_dir_rules.mark(site_dir)
     return Path(site_dir)
 
 

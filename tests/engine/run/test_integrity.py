@@ -113,6 +113,7 @@ def test_a_template_without_a_manifest_is_built_again(tmp_path):
 # --- leftovers ----------------------------------------------------------------------------------
 
 def leave_a_failed_run(wd: Path) -> None:
+    (wd / workdir.MARKER).write_text("")  # the lab made this work directory
     (wd / "runs" / "innodb_doublewrite=ON-r1" / "data").mkdir(parents=True)
     (wd / "runs" / "innodb_doublewrite=ON-r1" / "data" / "ibdata1").write_bytes(b"x" * 2**21)
     (wd / "templates" / "abc.building-4242" / "data").mkdir(parents=True)
@@ -152,6 +153,34 @@ def test_a_tree_holding_a_mount_is_left_alone(tmp_path, monkeypatch):
     lines = leftovers.remove_stale_files(tmp_path)
     assert lines[0] == f"kept {mounted.parent}: something is mounted in it"
     assert mounted.is_dir()
+
+
+def test_a_directory_the_lab_did_not_make_loses_nothing(tmp_path):
+    """`--workdir ~` removed ~/runs/ as "left by a failed run" (issue 57)."""
+    leave_a_failed_run(tmp_path)
+    (tmp_path / workdir.MARKER).unlink()
+    (tmp_path / "notes.txt").write_text("mine")
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    assert leftovers.remove_stale_files(tmp_path) == [
+        f"kept everything in {tmp_path}: not a work directory the lab made "
+        "(no .tuninglab-workdir)"]
+    with pytest.raises(UserError) as info:
+        cli.lab_clean(tmp_path, print)
+    assert str(info.value).startswith(f"work directory {tmp_path}: holds files the lab did not "
+                                      "make (notes.txt, progress, runs, ...); a run removes")
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+
+
+def test_a_new_or_empty_directory_is_marked_and_an_earlier_versions_adopted(tmp_path):
+    for wd in (tmp_path / "new", tmp_path / "empty"):
+        (tmp_path / "empty").mkdir(exist_ok=True)
+        with workdir.held(wd):
+            assert workdir.is_marked(wd)
+    earlier = tmp_path / "earlier"   # a work directory from before the mark: the lab's lock
+    (earlier / "runs").mkdir(parents=True)
+    (earlier / ".lock").write_text("123")
+    with workdir.held(earlier):
+        assert workdir.is_marked(earlier)
 
 
 # --- a full disk --------------------------------------------------------------------------------

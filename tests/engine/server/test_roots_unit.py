@@ -151,6 +151,7 @@ def test_the_key_changes_with_the_build_steps(monkeypatch):
 def test_lab_clean_removes_a_half_built_root(tmp_path):
     half = tmp_path / "servers" / "mysql-9.7-abc.build-123" / "root"
     half.mkdir(parents=True)
+    (tmp_path / ".tuninglab-workdir").write_text("")  # the lab made this work directory
     done = leftovers.remove_stale_files(tmp_path)
     assert not half.parent.exists()
     assert any("mysql-9.7-abc.build-123" in line for line in done)

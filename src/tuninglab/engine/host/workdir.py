@@ -12,14 +12,23 @@ from pathlib import Path
 from tuninglab.errors import UserError
 
 
+# The lab's mark on a work directory it made: a run and lab.clean remove what a failed run left
+# (runs/*, half-built templates) only in a directory that carries it, never in one the lab did
+# not make (`--workdir ~` emptied ~/runs/).
+MARKER = ".tuninglab-workdir"
+LOCK = ".lock"
+
+
 @contextmanager
 def held(path: Path):
-    """Create (if needed) and lock the work directory; refuse if another run holds it."""
+    """Create (if needed), mark and lock the work directory; refuse if another run holds it,
+    or if it holds files the lab did not make."""
     path = Path(path).resolve()
     check_place(path)
     try:
         path.mkdir(parents=True, exist_ok=True)
-        lock = open(path / ".lock", "a+")
+        claim(path)
+        lock = open(path / LOCK, "a+")
     except OSError as exc:
         raise UserError(disk_error(exc, path)) from None
     try:
@@ -39,6 +48,27 @@ def held(path: Path):
         yield path
     finally:
         lock.close()
+
+
+def claim(path: Path) -> None:
+    """Mark the work directory as the lab's: a new or empty one, or one an earlier version of
+    the lab used before the mark existed (it holds the lab's lock file). Any other directory
+    that holds files is refused: what a failed run left is removed only where the lab made it."""
+    if is_marked(path):
+        return
+    entries = sorted(p.name for p in path.iterdir())
+    if entries and LOCK not in entries:
+        shown = ", ".join(entries[:3]) + (", ..." if len(entries) > 3 else "")
+        raise UserError(f"work directory {path}: holds files the lab did not make ({shown}); "
+                        "a run removes what a failed run left in its work directory, so it "
+                        "takes a new or empty directory, or one the lab made "
+                        f"({MARKER}): pass --workdir {path / 'tuninglab-work'}")
+    (path / MARKER).write_text("made by InnoDB Tuning Lab: its runs and lab.clean remove what "
+                               "a failed run left here\n")
+
+
+def is_marked(path: Path) -> bool:
+    return (Path(path) / MARKER).is_file()
 
 
 # Filesystems the kernel makes up: no run's files can live there (mkdir -p /proc succeeds, and

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from tuninglab.engine.host.ledger import Ledger
+from tuninglab.engine.host import workdir
 from tuninglab.engine.host.workdir import dir_bytes
 from tuninglab.engine.server import memory
 from tuninglab.engine.storage import sandbox
@@ -70,7 +71,11 @@ STALE = ("runs/*", "templates/*.building-*", "servers/*.build-*", "progress/.*.t
 def remove_stale_files(wd: Path) -> list[str]:
     """Remove the run directories, half-built templates and temporary files a failed or killed
     run left; one line per removal, with the space it freed. A tree holding a mount point is
-    left alone (lab.clean unmounts the sandboxes first, as its ledger lists them)."""
+    left alone (lab.clean unmounts the sandboxes first, as its ledger lists them). Nothing is
+    removed from a directory the lab did not mark as its work directory (workdir.MARKER)."""
+    if not workdir.is_marked(wd):
+        return [f"kept everything in {wd}: not a work directory the lab made "
+                f"(no {workdir.MARKER})"]
     done = []
     for pattern in STALE:
         for path in sorted(wd.glob(pattern)):

@@ -335,6 +335,49 @@ def test_a_runs_own_new_result_in_data_is_prepared_where_it_is(tmp_path):
     assert "alice" not in written.read_text()
 
 
+def own_result(tmp_path) -> Path:
+    """A run's own untracked result in data/, as the run wrote it: the only copy there is."""
+    written = document.final_path(alice_doc(), tmp_path / "data")
+    written.parent.mkdir(parents=True)
+    written.write_text(json.dumps(alice_doc()))
+    return written
+
+
+@pytest.mark.parametrize("words, kind", [
+    ("governor set with cpupower -performance", "-p<password> arguments"),
+    ("password=x", "secret-looking NAME=value variables"),
+])
+def test_a_description_that_reads_as_a_credential_is_refused_before_anything(tmp_path, words,
+                                                                              kind):
+    """It was prepared in place, failed its own check and was removed: the only copy (issue 57)."""
+    written = own_result(tmp_path)
+    before = written.read_bytes()
+    with pytest.raises(UserError) as info:
+        submit.submit(written, description=words, data_dir=tmp_path / "data")
+    assert str(info.value).startswith(f"--description: reads as a credential to data.check "
+                                      f"({kind}), which would refuse the file; expected words")
+    assert written.read_bytes() == before
+
+
+def test_a_run_s_own_file_that_fails_once_prepared_is_put_back_not_removed(tmp_path,
+                                                                          monkeypatch):
+    written = own_result(tmp_path)
+    before = written.read_bytes()
+    real, calls = check.check_file, []
+
+    def fails_once_prepared(path, **options):  # the input checks; the prepared file does not
+        calls.append(path)
+        return real(path, **options) if len(calls) == 1 else ["x: a problem"]
+    monkeypatch.setattr(check, "check_file", fails_once_prepared)
+    lines = []
+    with pytest.raises(SystemExit):
+        submit.submit(written, data_dir=tmp_path / "data", say=lines.append)
+    assert lines[-1] == (f"{written} failed data.check once prepared; put the run's own file "
+                         "back as it was")
+    assert written.read_bytes() == before
+    assert [p.name for p in written.parent.iterdir()] == [written.name]
+
+
 def test_an_existing_result_is_never_replaced(tmp_path):
     target, _ = run(tmp_path, description="first")
     before = target.read_text()

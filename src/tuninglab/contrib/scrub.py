@@ -123,12 +123,16 @@ def bare_option_values(doc: dict) -> list[tuple[tuple, list, int]]:
 def credential_problems(doc: dict) -> list[str]:
     """A line per string still holding a credential's value (data.check's form), naming its
     kind, never the value: what data.submit removes."""
-    found = [(path, label) for path, text in strings(doc)
-             for label, pattern in CREDENTIALS.values()
-             if any(text[m.end(1):m.end()] != REMOVED for m in pattern.finditer(text))]
+    found = [(path, label) for path, text in strings(doc) for label in credential_kinds(text)]
     found += [(path, CREDENTIALS["option"][0]) for path, _, _ in bare_option_values(doc)]
     return [at(path, f"holds the value of a credential ({label.split(' (')[0]}); expected it "
                      "removed (invoke data.submit removes it)") for path, label in found]
+
+
+def credential_kinds(text: str) -> list[str]:
+    """The labels of the credentials whose values the text still holds (CREDENTIALS)."""
+    return [label for label, pattern in CREDENTIALS.values()
+            if any(text[m.end(1):m.end()] != REMOVED for m in pattern.finditer(text))]
 
 
 def strings(doc: dict):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tuninglab import files
 from tuninglab.contrib import check, forgery
-from tuninglab.contrib.scrub import kept_paths, strip_paths, strip_secrets
+from tuninglab.contrib.scrub import credential_kinds, kept_paths, strip_paths, strip_secrets
 from tuninglab.errors import UserError
 from tuninglab.results import document
 from tuninglab.results.result import Result
@@ -44,16 +44,29 @@ def submit(path, description=None, keep_paths=False, data_dir=files.DATA_DIR,
     if refused:
         reject([check.one_line(f"{path}: {p}") for p in refused],
                f"{path} would be refused by CI's data.check; nothing written", say)
+    original = path.read_bytes() if in_place else None
     target = write_new(doc, data_dir, replacing=path if in_place else None)
     problems = check.check_file(target, project_hosts=hosts)
     if problems:  # a bug of this command, not of the file: leave nothing half-done behind
-        target.unlink()
-        reject(problems, f"{target} failed data.check once prepared; removed it", say)
+        reject(problems, f"{target} failed data.check once prepared; {undo(target, original)}",
+               say)
     report(stripped, kept, secrets, keep_paths, say)
     say(f"wrote {shown(target)}: data.check passes")
     for line in git_commands(doc, target, description):
         say(line)
     return target
+
+
+def undo(target: Path, original: bytes | None) -> str:
+    """Take back a prepared file that failed its check: the run's own file prepared in place
+    gets its bytes back (it may be the only copy of the result), a new one goes."""
+    if original is None:
+        target.unlink()
+        return "removed it"
+    tmp = target.with_name(f".{target.name}.undo-{os.getpid()}")
+    tmp.write_bytes(original)
+    os.replace(tmp, target)   # whole or not at all
+    return "put the run's own file back as it was"
 
 
 def check_description(text):
@@ -62,6 +75,12 @@ def check_description(text):
     problems = check.text_problems(text, MAX_DESCRIPTION)
     if problems:
         raise UserError(f"--description: {'; '.join(problems)}")
+    kinds = credential_kinds(text)
+    if kinds:  # data.check would refuse the prepared file: say so before anything is written
+        raise UserError(f"--description: reads as a credential to data.check "
+                        f"({'; '.join(k.split(' (')[0] for k in kinds)}), which would refuse "
+                        "the file; expected words on the hardware: reword it (a word that "
+                        "begins with -p reads as a MySQL client's password)")
     return text or None
 
 

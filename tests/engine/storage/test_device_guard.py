@@ -106,6 +106,32 @@ def test_a_mounted_disk_or_partition_is_refused(host, name, how):
         host.check()
 
 
+def test_a_disk_mounted_in_another_mount_namespace_is_refused(host):
+    """Only this process's mountinfo was read: a mount in a container's namespace passed."""
+    sdb1 = (host.sys / "class/block/sdb1/dev").read_text().strip()
+    other = host.base / "proc/4242"
+    other.mkdir(parents=True)
+    (other / "mountinfo").write_text(f"30 1 {sdb1} / /srv rw - ext4 /dev/sdb1 rw\n")
+    with pytest.raises(UserError, match=r"refusing .*/sdb: /dev/sdb1 is mounted on /srv in the "
+                                        r"mount namespace of pid 4242$"):
+        host.check()
+
+
+def test_a_disk_that_backs_a_loop_device_is_refused(host):
+    """loop2 attached to the disk held a filesystem mounted elsewhere: it was formatted."""
+    host.add("loop2", 7, 2)
+    (host.sys / "class/block/loop2/loop").mkdir()
+    (host.sys / "class/block/loop2/loop/backing_file").write_text("/dev/sdb2\n")
+    with pytest.raises(UserError, match=r"refusing .*/sdb: /dev/sdb2 backs the loop device "
+                                        r"/dev/loop2 \(losetup\)"):
+        host.check()
+    host.add("loop3", 7, 3)  # a loop device on a plain file is no use of the disk
+    (host.sys / "class/block/loop3/loop").mkdir()
+    (host.sys / "class/block/loop3/loop/backing_file").write_text(str(host.base / "x.img"))
+    (host.sys / "class/block/loop2/loop/backing_file").unlink()
+    assert host.check() == str(host.sdb)
+
+
 def test_a_swap_partition_is_refused(host):
     host.swaps.append(str(host.dev / "sdb2"))
     with pytest.raises(UserError, match=r"refusing .*/sdb: .*/sdb2 is in use as swap"):

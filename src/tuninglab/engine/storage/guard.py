@@ -1,6 +1,6 @@
 """Before a run formats a real disk (`--device /dev/sdX --destroy-data`): refuse a device that
-holds /, is mounted or swap, or belongs to md RAID, LVM, ZFS or device-mapper, down to each of
-its partitions. Reads /proc and /sys (roots are parameters so tests can fake a host) and asks
+holds /, is mounted (in any mount namespace) or swap, backs a loop device, or belongs to md
+RAID, LVM, ZFS or device-mapper, down to each of its partitions. Reads /proc and /sys (roots are parameters so tests can fake a host) and asks
 blkid for on-disk signatures; it never writes anything.
 """
 
@@ -44,7 +44,13 @@ def check_device(path: str, destroy_data: bool, sys_root: str = "/sys",
     for m in host.mounts():
         hit = numbers.get(m["dev"]) or host.source_name(m["source"])  # btrfs shows 0:N
         if hit in family:
-            raise UserError(f"refusing {dev}: /dev/{hit} is mounted on {m['mount_point']}")
+            where = "" if m["pid"] is None else f" in the mount namespace of pid {m['pid']}"
+            raise UserError(f"refusing {dev}: /dev/{hit} is mounted on {m['mount_point']}"
+                            f"{where}")
+    for loop, backing in host.loop_backings():
+        if host.source_name(backing) in family:
+            raise UserError(f"refusing {dev}: {backing} backs the loop device /dev/{loop} "
+                            "(losetup): whatever is on that loop device lives on it")
     for source in host.swaps():
         if host.source_name(source) in family:
             raise UserError(f"refusing {dev}: {source} is in use as swap")
@@ -121,8 +127,43 @@ class _Host:
         name = Path(os.path.realpath(source)).name
         return name if (self.sys / "class/block" / name).exists() else None
 
-    def mounts(self) -> list[dict]:
+    def own_mounts(self) -> list[dict]:
         return parse_mountinfo((self.proc / "self/mountinfo").read_text())
+
+    def mounts(self) -> list[dict]:
+        """Every mount namespace's mounts, each with the pid it was read from (None: this
+        process's): a device mounted in another namespace (a container's, a server's chroot)
+        is as much in use as one mounted here."""
+        found = [{**m, "pid": None} for m in self.own_mounts()]
+        seen = {self._namespace(self.proc / "self")}
+        for d in sorted(self.proc.glob("[0-9]*"), key=lambda p: int(p.name)):
+            ns = self._namespace(d)
+            if ns is not None and ns in seen:
+                continue
+            try:
+                text = (d / "mountinfo").read_text()
+            except OSError:  # the process ended, or is not ours to read
+                continue
+            seen.add(ns)
+            found += [{**m, "pid": int(d.name)} for m in parse_mountinfo(text)]
+        return found
+
+    @staticmethod
+    def _namespace(proc_dir: Path) -> str | None:
+        try:
+            return os.readlink(proc_dir / "ns/mnt")
+        except OSError:
+            return None
+
+    def loop_backings(self) -> list[tuple[str, str]]:
+        """(loop device, the file or device it is attached to) for every attached loop."""
+        found = []
+        for d in sorted((self.sys / "class/block").glob("loop*")):
+            try:
+                found.append((d.name, (d / "loop/backing_file").read_text().strip()))
+            except OSError:  # not attached
+                continue
+        return found
 
     def swaps(self) -> list[str]:
         lines = (self.proc / "swaps").read_text().splitlines()[1:]  # after the header
@@ -130,7 +171,7 @@ class _Host:
 
     def under_root(self) -> set[str]:
         """The device of /, its disk, and for LVM or md every device below it (slaves)."""
-        root = [m for m in self.mounts() if m["mount_point"] == "/"]
+        root = [m for m in self.own_mounts() if m["mount_point"] == "/"]
         if not root:
             return set()
         top = root[-1]  # later mounts stack on top of earlier ones

@@ -7,9 +7,9 @@ from tuninglab.recipes.load import load
 
 
 def test_only_what_the_command_line_changed_is_recorded():
-    recipe = load("doublewrite")  # quick: 5 s warm-up, 20 s measured, 5 repeats
+    recipe = load("doublewrite")  # quick: 20 s warm-up, 20 s measured, 5 repeats
     assert record._overrides(recipe.experiment("quick")) == {}
-    assert record._overrides(recipe.experiment("quick", repeats=5, warmup="5s")) == {}
+    assert record._overrides(recipe.experiment("quick", repeats=5, warmup="20s")) == {}
     assert record._overrides(recipe.experiment("quick", repeats=3, duration="30s")) == {
         "overrides": {"repeats": 3, "duration_s": 30.0}}
     assert record._overrides(recipe.experiment("full", warmup="1s")) == {

@@ -36,6 +36,8 @@ def check(site_dir: Path, default: Path) -> None:
 
 
 def mark(site_dir: Path) -> None:
-    """Mark a built site as the build's own: a later build may empty it."""
-    (Path(site_dir) / MARKER).write_text("built by invoke docs.build: a later build empties "
-                                         "this folder\n")
+    """Mark a built site as the build's own: a later build may empty it (nothing to mark
+    where no build wrote a folder)."""
+    if Path(site_dir).is_dir():
+        (Path(site_dir) / MARKER).write_text("built by invoke docs.build: a later build "
+                                             "empties this folder\n")

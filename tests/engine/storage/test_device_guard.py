@@ -3,6 +3,7 @@ made with mknod), then on this host: its root disk, and a loop device the test a
 
 import os
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -223,3 +224,17 @@ def test_a_loop_device_with_a_mounted_partition_is_refused(tmp_path):
             with pytest.raises(UserError, match=rf"refusing {disk}: {part} is mounted on"):
                 guard.check_device(disk, destroy_data=True)
         assert guard.parent_disk(Path(part).name) == Path(disk).name
+
+
+@pytest.mark.integration
+def test_a_loop_device_another_loop_device_is_attached_to_is_refused(loop):
+    """The issue's case (57): loop B attached to the named loop A; B's filesystem is its data."""
+    on_top = subprocess.run(["losetup", "--find", "--show", loop], capture_output=True,
+                            text=True, check=True).stdout.strip()
+    try:
+        with pytest.raises(UserError, match=rf"refusing {loop}: {loop} backs the loop device "
+                                            rf"{on_top} \(losetup\)"):
+            guard.check_device(loop, destroy_data=True)
+    finally:
+        subprocess.run(["losetup", "-d", on_top], check=True)
+    assert guard.check_device(loop, destroy_data=True) == loop

@@ -50,15 +50,25 @@ def held(path: Path):
         lock.close()
 
 
+# What the lab keeps in a work directory (besides MARKER and LOCK): a directory that holds
+# nothing else was made by it, before the mark existed or by a command that builds without a
+# run (`invoke lab.servers --build` makes servers/; the tests' own work directories below it).
+LAB_ENTRIES = {"runs", "templates", "servers", "progress", "sandboxes", "vm", "fleet",
+               "lab-state.json", "noise.json", "dynamic-variables.json", "bench-tpcc",
+               "lab-tests", "server-roots-tests"}
+
+
 def claim(path: Path) -> None:
-    """Mark the work directory as the lab's: a new or empty one, or one an earlier version of
-    the lab used before the mark existed (it holds the lab's lock file). Any other directory
-    that holds files is refused: what a failed run left is removed only where the lab made it."""
+    """Mark the work directory as the lab's: a new one, or one that holds only what the lab
+    keeps there, or one an earlier version of the lab ran in (it holds the lab's lock file).
+    Any other directory that holds files is refused: what a failed run left is removed only
+    where the lab made it."""
     if is_marked(path):
         return
     entries = sorted(p.name for p in path.iterdir())
-    if entries and LOCK not in entries:
-        shown = ", ".join(entries[:3]) + (", ..." if len(entries) > 3 else "")
+    if LOCK not in entries and set(entries) - LAB_ENTRIES:
+        foreign = sorted(set(entries) - LAB_ENTRIES)
+        shown = ", ".join(foreign[:3]) + (", ..." if len(foreign) > 3 else "")
         raise UserError(f"work directory {path}: holds files the lab did not make ({shown}); "
                         "a run removes what a failed run left in its work directory, so it "
                         "takes a new or empty directory, or one the lab made "

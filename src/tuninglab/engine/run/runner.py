@@ -157,13 +157,20 @@ def pending(plan, doc) -> list:
     return [r for r in plan.runs if r.key not in done]
 
 
+def todo_line(plan, todo, estimate: float) -> str:
+    """'doublewrite (quick): 10 of 10 runs to do, about 7m00s'; said again when the design
+    falls back to restarts, which take longer than the switchback first estimated."""
+    e = plan.experiment
+    return (f"{e.recipe.label} ({e.profile}): {len(todo)} of {len(plan.runs)} runs to do, "
+            f"about {human_seconds(estimate)}")
+
+
 def _measure(plan, binary, wd, saved, opts, devices, say, fallback=None):
     e = plan.experiment
     doc = saved.load(say)
     todo = pending(plan, doc)
     estimate = plan.estimate(todo, datadir.is_cached(wd, binary, e.dataset), doc is not None)
-    say(f"{e.recipe.label} ({e.profile}): {len(todo)} of {len(plan.runs)} runs to do, "
-        f"about {human_seconds(estimate)}")
+    say(todo_line(plan, todo, estimate))
     uncapped = memory.not_capped(memory.describe(e.dataset, e.recipe.in_lab_vm))
     if uncapped:
         say(uncapped)
@@ -192,6 +199,7 @@ def _measure(plan, binary, wd, saved, opts, devices, say, fallback=None):
             saved = Saved(wd, plan, binary)
             doc = saved.load(say)
             todo = pending(plan, doc)
+            say(todo_line(plan, todo, plan.estimate(todo, True, doc is not None)))
     doc = _document(doc, plan, binary, runs_dir, saved, opts, say, fallback)
     disk = doc["storage"]["device"]  # the work directory's device, recorded with the provenance
     clock = Progress(len(plan.runs), len(plan.runs) - len(todo), plan.run_seconds(), say)

@@ -65,9 +65,9 @@ def claim(path: Path) -> None:
     where the lab made it."""
     if is_marked(path):
         return
-    entries = sorted(p.name for p in path.iterdir())
-    if LOCK not in entries and set(entries) - LAB_ENTRIES:
-        foreign = sorted(set(entries) - LAB_ENTRIES)
+    entries = {p.name for p in path.iterdir()}
+    foreign = sorted(entries - LAB_ENTRIES)
+    if LOCK not in entries and foreign:
         shown = ", ".join(foreign[:3]) + (", ..." if len(foreign) > 3 else "")
         raise UserError(f"work directory {path}: holds files the lab did not make ({shown}); "
                         "a run removes what a failed run left in its work directory, so it "

@@ -1,7 +1,8 @@
 """Before a run formats a real disk (`--device /dev/sdX --destroy-data`): refuse a device that
 holds /, is mounted (in any mount namespace) or swap, backs a loop device, or belongs to md
-RAID, LVM, ZFS or device-mapper, down to each of its partitions. Reads /proc and /sys (roots are parameters so tests can fake a host) and asks
-blkid for on-disk signatures; it never writes anything.
+RAID, LVM, ZFS or device-mapper, down to each of its partitions. Reads /proc and /sys (roots are
+parameters so tests can fake a host) and asks blkid for on-disk signatures; it never writes
+anything.
 """
 
 import os

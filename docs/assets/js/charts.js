@@ -257,7 +257,7 @@
     var button = container.querySelector(".tl-normalise");
     container._figure = figure;
     container.setAttribute("data-rendered", "pending");  // drawn once, whatever comes next
-    plot("newPlot", container).then(function () {
+    var drawn = plot("newPlot", container).then(function () {
       container.setAttribute("data-rendered", "true");  // and fitted: what tests wait for
       openFileOnClick(container);
     });
@@ -268,6 +268,7 @@
         show(container, on ? "normalised" : "raw");
       });
     }
+    return drawn;
   }
 
   var fetched = {};
@@ -372,13 +373,47 @@
   // For folded-charts.js: a chart drawn folded is fitted once it is shown.
   window.tlFitChart = function (plot) { return fit(plot, 4); };
 
+  // A reader who follows a link to a place on a page (a result's "why", to the RAID page's
+  // warning) is taken there before the charts above it are drawn; drawn and fitted, they grow
+  // and push that place out of view, which the browser's scroll anchoring does not always
+  // make up for. Once the page's charts are drawn, the place is brought back into view,
+  // unless the reader has moved meanwhile (any wheel, touch, key or press since the page was
+  // shown).
+  var readerMoved = false;
+  ["wheel", "touchmove", "keydown", "mousedown"].forEach(function (kind) {
+    window.addEventListener(kind, function () { readerMoved = true; },
+      { capture: true, passive: true });
+  });
+
+  function keepLinkedPlace() {
+    var id = decodeURIComponent(location.hash.slice(1));
+    if (!id || !document.getElementById(id) || readerMoved) return;
+    // Followed as the browser follows a link to the place (as Material does it too): the
+    // place becomes :target, whose scroll margin keeps it clear of the header. A link outside
+    // the document is not seen by instant navigation, and one to the address the page is at
+    // adds no history entry.
+    var link = document.createElement("a");
+    link.href = location.hash;
+    link.click();
+  }
+
+  // data-tl-drawn on the body: this page's charts are drawn and the linked place is in view
+  // (what tests wait for after instant navigation, which keeps the body).
+  function drawn() {
+    keepLinkedPlace();
+    document.body.setAttribute("data-tl-drawn", "true");
+  }
+
   function drawAll() {
     var charts = document.querySelectorAll(".tl-chart:not([data-rendered])");
     var views = document.querySelectorAll(".tl-hostview:not([data-picker])");
-    if (!charts.length && !views.length) return;  // a page without charts loads no plotly.js
+    readerMoved = false;
+    document.body.removeAttribute("data-tl-drawn");
+    if (!charts.length && !views.length) return drawn();  // no chart: no plotly.js either
     loadPlotly().then(function () {
-      charts.forEach(draw);
+      var each = [].map.call(charts, draw);
       views.forEach(setUpPicker);
+      return Promise.all(each);
     }).catch(function (err) {
       charts.forEach(function (c) {
         var p = document.createElement("p");
@@ -386,7 +421,7 @@
         p.textContent = "The chart could not be drawn: " + err.message + ".";
         c.appendChild(p);
       });
-    });
+    }).then(drawn);
   }
 
   function recolour() {

@@ -14,16 +14,26 @@ from tuninglab.engine.host import workdir
 from tuninglab.engine.host.workdir import dir_bytes
 from tuninglab.engine.server import memory
 from tuninglab.engine.storage import sandbox
+from tuninglab.errors import UserError
 
 
 def undo_recorded(workdir: Path) -> list[str]:
     """Undo whatever a killed run left, newest first, as the work directory's ledger lists it:
-    the server's memory cgroups and the storage sandboxes' steps."""
+    the server's memory cgroups and the storage sandboxes' steps. The ledger is checked whole
+    first: one entry the lab could not have made here and nothing is undone."""
     ledger = Ledger(workdir)
+    entries = ledger.entries()
+    for number, entry in enumerate(entries, 1):
+        why = (memory.refusal(entry["path"], workdir) if entry["kind"] == "cgroup"
+               else sandbox.refusal(entry, entries, workdir))
+        if why:
+            raise UserError(f"{ledger.path}: entry {number} ({entry['kind']}) is not one the lab "
+                            f"makes in {workdir}: {why}. Nothing was undone; undo what the file "
+                            "lists by hand, then remove it")
     done = []
-    for entry in reversed(ledger.entries()):
+    for entry in reversed(entries):
         done.append(memory.remove(Path(entry["path"])) if entry["kind"] == "cgroup"
-                    else sandbox.undo(entry, workdir))
+                    else sandbox.undo(entry, workdir, entries))
         ledger.forget(entry)
     return done
 

@@ -89,10 +89,7 @@ class Cap:
 
     def __init__(self, workdir: Path, name: str, limit_bytes: int, where: tuple[str, Path]):
         self.version, root = where
-        # Named for the work directory too: two work directories on one host (two checkouts,
-        # a fleet's hosts on one machine) name their runs alike but must not share a cgroup.
-        place = hashlib.sha256(str(Path(workdir).resolve()).encode()).hexdigest()[:8]
-        self.path = root / f"{PREFIX}{place}-{name}"
+        self.path = root / f"{PREFIX}{_place(workdir)}-{name}"
         self.limit = limit_bytes
         self.ledger = Ledger(workdir)
         self.entry = None
@@ -138,10 +135,30 @@ class Cap:
         (self.path / name).write_text(f"{value}\n")
 
 
+def _place(workdir: Path) -> str:
+    # In a cgroup's name: two work directories on one host (two checkouts, a fleet's hosts on
+    # one machine) name their runs alike but must not share a cgroup.
+    return hashlib.sha256(str(Path(workdir).resolve()).encode()).hexdigest()[:8]
+
+
+def refusal(path: str, workdir: Path) -> str | None:
+    """Why a cgroup in a work directory's ledger (lab.clean reads it) is not one a run in that
+    work directory could have made, or None: the lab makes tuninglab-<place>-<name> directly
+    under a cgroup root, <place> naming the work directory."""
+    real = Path(os.path.realpath(path))
+    if real.parent not in (V1_ROOT, V2_ROOT) or Path(path) != real:
+        return f"{path} is not directly under {V1_ROOT} or {V2_ROOT}"
+    if not real.name.startswith(f"{PREFIX}{_place(workdir)}-"):
+        return f"{real.name} is not named for this work directory ({PREFIX}{_place(workdir)}-*)"
+    return None
+
+
 def remove(path: Path, timeout: float = 10) -> str:
     """Remove a cgroup the lab made (a directory named tuninglab-* under a cgroup root); its
     processes have just been killed and may take a moment to leave it."""
-    if not path.name.startswith(PREFIX) or not path.parent.is_relative_to("/sys/fs/cgroup"):
+    path = Path(path)
+    if not path.name.startswith(PREFIX) or Path(os.path.realpath(path)).parent not in (
+            V1_ROOT, V2_ROOT):
         raise UserError(f"refusing to remove {path}: not a cgroup the lab made")
     deadline = time.monotonic() + timeout
     while path.exists():

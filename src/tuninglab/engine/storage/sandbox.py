@@ -211,6 +211,16 @@ class Sandbox:
         self._made = []
 
 
+def _reattached(queue: dict, entries: list[dict]) -> str | None:
+    """A killed run's loop device, detached since and attached to another file: its queue
+    setting is no longer the sandbox's to restore."""
+    device = "/dev/" + QUEUE_PATH.fullmatch(queue["path"])[1]
+    for e in entries:
+        if e["kind"] == "loop" and e["device"] == device and _loop_backing(device) != e["backing"]:
+            return f"left {queue['path']} alone: {device} is no longer attached to {e['backing']}"
+    return None
+
+
 def have_tool(tool: str) -> bool:
     return any(Path(d, tool).exists() for d in os.environ.get("PATH", "").split(":")
                + ["/usr/sbin", "/sbin"])
@@ -239,14 +249,56 @@ def _loop_backing(device: str) -> str | None:
     return json.loads(out.stdout)["loopdevices"][0].get("back-file", "").split(" (")[0]
 
 
-def undo(entry: dict, workdir: Path) -> str:
+LOOP_DEVICE = re.compile(r"/dev/loop\d+")
+QUEUE_PATH = re.compile(r"/sys/block/([\w.-]+)/queue/(scheduler|read_ahead_kb)")
+QUEUE_VALUE = {"scheduler": re.compile(r"[\w-]+"), "read_ahead_kb": re.compile(r"\d+")}
+
+
+def refusal(entry: dict, entries: list[dict], workdir: Path) -> str | None:
+    """Why a storage entry of a work directory's ledger (lab.clean reads it) is not one a
+    sandbox in that work directory could have made, or None. A sandbox makes its mount point
+    and image directly in sandboxes/, attaches /dev/loopN to the image, and changes the queue
+    settings only of the device it mounted (its loop device, or the disk a user named)."""
+    sandboxes = Path(workdir).resolve() / "sandboxes"
+    kind = entry["kind"]
+    path = Path(entry.get("backing") or entry["path"]) if kind != "queue" else None
+    if path and Path(os.path.realpath(path)).parent != sandboxes:
+        return f"{path} is not directly in {sandboxes}"
+    if kind in ("file", "loop") and not path.name.endswith(".img"):
+        return f"{path} is not a sandbox's image (*.img)"
+    if kind == "loop" and not LOOP_DEVICE.fullmatch(entry["device"]):
+        return f"{entry['device']} is not a loop device"
+    if kind == "mount" and not entry["device"].startswith("/dev/"):
+        return f"{entry['device']} is not a device under /dev"
+    if kind == "queue":
+        return _queue_refusal(entry, entries)
+    return None
+
+
+def _queue_refusal(entry: dict, entries: list[dict]) -> str | None:
+    found = QUEUE_PATH.fullmatch(entry["path"])
+    if not found:
+        return f"{entry['path']} is not a block queue setting"
+    device, name = f"/dev/{found[1]}", found[2]
+    if not QUEUE_VALUE[name].fullmatch(entry["previous"]):
+        return f"{entry['previous'][:40]!r} is not a {name} value"
+    mounted = {e["device"] for e in entries if e["kind"] in ("loop", "mount")}
+    if device not in mounted:
+        return f"{device} is not a device this ledger attached or mounted"
+    return None
+
+
+def undo(entry: dict, workdir: Path, entries: list[dict] = ()) -> str:
     """Undo one recorded storage step (a queue setting, mount, loop device, mount point or file);
-    refuse anything outside the work directory."""
+    refuse anything outside the work directory. entries: the whole ledger, when a killed run's
+    steps are undone (lab.clean)."""
     kind = entry["kind"]
     inside = lambda p: Path(p).resolve().is_relative_to(Path(workdir).resolve())
     if kind == "queue":
-        if not re.fullmatch(r"/sys/block/[\w.-]+/queue/(scheduler|read_ahead_kb)", entry["path"]):
+        if not QUEUE_PATH.fullmatch(entry["path"]):
             raise UserError(f"refusing to write {entry['path']}: not a block queue setting")
+        if moved := _reattached(entry, entries):
+            return moved
         if Path(entry["path"]).exists():
             Path(entry["path"]).write_text(entry["previous"])
         return f"restored {entry['path']} to {entry['previous']}"

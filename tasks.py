@@ -162,10 +162,11 @@ def lab_noise(c, workdir=None, quick=False):
 @task(name="advise", help={
     "socket": "the server's socket (a local server: its host is read too)",
     "host": "or the server's host name or address (with --port)",
-    "port": "the server's TCP port (default 3306)",
+    "port": "the server's TCP port, 1-65535 (default: the --defaults-file's, or 3306)",
     "user": "the account to log in as: it needs only USAGE (and PROCESS on MySQL for the "
             "history list); the password comes from MYSQL_PWD or --defaults-file, never here",
-    "defaults_file": "an option file whose [client] group gives user and password",
+    "defaults_file": "an option file whose [client] group (and MariaDB's [client-server] and "
+                     "[client-mariadb]) gives user, password, port and ssl-ca, ssl-cert, ...",
     "json": "print JSON for a program",
     "markdown": "print Markdown a DBA can paste into a ticket",
     "examples": "write the 'Check your server' page's examples: start each of the guide's "
@@ -179,7 +180,7 @@ def lab_noise(c, workdir=None, quick=False):
                  "lab's own throwaway server, written into data/ like any result",
     "server": "with --calibrate: the server it runs (default mariadb-10.11)",
     "workdir": "with --calibrate: the work directory (default: ./work)"})
-def advise(c, socket=None, host=None, port=3306, user=None, defaults_file=None, json=False,
+def advise(c, socket=None, host=None, port=None, user=None, defaults_file=None, json=False,
            markdown=False, examples=False, on=None, inventory=None, calibrate=False,
            server=None, workdir=None):
     """What the guide's evidence says for a running server and its host: per topic, the current

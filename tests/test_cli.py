@@ -71,6 +71,20 @@ def test_recipe_list_shows_every_recipe_with_estimates():
     assert "quick " in result.stdout and "full " in result.stdout
 
 
+@pytest.mark.parametrize("place", ["/", "/etc", "home"])
+def test_a_dry_run_refuses_a_work_directory_the_run_would_refuse(tmp_path, place):
+    """Issue 57 ("decide"): a dry run in / or /etc planned a run that the run itself refuses;
+    it says so now, and writes nothing there."""
+    if place == "home":
+        place = tmp_path / "home"
+        (place / "notes").mkdir(parents=True)
+    before = sorted(p.name for p in Path(place).iterdir())
+    result = invoke("recipe", "redo-size", "--quick", "--dry-run", "--workdir", str(place))
+    assert result.returncode != 0 and "Traceback" not in result.stderr
+    assert f"work directory {place}: holds files the lab did not make" in result.stderr
+    assert sorted(p.name for p in Path(place).iterdir()) == before
+
+
 def test_dry_run_prints_the_plan_and_starts_nothing(tmp_path):
     result = invoke("recipe", "redo-size", "--quick", "--dry-run", "--workdir", str(tmp_path / "w"))
     assert result.returncode == 0, result.stderr

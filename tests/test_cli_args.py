@@ -48,9 +48,22 @@ def test_the_seed_reaches_the_run(tmp_path, started, seed, expected):
     assert started[0][1].seed == expected
 
 
-def test_repeats_that_are_not_a_number(tmp_path, started):
-    assert refused(tmp_path, started, repeats="many") == \
-        f"--repeats: expected a whole number from 1 to {MAX_REPEATS}, got 'many'"
+@pytest.mark.parametrize("repeats", ["many", "١٠", "²", "1e3", "-"])
+def test_repeats_that_are_not_a_number(tmp_path, started, repeats):
+    """Not even other scripts' digits, which Python's int() reads (issue 57: "decide")."""
+    assert refused(tmp_path, started, repeats=repeats) == (
+        f"--repeats: expected a whole number from 1 to {MAX_REPEATS} in the digits 0-9, "
+        f"got {repeats!r}")
+
+
+@pytest.mark.parametrize("value", ["١٠s", "١M", "١٠"])
+def test_durations_sizes_and_counts_take_the_digits_0_to_9_only(value):
+    from tuninglab import units
+    with pytest.raises(ValueError):
+        units.seconds(value)
+    with pytest.raises(ValueError):
+        units.size_bytes(value)
+    assert units.whole_number(value) is None and units.whole_number(" 10 ") == 10
 
 
 @pytest.mark.parametrize("name", ["../../x", "/etc/passwd", "doublewrite/../redo-size",

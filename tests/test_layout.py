@@ -2,7 +2,8 @@
 (imports inside functions count too), and the size of a module.
 
 The layers, each importing only its own package and the layers below it:
-  0. the base: tuninglab.errors, tuninglab.units, tuninglab.files import no other tuninglab module;
+  0. the base: tuninglab.errors, tuninglab.units, tuninglab.files, tuninglab.visible import no
+     other tuninglab module;
   1. tuninglab.results sits on the base;
   2. tuninglab.recipes sits on results (the metric table, results/metrics.py) and the base; so
      results never imports recipes;
@@ -26,7 +27,7 @@ from helpers import REPO
 
 SRC = REPO / "src"
 PACKAGE = SRC / "tuninglab"
-LAYERS = [("errors", "units", "files"), ("results",), ("recipes",), ("engine", "site", "contrib"),
+LAYERS = [("errors", "units", "files", "visible"), ("results",), ("recipes",), ("engine", "site", "contrib"),
           ("calibrate", "campaign", "advise"), ("bench", "fleet"), ("cli",)]
 LAYER = {part: n for n, parts in enumerate(LAYERS) for part in parts}
 MAX_LINES = 400

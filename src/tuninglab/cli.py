@@ -6,7 +6,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from tuninglab import files
+from tuninglab import files, units
 from tuninglab.contrib import check
 from tuninglab.engine.run import leftovers, runner, stop_rule
 from tuninglab.engine.host import workdir as workdir_mod
@@ -38,11 +38,11 @@ def guard(func, *args, **kwargs):
 def _count_option(name, value):
     if value is None:
         return None
-    try:
-        return int(value)
-    except ValueError:
-        raise UserError(f"--{name}: expected a whole number from 1 to {MAX_REPEATS}, "
-                        f"got {value!r}") from None
+    number = units.whole_number(value)
+    if number is None:
+        raise UserError(f"--{name}: expected a whole number from 1 to {MAX_REPEATS} in the "
+                        f"digits 0-9, got {value!r}")
+    return number
 
 
 def _seed(value) -> int:
@@ -254,8 +254,10 @@ def fleet_run(name, *, names=None, inventory=None, quick=False, profile=None, va
     profile = profile_name(quick, profile)
     _check_names(name, variant)
     parallel = 4 if parallel is None else parallel
-    if not str(parallel).isdigit():
-        raise UserError(f"--parallel: expected a whole number of hosts, got {parallel!r}")
+    if units.whole_number(parallel) is None:
+        raise UserError(f"--parallel: expected a whole number of hosts (digits 0-9), "
+                        f"got {parallel!r}")
+    parallel = units.whole_number(parallel)
     extra = [(f"--{k}", str(v)) for k, v in (("repeats", _count_option("repeats", repeats)),
                                              ("duration", duration), ("warmup", warmup))
              if v is not None]
@@ -279,7 +281,7 @@ def bench(only=None, say=print):
     suite.run(only, say)
 
 
-def advise(socket=None, host=None, port=3306, user=None, defaults_file=None, json=False,
+def advise(socket=None, host=None, port=None, user=None, defaults_file=None, json=False,
            markdown=False, examples=False, on=None, inventory=None, calibrate=False,
            server=None, workdir=None, say=say) -> int:
     """`invoke advise`: the evidence for a running server, read-only (advise/report.py); on
@@ -305,14 +307,13 @@ def advise(socket=None, host=None, port=3306, user=None, defaults_file=None, jso
         raise UserError("name the server with --socket PATH or with --host NAME (and --port)")
     if json and markdown:
         raise UserError("--json and --markdown are two forms of one report: choose one")
-    try:
-        port = int(port)
-    except (TypeError, ValueError):
-        raise UserError(f"--port {port!r}: expected a whole number") from None
+    # Taken as text (invoke's own int() would end in a traceback) and checked here; without
+    # it, the --defaults-file's port or 3306.
+    port = None if port is None else server_facts.port_number(port)
     form = "json" if json else "markdown" if markdown else "table"
     if on:
         from tuninglab.fleet import advise_on
-        args = advise_on.remote_args(socket, host, port, user, defaults_file, form)
+        args = advise_on.remote_args(socket, host, port or 3306, user, defaults_file, form)
         return advise_on.advise_on(on, inventory, args, os.environ.get("MYSQL_PWD"), say,
                                    progress=lambda line: print(line, file=sys.stderr))
     target = server_facts.Target(socket or "", host or "", port, user or "",

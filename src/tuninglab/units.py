@@ -3,11 +3,23 @@ whether a server variable read back is the value that was written."""
 
 import re
 
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
+# re.ASCII: \d is then 0-9 only (see whole_number).
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$", re.ASCII)
 # A duration as human_seconds() prints it, hours to seconds in order: 1h30m, 2m05s, 1h02m30s.
-_COMPOUND = re.compile(r"^\s*(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+)s)?\s*$")
+_COMPOUND = re.compile(r"^\s*(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+)s)?\s*$", re.ASCII)
 _SCALE = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, None: 1}
-_SIZE = re.compile(r"^\s*(\d+)\s*([KMGT]?)B?\s*$", re.IGNORECASE)
+_SIZE = re.compile(r"^\s*(\d+)\s*([KMGT]?)B?\s*$", re.IGNORECASE | re.ASCII)
+_WHOLE = re.compile(r"[0-9]{1,18}")
+
+
+def whole_number(value) -> int | None:
+    """A whole number as people type it ('12', 12) or None. Only the digits 0-9: Python's
+    int() also reads other scripts' digits ('١٠'), and str.isdigit() passes superscripts
+    ('²') that int() then refuses. A recipe or command line states what a reader types again."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    text = str(value).strip()
+    return int(text) if _WHOLE.fullmatch(text) else None
 
 
 def seconds(value) -> float:

@@ -53,3 +53,29 @@ def test_markdown_links_each_topic_and_escapes_a_pipe():
     assert "| [Mount options](u/mount/) | ext4: rw\\|odd |" in text
     assert "`invoke recipe flush-log-at-trx-commit --quick` (5m)" in text
     assert text.count("\n| [") == 2
+
+
+def hostile_rows():
+    """A row whose value a server chose: escape codes, a line break forging a line, HTML."""
+    value = "x\x1b[2J\nerror: forged <script>alert(1)</script> *b* _i_ [l](u) `c` a|b &amp;"
+    return [replace(rows()[1], reading=Reading(value, None))]
+
+
+def test_the_terminal_shows_a_servers_control_characters_as_escapes():
+    s = server(version="10.11.14-MariaDB\x1b]0;owned\x07\r\nerror: forged")
+    text = output.terminal(s, host(), hostile_rows(), "mariadb 10.11", "")
+    assert "\x1b" not in text and "\x07" not in text and "\r" not in text
+    assert not any(line.startswith("error:") for line in text.splitlines())
+    assert "10.11.14-MariaDB\\x1b]0;owned\\x07\\r\\nerror: forged" in text.splitlines()[0]
+    assert "x\\x1b[2J\\nerror:" in text
+
+
+def test_markdown_escapes_html_and_markdown_in_a_cell():
+    s = server(version="10.11.14-MariaDB <img src=x onerror=alert(1)>")
+    text = output.markdown(s, host(), hostile_rows(), "mariadb 10.11", "")
+    assert "<script>" not in text and "<img" not in text
+    row = next(line for line in text.splitlines() if line.startswith("| [Mount"))
+    assert ("| x\\\\x1b\\[2J\\\\nerror: forged &lt;script&gt;alert(1)&lt;/script&gt; \\*b\\* "
+            "\\_i\\_ \\[l\\](u) \\`c\\` a\\|b &amp;amp; |") in row
+    assert row.replace("\\|", "").count("|") == 6  # the five cells still end where they should
+    assert "`invoke recipe mount-options --quick --device SPARE_DEVICE` (20m)" in row

@@ -445,3 +445,16 @@ def test_a_plan_no_recipe_asks_for(tmp_path, where, key, value, message):
     doc[where][key] = value
     path, problems = problems_of(tmp_path, doc)
     assert f"{path}: {where}/{key}: {message}" in problems
+
+
+def test_a_calibration_record_is_never_a_contribution(committed_data, tmp_path):
+    """Issue 57: `data.check --contributions --path data/calibrations/<forged>.json` reported
+    nothing, where CI refuses the file; now both say why (pull_request.py says it too)."""
+    forged = tmp_path / "calibrations" / "20261201T000000Z-0badc0de.json"
+    forged.parent.mkdir()
+    forged.write_bytes(next((committed_data / "calibrations").glob("*.json")).read_bytes())
+    assert check.check_paths([forged]) == []  # a valid record, as the project's
+    problems = check.check_paths([forged], contributions=True)
+    assert problems == [f"{forged}: an A/A calibration record: it sets how wide every pooled "
+                        "interval of its host class is, so only the project's own machines add "
+                        "them (invoke lab.noise)"]

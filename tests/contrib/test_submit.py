@@ -221,6 +221,24 @@ def test_the_contribution_block_is_added_and_the_file_passes_data_check(tmp_path
     assert check.check_file(target) == []
 
 
+FORGED_NOISE = {"host_id": "0123456789abcdef", "measured": "2026-11-30T00:00:00+00:00",
+                "switchback": {"per_second_pct": 0.01}, "restart": {"run_to_run_pct": 0.01}}
+
+
+def test_a_noise_block_is_left_out_and_a_contribution_that_has_one_refused(tmp_path):
+    """Issue 57: a forged noise block (0.01% spreads) passed; noise figures come only from the
+    project's own runs."""
+    doc = {**alice_doc(), "noise": FORGED_NOISE}
+    target, lines = run(tmp_path, doc)
+    assert "noise" not in json.loads(target.read_text())
+    assert any("left out the result's noise block" in line for line in lines)
+    forged = tmp_path / "forged" / target.relative_to(tmp_path / "data")
+    forged.parent.mkdir(parents=True)
+    forged.write_text(json.dumps({**json.loads(target.read_text()), "noise": FORGED_NOISE}))
+    problems = check.check_file(forged, project_hosts={})
+    assert any("noise: a contribution carries no noise block" in p for p in problems)
+
+
 def test_statistics_of_an_older_version_are_recomputed_not_refused(tmp_path):
     """A result made before the interval was taken on the log scale, with the method it names,
     and one whose statistics were edited: both come out with what their runs give."""
@@ -344,8 +362,9 @@ def own_result(tmp_path) -> Path:
 
 
 @pytest.mark.parametrize("words, kind", [
-    ("governor set with cpupower -performance", "-p<password> arguments"),
+    ("loaded with mysql -uroot -pperformance", "-p<password> arguments"),
     ("password=x", "secret-looking NAME=value variables"),
+    ("user made with IDENTIFIED BY 'x'", "passwords in SQL"),
 ])
 def test_a_description_that_reads_as_a_credential_is_refused_before_anything(tmp_path, words,
                                                                               kind):
@@ -357,6 +376,14 @@ def test_a_description_that_reads_as_a_credential_is_refused_before_anything(tmp
     assert str(info.value).startswith(f"--description: reads as a credential to data.check "
                                       f"({kind}), which would refuse the file; expected words")
     assert written.read_bytes() == before
+
+
+def test_a_word_that_begins_with_p_is_a_word_not_a_password(tmp_path):
+    """-performance is no MySQL client's -p<password>: the description is kept as written."""
+    target, _ = run(tmp_path, description="governor set with cpupower -performance")
+    assert json.loads(target.read_text())["contribution"]["description"] == \
+        "governor set with cpupower -performance"
+    assert check.check_file(target) == []
 
 
 def test_a_run_s_own_file_that_fails_once_prepared_is_put_back_not_removed(tmp_path,

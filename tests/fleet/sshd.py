@@ -3,9 +3,12 @@ commands on several hosts over SSH with Fabric): each `Sshd` is a real /usr/sbin
 host key, port, config and log in a directory of the test, accepting root with one throwaway client
 key. `stop()` cuts the connections like a host going away mid-run; `restart()` brings the host back
 on the same port with the same host key. Nothing leaves the machine; nothing is installed in /etc.
+The fleet checks host keys as OpenSSH does: `known_hosts(hosts, path)` writes the file an
+inventory's `known_hosts` key names (as `ssh-keyscan -p PORT 127.0.0.1` would write it).
 
     with sshd_hosts(tmp_path, 2) as (hosts, key):
         hosts[0].connection(key).run("echo hi")
+        known = known_hosts(hosts, tmp_path / "known_hosts")
 """
 
 import os
@@ -99,6 +102,7 @@ class Sshd:
         self.pidfile = self.dir / "sshd.pid"
         self.proc: subprocess.Popen | None = None
         host_key = _keygen(self.dir / "host_ed25519", f"fleet-test-{name}")
+        self.host_pub = host_key.with_name(host_key.name + ".pub")
         authorized = self.dir / "authorized_keys"
         authorized.write_text(Path(client_pub).read_text())
         self.config = self.dir / "sshd_config"
@@ -207,6 +211,13 @@ class Sshd:
                                  connect_kwargs={"key_filename": str(key), "look_for_keys": False,
                                                  "allow_agent": False}, **kwargs)
 
+    @property
+    def known_hosts_line(self) -> str:
+        """Its host key as a known_hosts line names it: [address]:port (not port 22), key type and
+        key, without the comment."""
+        kind, key = self.host_pub.read_text().split()[:2]
+        return f"[{self.address}]:{self.port} {kind} {key}"
+
     def __enter__(self) -> Self:
         return self.start()
 
@@ -215,6 +226,13 @@ class Sshd:
 
     def __repr__(self) -> str:
         return f"Sshd({self.name!r}, {self.address}:{self.port})"
+
+
+def known_hosts(hosts, path: Path) -> Path:
+    """A known_hosts file at path holding each host's key: what an inventory's `known_hosts`
+    names, so the fleet's connections know these hosts (and the user's ~/.ssh is left alone)."""
+    Path(path).write_text("".join(h.known_hosts_line + "\n" for h in hosts))
+    return Path(path)
 
 
 @contextmanager

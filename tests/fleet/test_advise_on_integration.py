@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from fleet.sshd import needs_sshd, sshd_hosts
+from fleet.sshd import known_hosts, needs_sshd, sshd_hosts
 from helpers import needs_real_server
 from tuninglab import files
 from tuninglab.advise import examples
@@ -26,9 +26,10 @@ def test_advise_runs_on_a_fleet_host_and_brings_its_report_home(tmp_path):
     with sshd_hosts(tmp_path / "sshd", 1) as (servers, key), \
             examples.dated_server("mariadb-10.11", tmp_path / "db",
                                   say=lambda _line: None) as (server, password):
+        known = known_hosts(servers, tmp_path / "known_hosts")   # the host's key, checked
         (tmp_path / "fleet.toml").write_text(
             f'[hosts.a]\naddress = "127.0.0.1"\nport = {servers[0].port}\nuser = "root"\n'
-            f'key = "{key}"\nworkdir = "{tmp_path / "a"}"\n')
+            f'key = "{key}"\nworkdir = "{tmp_path / "a"}"\nknown_hosts = "{known}"\n')
         out, progress = [], []
         args = ["--socket", str(server.socket), "--user", examples.ADVISOR, "--json"]
         status = advise_on.advise_on("a", str(tmp_path / "fleet.toml"), args, password,

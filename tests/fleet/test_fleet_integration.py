@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from fleet.sshd import needs_sshd, sshd_hosts
+from fleet.sshd import known_hosts, needs_sshd, sshd_hosts
 from tuninglab import files
 from tuninglab.contrib import check
 from tuninglab.fleet import inventory, run, survey
@@ -26,9 +26,11 @@ def fleet(tmp_path):
     repo = tmp_path / "repo"   # the committed revision, whatever this checkout's tree holds
     subprocess.run(["git", "clone", "-q", str(files.PROJECT_DIR), str(repo)], check=True)
     with sshd_hosts(tmp_path / "sshd", 2) as (servers, key):
-        text = "".join(f'[hosts.{name}]\naddress = "127.0.0.1"\nport = {s.port}\nuser = "root"\n'
-                       f'key = "{key}"\nworkdir = "{tmp_path / name}"\n\n'
-                       for name, s in zip("ab", servers))
+        known = known_hosts(servers, tmp_path / "known_hosts")   # the hosts' keys, checked
+        text = f'[defaults]\nknown_hosts = "{known}"\n\n'
+        text += "".join(f'[hosts.{name}]\naddress = "127.0.0.1"\nport = {s.port}\nuser = "root"\n'
+                        f'key = "{key}"\nworkdir = "{tmp_path / name}"\n\n'
+                        for name, s in zip("ab", servers))
         (tmp_path / "fleet.toml").write_text(text)
         hosts = inventory.hosts(None, str(tmp_path / "fleet.toml"))
         yield hosts, dict(zip("ab", servers)), repo
@@ -71,6 +73,8 @@ def test_a_fleet_runs_reports_a_lost_host_and_resumes_it(fleet, tmp_path):
                                                               ["revision"], job)}
     for path in fetched:
         assert check.check_file(path) == []
+    # contributions (no host is marked `project = true`), each with the id its host reported
+    assert all(d["contribution"]["tool"] == "data.submit" for d in docs)
     table = "\n".join(lines)
     assert "innodb_doublewrite" in table and "verdict" in table
 

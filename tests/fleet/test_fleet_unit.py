@@ -11,6 +11,7 @@ from fabric import Connection
 from fabric.testing.base import Command, MockRemote, Session
 from paramiko.ssh_exception import NoValidConnectionsError
 
+from fleet.fakes import FakeRemote, wanted_of
 from helpers import DATA, committed_data_files
 from tuninglab.contrib import check
 from tuninglab.engine.host import hostinfo
@@ -217,20 +218,6 @@ def test_output_reaches_the_host_log_whole_lines_at_a_time():
     assert got == ["[1/4] abc", "wrote x"]
 
 
-class FakeRemote:
-    """The two calls fetch.results makes, on a local file standing for the host's."""
-
-    def __init__(self, source):
-        self.source = source
-
-    def written(self, run_id):
-        return [f"/root/tuninglab-fleet/trees/f/data/doublewrite/{self.source.name}"]
-
-    def fetch(self, remote_path, local):
-        local.write_text(self.source.read_text())
-        return local
-
-
 def test_a_fetched_result_is_scrubbed_marked_checked_and_kept_once(tmp_path):
     name = next(p for p in committed_data_files() if p.startswith("doublewrite/"))
     source = tmp_path / name.split("/")[1]
@@ -238,13 +225,14 @@ def test_a_fetched_result_is_scrubbed_marked_checked_and_kept_once(tmp_path):
     doc["storage"]["path"] = "/root/tuninglab-fleet/work/runs"
     doc["server"]["options_text"] = "--x API_TOKEN=s3cret"
     source.write_text(json.dumps(doc))
-    kept = fetch.results(FakeRemote(source), "abcdef012345", tmp_path / "data", "db1")
+    kept = fetch.results(FakeRemote(source), "abcdef012345", tmp_path / "data", wanted_of(doc))
     assert [p.parent.name for p in kept] == ["doublewrite"] and kept[0].name == source.name
     text = kept[0].read_text()
     assert "/root/" not in text and "s3cret" not in text
     assert json.loads(text)["fleet"] == {"run": "abcdef012345", "host": "db1"}
-    assert check.check_file(kept[0]) == []
-    again = fetch.results(FakeRemote(source), "abcdef012345", tmp_path / "data", "db1")
+    assert json.loads(text)["contribution"]["tool"] == "data.submit"   # no `project = true`
+    assert check.check_file(kept[0], project_hosts={}) == []
+    again = fetch.results(FakeRemote(source), "abcdef012345", tmp_path / "data", wanted_of(doc))
     assert again == kept   # a resumed fleet run keeps the file it fetched
     rows = fetch.verdict_table([Host("db1", "db1", "root")],
                                {"db1": {"status": "done", "files": [str(kept[0])]}}, tmp_path)

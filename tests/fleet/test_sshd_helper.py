@@ -43,8 +43,9 @@ def _wait_for(condition, timeout=10.0):
 
 def test_fabric_runs_puts_and_gets(tmp_path, home):
     with sshd_hosts(tmp_path, 1) as ([host], key):
-        # The plain Connection the fleet code would make: Fabric accepts the unknown host key
-        # (AutoAddPolicy) in memory only, with no prompt and no known_hosts file (see `home`).
+        # A plain Connection: Fabric alone accepts the unknown host key (AutoAddPolicy) in
+        # memory only, with no prompt and no known_hosts file (see `home`). The fleet's own
+        # connections check it (test_fleet_hostkeys.py; sshd.known_hosts gives them the keys).
         c = fabric.Connection(host=host.address, port=host.port, user="root",
                               connect_kwargs={"key_filename": str(key), "look_for_keys": False,
                                               "allow_agent": False})

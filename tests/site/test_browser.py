@@ -183,7 +183,8 @@ def test_a_hostile_result_file_shows_as_text_and_runs_nothing(browser, hostile_s
         chart = pg.locator(".tl-chart:has(.tl-normalise)").first
         legend = chart.locator(".legendtext").all_text_contents()
         assert len(legend) == main_hosts(hostile_site)
-        [hostile_trace] = [i for i, name in enumerate(legend) if name.startswith(IMG + QUOTES)]
+        [hostile_trace] = [i for i, name in enumerate(legend)
+                           if name.startswith("contributed: " + IMG + QUOTES)]
         chart.evaluate("c => Plotly.Fx.hover(c.querySelector('.tl-plot'), "
                        f"[{{curveNumber: {hostile_trace}, pointNumber: 1}}])")
         hover = chart.locator(".hoverlayer").text_content()

@@ -163,6 +163,5 @@ def test_a_contributed_verdict_says_so_folded_or_first():
     doc = json.loads(next(DATA.glob("doublewrite/*.json")).read_text())
     assert "contributed" not in verdict_tables._host_note(doc, True)
     doc["contribution"] = {"submitted": "2026-11-24T00:00:00+00:00", "description": "a box"}
-    assert verdict_tables._host_note(doc, True).startswith("a box, ")
-    assert "contributed" in verdict_tables._host_note(doc, True).split("; ")
+    assert verdict_tables._host_note(doc, True).startswith("contributed: a box, ")
     assert verdict_tables._host_note(doc, False).split("; ")[0] == "contributed"

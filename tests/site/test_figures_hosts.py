@@ -44,8 +44,7 @@ def test_one_series_per_host_holding_its_latest_result():
     new_a = result(HOST_A, "2026-11-22T10:00:00+00:00", tps=[200, 190])
     figure = charts.results_bars([old_a, new_a, b], "tps")
     assert [t["y"] for t in figure["data"]] == [[300, 280], [200, 190]]  # oldest latest first
-    assert [t["name"] for t in figure["data"]] == ["host B", "AMD EPYC, 2 cores, 24 GiB, VM, "
-                                                              "virtio disk, mariadb 10.11.19"]
+    assert [t["name"] for t in figure["data"]] == ["contributed: host B", f"{NAME}"]
 
 
 def test_the_projects_machines_of_one_kind_are_one_host_class():
@@ -73,9 +72,9 @@ def test_series_name_is_the_contribution_description_else_hardware_and_server():
     assert describe.host_name(doc) == "unknown CPU, virtio disk, mariadb 10.11.19"
     doc["contribution"] = {"description": "my laptop, NVMe", "submitted": "2026-11-23T00:00:00Z",
                            "tool": "data.submit"}
-    assert describe.host_name(doc) == "my laptop, NVMe"
+    assert describe.host_name(doc) == "contributed: my laptop, NVMe"
     doc["contribution"] = {"submitted": "2026-11-23T00:00:00Z", "tool": "data.submit"}
-    assert describe.host_name(doc) == "unknown CPU, virtio disk, mariadb 10.11.19"  # none
+    assert describe.host_name(doc) == "contributed: unknown CPU, virtio disk, mariadb 10.11.19"
 
 
 def test_a_long_cpu_name_is_cut_before_the_server_never_the_server():
@@ -92,13 +91,14 @@ def test_a_long_cpu_name_is_cut_before_the_server_never_the_server():
 def test_long_names_are_cut_and_alike_names_get_the_host_id():
     doc = result(contribution={"description": "x" * 500, "submitted": "2026-11-23T00:00:00Z",
                                "tool": "data.submit"})
-    assert len(describe.host_name(doc)) == 60 and describe.host_name(doc).endswith("\u2026")
+    name = describe.host_name(doc).removeprefix("contributed: ")  # the mark is never cut
+    assert len(name) == 60 and name.endswith("\u2026")
     given = {"submitted": "2026-11-23T00:00:00Z", "tool": "data.submit"}
     twins = charts.results_bars([result(HOST_A, contribution=given),
                                  result(HOST_B, "2026-11-23T00:00:00+00:00", contribution=given)],
                                 "tps")
     assert [t["name"] for t in twins["data"]] == [
-        f"{NAME} (aaaaaaaa, contributed)", f"{NAME} (bbbbbbbb, contributed)"]
+        f"contributed: {NAME} (aaaaaaaa)", f"contributed: {NAME} (bbbbbbbb)"]
 
 
 # Hover
@@ -295,7 +295,7 @@ def test_hostile_text_in_a_results_chart_is_inert(monkeypatch):
     trace = figure["data"][1]
     # The text survives, as text: escaped once for plotly, whose labels read entities.
     assert trace["x"] == [describe.esc(IMG), describe.esc(SCRIPT + QUOTES)]
-    assert html.unescape(trace["name"]) == (IMG + QUOTES + LONG)[:59] + "\u2026"
+    assert html.unescape(trace["name"]) == "contributed: " + (IMG + QUOTES + LONG)[:59] + "\u2026"
     hover = html.unescape(trace["customdata"][1] + trace["meta"])
     for text in (IMG, SCRIPT, QUOTES, LONG):
         assert text in hover
@@ -349,7 +349,7 @@ def test_beyond_max_hosts_the_others_are_one_series_of_their_median_and_quartile
     assert len(names) == charts.MAX_HOSTS + 1
     assert names[-1] == "5 other hosts (median)"
     assert sum(n.startswith("AMD EPYC") for n in names) == 2  # the project's own stay
-    assert "host 0" not in names and "host 22" in names       # the oldest are aggregated
+    assert "contributed: host 0" not in names and "contributed: host 22" in names  # oldest out
     others = figure["data"][-1]
     assert others["y"] == [20.0, 10.0]                       # hosts 0-4: 0, 10, 20, 30, 40
     assert others["error_y"]["array"] == [10.0, 5.0] and others["customdata"][0] == "5 hosts"

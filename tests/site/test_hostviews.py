@@ -51,7 +51,7 @@ def test_the_build_writes_an_index_and_one_file_per_host_and_variant(tmp_path):
     counts = hostviews.write(site, data)
     main = site / "assets" / "hosts" / "doublewrite" / "_main"
     index = json.loads((main / "index.json").read_text())
-    assert [h["name"] for h in index["hosts"]][1] == "host B"
+    assert [h["name"] for h in index["hosts"]][1] == "contributed: host B"
     assert [h["contributed"] for h in index["hosts"]] == [False, True]
     assert index["default"] == index["hosts"][0]["key"]
     files = sorted(p.name for p in main.glob("*.json"))

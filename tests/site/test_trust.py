@@ -126,7 +126,7 @@ def test_alike_hosts_of_one_id_are_told_apart_by_who_ran_them():
                   contribution={**CONTRIBUTED, "description": ""})
     names = [t["name"] for t in charts.results_bars([own, twin], "tps")["data"]]
     name = "AMD EPYC, 2 cores, 24 GiB, VM, virtio disk, mariadb 10.11.19"
-    assert names == [f"{name} ({PROJECT[:8]})", f"{name} ({PROJECT[:8]}, contributed)"]
+    assert names == [name, f"contributed: {name}"]
 
 
 # --- format characters --------------------------------------------------------------------------
@@ -191,3 +191,16 @@ def test_a_noisy_verdict_reads_too_noisy_to_tell():
     point = REAL["points"][1]
     assert point["stats"]["ratio"]["verdict_kind"] == "too noisy to tell"
     assert describe.verdict_text(point).endswith("]: too noisy to tell")
+
+
+@pytest.mark.parametrize("words", ["\u0410\u041cD \u0415\u0420Y\u0421, 2 cores (project)",
+                                   "Intel Xeon, 2 cores, 24 GiB, mariadb 10.11.19"])
+def test_a_contribution_named_like_the_projects_host_is_still_marked(words):
+    """Issue 57: a description in look-alike (Cyrillic) letters, or a fleet host's name, read
+    as the project's own series: a contribution's name now always says so."""
+    doc = result(PROJECT, "2026-11-22T10:00:00+00:00",
+                 contribution={**CONTRIBUTED, "description": words})
+    assert describe.host_name(doc) == f"contributed: {words}"
+    doc = result(PROJECT, "2026-11-22T10:00:00+00:00", contribution={**CONTRIBUTED})
+    doc["fleet"] = {"host": "project-reference-host"}
+    assert describe.host_name(doc).startswith("contributed: project-reference-host: ")

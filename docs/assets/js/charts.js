@@ -361,8 +361,7 @@
       index.hosts.slice().reverse().forEach(function (host) {  // newest first
         var option = document.createElement("option");
         option.value = host.key;
-        option.textContent = host.name + " (" + (host.contributed ? "contributed, " : "") +
-          host.started + ")";
+        option.textContent = host.name + " (" + host.started + ")";  // a name says contributed
         select.appendChild(option);
       });
       select.value = shown;

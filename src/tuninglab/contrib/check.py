@@ -25,6 +25,7 @@ from tuninglab.files import DATA_DIR
 from tuninglab.recipes.load import MAX_RECIPE_TEXT, list_names, load_all, recipe_path
 from tuninglab.recipes.model import PLAIN_NAME
 from tuninglab.recipes.reader import Reader
+from tuninglab.visible import visible
 from tuninglab.results import calibrations, document, stats
 from tuninglab.results.result import Result
 
@@ -77,6 +78,8 @@ def check_file(path, project_hosts=None, stored_stats=True) -> list[str]:
     adds; stored_stats=False leaves out the statistics, which data.submit recomputes."""
     path = Path(path)
     if path.parent.name == calibrations.DIR:  # an A/A calibration record, not a result
+        if project_hosts is not None:  # as CI's pull request check (pull_request.py) says
+            return [one_line(f"{path}: {calibrations.NOT_CONTRIBUTED}")]
         return [one_line(line) for line in calibrations.problems(path)]
     doc, problems = load(path)
     if doc is not None:
@@ -337,8 +340,7 @@ def check_location(doc: dict, path: Path) -> list[str]:
 def one_line(text: str) -> str:
     """Control characters escaped (a line cannot forge another, nor a terminal's colours) and a
     long line cut in the middle, keeping the file, the path and what was expected."""
-    text = "".join(c.encode("unicode_escape").decode("ascii")
-                   if unicodedata.category(c) in ("Cc", "Cf", "Cs") else c for c in text)
+    text = visible(text)
     if len(text) > MAX_LINE:
         text = text[:MAX_LINE * 2 // 3] + " ... " + text[-MAX_LINE // 3:]
     return text

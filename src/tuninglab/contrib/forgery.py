@@ -124,6 +124,9 @@ def check_contribution(doc: dict, hosts: dict[str, Path]) -> list[str]:
     if "contribution" not in doc:
         return [at("contribution", "missing: a pull request adds contributed results only; "
                                    "expected a result prepared by invoke data.submit")]
+    if "noise" in doc:
+        return [at("noise", "a contribution carries no noise block: noise figures come only from "
+                            "the project's own runs (invoke data.submit leaves it out)")]
     host = Result(doc).host_id
     for project_host, path in hosts.items():
         if host[:HOST_PREFIX] == project_host[:HOST_PREFIX]:

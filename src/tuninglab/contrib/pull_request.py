@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tuninglab.contrib import check
+from tuninglab.results import calibrations
 from tuninglab.results.calibrations import DIR as CALIBRATIONS  # the project's A/A records
 
 RESULT, CLAIMS, HISTORICAL = "result file", "claims file", "historical file"
@@ -94,9 +95,7 @@ def refusal(change: Change, checkout: Path) -> str | None:
     if not stat.S_ISREG(mode):
         return f"not a regular file in the checkout: {itself}"
     if change.path.startswith(f"data/{CALIBRATIONS}/"):
-        return ("an A/A calibration record: it sets how wide every pooled interval of its host "
-                "class is, so only the project's own machines add them (invoke lab.noise); "
-                f"{EXPECTED}")
+        return f"{calibrations.NOT_CONTRIBUTED}; {EXPECTED}"
     if kind(change.path) is None:
         return f"not a result file, a claims file or a historical file; {EXPECTED}"
     return None

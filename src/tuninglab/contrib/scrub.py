@@ -12,9 +12,21 @@ Paths:
 - anything else is kept: system paths (/usr/sbin/mariadbd, /dev/loop3, /proc, /sys) say what ran
   where. Other paths outside system directories are listed, for the contributor to look at.
 
-Credentials lose their value in any case (the count of each kind is reported, never a value):
-secret-looking variables (MYSQL_PWD=..., API_TOKEN=...), password options (--password=...,
---mysql-password ..., -p...) and the password of a URL (mysql://user:...@host).
+Credentials lose their value in any case, quoted or not (the count of each kind is reported,
+never a value; CREDENTIALS):
+- secret-looking variables: MYSQL_PWD=..., API_TOKEN=..., password = ..., and in any case a
+  name ending as a secret's does (aws_secret_access_key=..., mysql_pwd=..., client_secret=...);
+- password options: --password=..., --mysql-password '...'; the MySQL clients' -p...: quoted
+  (-p'...'), as a whole argument, or on a client's command line (mysql -uroot -p...), never a
+  word of prose ("cpupower -performance"); sshpass -p ...;
+- SQL: IDENTIFIED [WITH plugin] BY|AS '...', PASSWORD('...'), SET PASSWORD ... = '...';
+- URLs: the password (mysql://user:...@host, https://:...@host), a secret query parameter
+  (?api_key=..., &apikey=..., &access_token=..., ?secret=..., ?token=...);
+- an Authorization header's credentials (Authorization: Bearer|Basic|token ...);
+- a secret key's value in JSON text ("password": "...", 'api_key': '...');
+- tokens known by their form: AWS access key ids (AKIA..., ASIA...), GitHub tokens (ghp_...,
+  gho_..., ghu_..., ghs_..., ghr_..., github_pat_...), a PEM private key's body (BEGIN to END
+  PRIVATE KEY, over lines).
 """
 
 import re
@@ -36,20 +48,63 @@ HOMES = re.compile(START + rf"(?:(?:/{_PART})*?/(?:home|homes|Users|users)/{_PAR
 PATH = re.compile(START + r"/[^\s'\",;:]+")
 RUN_WORKDIR = re.compile(r"(/.+?)/(?:runs|sandboxes)(?:/|$)")  # the engine's own layout
 
-# Each kind of credential: (what the report calls it, pattern whose group 1 is kept).
-_SECRET_NAME = r"[A-Z0-9_]*(?:PASSWORD|PASSWD|_PWD|SECRET|TOKEN|API_KEY)[A-Z0-9_]*"
-_VALUE = r"[^\s'\"]+"
+# Each kind of credential: (what the report calls it, pattern whose group 1 is kept and whose
+# rest, the value, becomes REMOVED).
+# A value: to the closing quote when its prefix ends with one (group 1 keeps the opening quote,
+# the closing one follows the value), else to the next blank or quote.
+_VALUE = r"""(?:(?<=')[^'\n]+|(?<=")[^"\n]+|(?<!['"])[^\s'"]+)"""
+_QUOTE = r"""['"]?"""
+# A name that says secret: upper case as environment variables are named (MYSQL_PWD_FILE), or
+# in any case when it ends so (aws_secret_access_key, mysql_pwd, client_secret); never a name
+# that only holds the word (innodb_ft_min_token_size), nor the shell's PWD (a directory).
+_WORD = r"(?:password|passwd|_pwd|secret|token|api_?key|access_?key)"
+_NAME = rf"(?:[A-Z0-9_]*(?:PASSWORD|PASSWD|_PWD|SECRET|TOKEN|API_KEY)[A-Z0-9_]*|(?i:\w*{_WORD}))"
+# The MySQL and MariaDB clients, whose -pSECRET is the password (the servers take no -p).
+_CLIENT = (r"(?<![\w-])(?:(?:mysql|mariadb)(?:[-_]?(?:admin|dump|check|import|show|slap|binlog"
+           r"|pump|sh|backup|upgrade))?|mariabackup|xtrabackup)(?![\w-])")
 CREDENTIALS = {
+    # MYSQL_PWD=x, password = 'x', db.password=x; not a URL's query (its own kind: its value
+    # ends at '&')
     "variable": ("secret-looking NAME=value variables (MYSQL_PWD, API_TOKEN...)",
-                 re.compile(rf"((?<![\w-])(?:{_SECRET_NAME}|(?i:password|passwd))=){_VALUE}")),
-    # --password=x, --mysql-password x (a value never begins with '-': that is the next option)
+                 re.compile(rf"((?<![\w?&-]){_NAME}[ \t]*=[ \t]*{_QUOTE}){_VALUE}")),
+    # --password=x, --mysql-password 'x' (a value never begins with '-': that is the next option)
     "option": ("--...password option values",
-               re.compile(rf"((?<![\w-])--[\w-]*pass(?:word|wd)?(?:=|\s+(?=[^\s'\"-]))){_VALUE}",
-                          re.IGNORECASE)),
-    # The MySQL clients' -pSECRET: the password joined to the option (-p alone prompts)
-    "short": ("-p<password> arguments", re.compile(rf"((?<![\w-])-p){_VALUE}")),
+               re.compile(r"((?<![\w-])--[\w-]*pass(?:word|wd)?(?:=|[ \t]+=[ \t]+|\s+(?=[^\s=-]))"
+                          rf"{_QUOTE}){_VALUE}", re.IGNORECASE)),
+    # The MySQL clients' -pSECRET, the password joined to the option (-p alone prompts): where
+    # it is quoted, the whole string (an argument vector's element) or on a client's command
+    # line. Elsewhere a word that begins with -p is a word: "cpupower -performance".
+    "short": ("-p<password> arguments",
+              re.compile(rf"""((?:(?<![\w-])-p(?=['"])|^-p(?=[^\s'"]+$)|(?:{_CLIENT})[^\n]*?"""
+                         rf"\s-p){_QUOTE}){_VALUE}")),
+    "sshpass": ("sshpass -p passwords",
+                re.compile(rf"(\bsshpass(?:[ \t]+-[^p\s]\S*)*[ \t]+-p[ \t]*{_QUOTE}){_VALUE}")),
+    # IDENTIFIED [WITH plugin] BY|AS 'x', PASSWORD('x'), SET PASSWORD [FOR user] = 'x'
+    "sql": ("passwords in SQL (IDENTIFIED BY '...', PASSWORD('...'))",
+            re.compile(r"""((?:\bIDENTIFIED\s+(?:WITH\s+\S+\s+)?(?:BY|AS)\s+(?:PASSWORD\s+)?"""
+                       r"""|(?<![\w-])(?:OLD_)?PASSWORD\s*\(\s*|\bSET\s+PASSWORD\b[^=\n]*=\s*)"""
+                       rf"""['"]){_VALUE}""", re.IGNORECASE)),
+    # user:password@ (the user may be empty); the password runs to the host's '@'
     "url": ("passwords in URLs (scheme://user:password@host)",
-            re.compile(r"((?<![\w+.-])[A-Za-z][\w+.-]*://[^\s/:@'\"]+:)[^\s/@'\"]+(?=@)")),
+            re.compile(r"((?<![\w+.-])[A-Za-z][\w+.-]*://[^\s/:@'\"]*:)[^\s/?#'\"]+(?=@)")),
+    "query": ("secrets in URL queries (?api_key=..., &access_token=...)",
+              re.compile(rf"([?&][\w.-]*{_WORD}=)[^\s&#'\"]+", re.IGNORECASE)),
+    # Authorization: Bearer x, Basic x, token x (or a scheme of another name, or none)
+    "header": ("Authorization header credentials (Bearer, Basic, token...)",
+               re.compile(r"""(\bAuthorization['"]?[ \t]*[:=][ \t]*['"]?"""
+                          rf"(?:[A-Za-z][\w-]*[ \t]+)?){_VALUE}", re.IGNORECASE)),
+    # "password": "x" in JSON (or a Python dict's repr) held in a string
+    "json": ("secret keys in JSON text (\"password\": \"...\")",
+             re.compile(rf"""(['"][\w-]*{_WORD}['"]\s*:\s*['"]){_VALUE}""", re.IGNORECASE)),
+    # Tokens recognisable by their form alone: the whole token is the value.
+    "aws": ("AWS access key ids (AKIA...)",
+            re.compile(r"()(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])")),
+    "github": ("GitHub tokens (ghp_..., github_pat_...)",
+               re.compile(r"()(?<![\w-])(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,})")),
+    # The key's body, to its END line (or to the end of a string cut short), over lines
+    "private key": ("PEM private keys (-----BEGIN ... PRIVATE KEY-----)",
+                    re.compile(r"(-----BEGIN[A-Z0-9 ]* PRIVATE KEY-----)[\s\S]+?"
+                               r"(?=-----END[A-Z0-9 ]* PRIVATE KEY-----|\Z)")),
 }
 # A list's element that is a password option without its value: the next element is the value.
 _BARE_OPTION = re.compile(r"--[\w-]*pass(?:word|wd)?", re.IGNORECASE)
@@ -98,7 +153,7 @@ def strip_secrets(doc: dict) -> Counter:
 
     def remove(text):
         for label, pattern in CREDENTIALS.values():
-            text, n = pattern.subn(rf"\1{REMOVED}", text)
+            text, n = remove_values(pattern, text)
             counts[label] += n
         return text
 
@@ -107,6 +162,19 @@ def strip_secrets(doc: dict) -> Counter:
         parent[i] = REMOVED
         counts[CREDENTIALS["option"][0]] += 1
     return +counts  # the kinds found only
+
+
+def remove_values(pattern: re.Pattern, text: str) -> tuple[str, int]:
+    """The text with each value pattern finds replaced by REMOVED; how many were not REMOVED
+    already (a value two kinds find, or a file scrubbed twice, is counted once)."""
+    found = 0
+
+    def replace(m):
+        nonlocal found
+        found += text[m.end(1):m.end()] != REMOVED
+        return m[1] + REMOVED
+
+    return pattern.sub(replace, text), found
 
 
 def bare_option_values(doc: dict) -> list[tuple[tuple, list, int]]:

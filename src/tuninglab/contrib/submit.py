@@ -37,8 +37,8 @@ def submit(path, description=None, keep_paths=False, data_dir=files.DATA_DIR,
     # The statistics as this version computes them: a result made by an older version (or
     # edited) is brought up to date, not refused; data.check then finds them in line.
     document.recompute(doc)
-    doc["contribution"] = {**({"description": description} if description else {}),
-                           "submitted": document.now(), "tool": TOOL}
+    if mark_contributed(doc, description):
+        say("left out the result's noise block (invoke lab.noise): a contribution carries none")
     hosts = project_hosts(data_dir, path)
     refused = forgery.check_contribution(doc, hosts)  # what CI refuses in a pull request
     if refused:
@@ -55,6 +55,14 @@ def submit(path, description=None, keep_paths=False, data_dir=files.DATA_DIR,
     for line in git_commands(doc, target, description):
         say(line)
     return target
+
+
+def mark_contributed(doc: dict, description: str | None = None) -> bool:
+    """Make doc a contribution (data.submit's block, as fleet fetches do too); whether it had a
+    noise block, left out: noise figures come only from the project's own runs."""
+    doc["contribution"] = {**({"description": description} if description else {}),
+                           "submitted": document.now(), "tool": TOOL}
+    return doc.pop("noise", None) is not None
 
 
 def undo(target: Path, original: bytes | None) -> str:
@@ -79,8 +87,8 @@ def check_description(text):
     if kinds:  # data.check would refuse the prepared file: say so before anything is written
         raise UserError(f"--description: reads as a credential to data.check "
                         f"({'; '.join(k.split(' (')[0] for k in kinds)}), which would refuse "
-                        "the file; expected words on the hardware: reword it (a word that "
-                        "begins with -p reads as a MySQL client's password)")
+                        "the file; expected words on the hardware: reword it (leave out "
+                        "passwords, keys and tokens, and a MySQL client's command line)")
     return text or None
 
 

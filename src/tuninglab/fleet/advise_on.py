@@ -15,6 +15,7 @@ from tuninglab import files
 from tuninglab.errors import UserError
 from tuninglab.fleet import inventory, ship
 from tuninglab.fleet.remote import HostError, connect, opened
+from tuninglab.visible import visible
 
 # The remote shell reads the password line (empty: none) from its standard input.
 READ_PASSWORD = 'IFS= read -r pw; if [ -n "$pw" ]; then export MYSQL_PWD="$pw"; fi; unset pw; '
@@ -53,10 +54,10 @@ def advise_on(name: str, inventory_path: str | None, args: list[str], password: 
         raise UserError(f"--on {host.name}: {exc}") from None
     except Exception as exc:  # noqa: BLE001 - SSH's many failures: one line naming the host
         raise UserError(f"--on {host.name} ({host.target}): {type(exc).__name__}: "
-                        f"{str(exc).splitlines()[0] if str(exc) else ''}") from None
-    if result.stdout:
-        say(result.stdout.rstrip("\n"))
+                        f"{visible(str(exc).splitlines()[0]) if str(exc) else ''}") from None
+    if result.stdout:   # the host's report, each line made visible (no terminal escapes)
+        say("\n".join(visible(line) for line in result.stdout.rstrip("\n").split("\n")))
     if result.exited not in (0, 1):
         last = (result.stderr or "").strip().splitlines()[-1:] or ["no message"]
-        raise UserError(f"on {host.name}: {last[0].removeprefix('error: ')}")
+        raise UserError(f"on {host.name}: {visible(last[0].removeprefix('error: '))}")
     return result.exited

@@ -1,48 +1,105 @@
 """Bringing a host's result files home: each file the recipe wrote there is copied into
 data/<recipe>/ under the name a local run would give it, its paths and secret-looking values
 scrubbed as data.submit does, marked with the fleet run's id and the host's name (as the user
-named it), and checked as data.check checks it. Then the fleet's table of verdicts."""
+named it), and checked as data.check checks it. Then the fleet's table of verdicts.
+
+A host is trusted with its own results only: a file must be the recipe, variant and profile
+the fleet ran, carry the host id the host reported at the start of the run, lie in its tree's
+data/<recipe>/ and be at most data.check's size (asked before it is read). And it is a
+contribution, with data.submit's block and rules (never a project host's id), unless the
+inventory marks the host as the project's own (`project = true`)."""
 
 import json
+import posixpath
+import re
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
-from tuninglab.contrib import check, submit
+from tuninglab.contrib import check, forgery, submit
 from tuninglab.fleet.remote import HostError
+from tuninglab.visible import visible
 from tuninglab.results import document
 from tuninglab.results.report import ratio_cells, table
 from tuninglab.results.result import Result
 
+RESULT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\.json")
 
-def results(remote, run_id: str, data_dir: Path, host_name: str) -> list[Path]:
+
+@dataclass(frozen=True)
+class Wanted:
+    """What a host's result files must be: the run the fleet asked of that host."""
+    recipe: str
+    profile: str
+    variants: frozenset        # the variants as run ("": the main experiment)
+    host: str                  # the host's name in the inventory
+    host_id: str               # as the host reported it at the start of the run
+    project: bool = False      # the project's own host: its results are not contributions
+
+
+def results(remote, run_id: str, data_dir: Path, wanted: Wanted) -> list[Path]:
     """The host's result files of this fleet run, in data_dir; files fetched by an earlier
     attempt are kept as they are."""
     written = remote.written(run_id)
     if not written:
         raise HostError("the recipe finished but its log names no result file")
+    home = remote.results_dir(wanted.recipe)
     kept = []
     for remote_path in written:
+        if posixpath.dirname(remote_path) != home or \
+                not RESULT_NAME.fullmatch(posixpath.basename(remote_path)):
+            raise HostError(f"{visible(remote_path)}: not a result file of {wanted.recipe}; "
+                            f"expected one in {visible(home)}/")
         with tempfile.TemporaryDirectory() as tmp:
-            local = remote.fetch(remote_path, Path(tmp) / Path(remote_path).name)
+            local = remote.fetch(remote_path, Path(tmp) / "fetched.json", check.MAX_BYTES)
             doc, problems = check.load(local)
-        if doc is None:
-            raise HostError(f"{remote_path} is not a result file: {problems[0]}")
-        kept.append(_keep(doc, run_id, host_name, data_dir, remote_path))
+        problems = problems if doc is None else document.validate(doc)
+        if problems:
+            raise HostError(f"{visible(remote_path)} is not a result file: "
+                            f"{check.one_line(problems[0])}")
+        mismatch = not_wanted(Result(doc), wanted)
+        if mismatch:
+            raise HostError(f"{visible(remote_path)}: {check.one_line(mismatch)}; refused")
+        kept.append(_keep(doc, run_id, wanted, data_dir, remote_path))
     return kept
 
 
-def _keep(doc: dict, run_id: str, host_name: str, data_dir: Path, remote_path: str) -> Path:
+def not_wanted(r: Result, wanted: Wanted) -> str | None:
+    """How a fetched result differs from the run the fleet asked of the host, or None."""
+    if r.recipe != wanted.recipe:
+        return f"a result of the recipe {r.recipe!r}; the fleet ran {wanted.recipe!r}"
+    if r.variant not in wanted.variants:
+        return (f"a result of the variant {r.variant!r}; the fleet ran "
+                f"{', '.join(map(repr, sorted(wanted.variants)))}")
+    if r.profile != wanted.profile:
+        return f"a result of the profile {r.profile!r}; the fleet ran {wanted.profile!r}"
+    if r.host_id != wanted.host_id:
+        return (f"its host id is {r.host_id!r}; {wanted.host} reported {wanted.host_id!r} at "
+                "the start of the run")
+    return None
+
+
+def _keep(doc: dict, run_id: str, wanted: Wanted, data_dir: Path, remote_path: str) -> Path:
     submit.strip_paths(doc)
     submit.strip_secrets(doc)
-    doc["fleet"] = {"run": run_id, "host": host_name}
+    doc["fleet"] = {"run": run_id, "host": wanted.host}
     target = document.final_path(doc, data_dir)
     if target.exists() and _same_run(target, doc):
         return target
+    hosts = None
+    if not wanted.project:   # a contribution, as data.submit makes one, and held to its rules
+        submit.mark_contributed(doc)
+        hosts = submit.project_hosts(data_dir, target)
+        refused = forgery.check_contribution(doc, hosts)
+        if refused:
+            raise HostError(f"{visible(remote_path)}: {check.one_line(refused[0])}; if "
+                            f"{wanted.host} is one of the project's own machines, mark it "
+                            "`project = true` in the inventory")
     target = submit.write_new(doc, data_dir)
-    problems = check.check_file(target)
+    problems = check.check_file(target, project_hosts=hosts)
     if problems:
         target.unlink()
-        raise HostError(f"{remote_path} fails data.check: {problems[0]}")
+        raise HostError(f"{visible(remote_path)} fails data.check: {problems[0]}")
     return target
 
 

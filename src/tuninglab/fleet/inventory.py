@@ -6,19 +6,26 @@ and named devices:
     user = "root"
     key = "~/.ssh/lab_ed25519"
     workdir = "/var/tmp/tuninglab"
+    known_hosts = "~/lab/known_hosts"   # read besides ~/.ssh/known_hosts and the system's
 
     [hosts.db1]
     address = "10.0.0.11"         # default: the host's name
     port = 2222
     devices = ["/dev/nvme1n1"]    # erased by the recipe's runs: given with --destroy-data only
+    project = true                # the project's own machine: its results are the project's
 
-With both, `--hosts` picks from the inventory by name. Nothing else is ever contacted.
+With both, `--hosts` picks from the inventory by name. Nothing else is ever contacted, and a
+host's SSH key must be known (fleet/hostkeys.py). A host's results are contributions (as
+data.submit makes them) unless it is marked `project = true`: only then are they saved as the
+project's own results, which a contribution can never pose as.
 """
 
 import getpass
 import ipaddress
+import os
 import posixpath
 import re
+import stat
 import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -33,7 +40,8 @@ SPEC = re.compile(r"(?:(?P<user>[^@]+)@)?"
                   r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<address>[A-Za-z0-9._-]+))"
                   r"(?::(?P<port>[0-9]+))?")
 DEFAULT_WORKDIR = "tuninglab-fleet"   # under the SSH user's home
-KEYS = ("address", "user", "port", "key", "workdir", "devices")
+KEYS = ("address", "user", "port", "key", "workdir", "devices", "known_hosts", "project")
+MAX_INVENTORY = 1 << 20   # bytes: a host is a few lines; more is not an inventory
 # The system's own directories: a fleet work directory is never one of them nor below one.
 SYSTEM_TREES = ("/etc", "/usr", "/bin", "/sbin", "/boot", "/dev", "/proc", "/sys", "/lib",
                 "/lib32", "/lib64", "/libx32", "/run")
@@ -41,6 +49,7 @@ SYSTEM_TREES = ("/etc", "/usr", "/bin", "/sbin", "/boot", "/dev", "/proc", "/sys
 SHARED_DIRS = {"/", "/var", "/var/lib", "/var/log", "/var/cache", "/var/spool", "/var/mail",
                "/var/backups", "/var/tmp", "/tmp", "/home", "/root", "/opt", "/srv", "/mnt",
                "/media", "/snap"}
+HOME_ITSELF = re.compile(r"/(?:home|Users)/[^/]+")
 
 
 @dataclass(frozen=True)
@@ -52,6 +61,8 @@ class Host:
     key: str | None = None     # a private key file; None: the SSH agent and ~/.ssh's keys
     workdir: str = DEFAULT_WORKDIR   # on the host: its trees, work directory and run logs
     devices: tuple = ()        # block devices on the host the recipe may erase
+    known_hosts: str | None = None   # a known_hosts file read besides the user's and system's
+    project: bool = False      # the project's own machine: its results are not contributions
 
     @property
     def target(self) -> str:
@@ -127,9 +138,7 @@ def parse_spec(spec: str) -> Host:
 def load(path: Path) -> dict[str, Host]:
     """An inventory file's hosts by name; errors name the file and the key."""
     try:
-        data = tomllib.loads(path.read_text())
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read the inventory: {exc.strerror}") from None
+        data = tomllib.loads(read_bounded(path).decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise UserError(f"{path}: not valid TOML: {exc}") from None
     top = Reader(path, data)
@@ -146,6 +155,29 @@ def load(path: Path) -> dict[str, Host]:
         found[name] = _host(name, table.table(name), defaults)
     check_machines(found, str(path))
     return found
+
+
+def read_bounded(path: Path) -> bytes:
+    """The inventory's bytes: a regular file of at most MAX_INVENTORY bytes (/dev/zero or a
+    pipe would be read without end)."""
+    try:
+        with open(path, "rb", opener=_no_block) as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise UserError(f"{path}: not a regular file; expected an inventory file "
+                                "(TOML)")
+            data = f.read(MAX_INVENTORY + 1)
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read the inventory: {exc.strerror}") from None
+    if len(data) > MAX_INVENTORY:
+        raise UserError(f"{path}: over {MAX_INVENTORY >> 10} KiB; expected an inventory file "
+                        "(TOML) of a few lines per host")
+    return data
+
+
+def _no_block(path, flags):
+    # Opening a FIFO for reading waits for a writer: O_NONBLOCK returns at once (and is
+    # harmless for a regular file), so the check above can refuse it.
+    return os.open(path, flags | os.O_NONBLOCK)
 
 
 def _host(name: str, t: Reader, defaults: Reader) -> Host:
@@ -171,14 +203,17 @@ def _host(name: str, t: Reader, defaults: Reader) -> Host:
     for device in devices:
         if not isinstance(device, str) or not device.startswith("/dev/"):
             t.fail("devices", f"expected block devices as /dev/NAME, got {device!r}")
-    return Host(name, address, user, port, value("key", str, None), workdir, tuple(devices))
+    return Host(name, address, user, port, value("key", str, None), workdir, tuple(devices),
+                value("known_hosts", str, None), value("project", bool, False))
 
 
 def workdir_problem(workdir: str) -> str | None:
     """Why a host's work directory is not one of the fleet's own, or None. It holds the trees,
     runs and work directories the fleet writes and removes: never / nor a directory the system
-    or everyone uses, and spelt as the one directory it is (absolute or under the SSH user's
-    home, ~/DIR or DIR; no '//', '.' or '..' that would make it another)."""
+    or everyone uses, nor a home directory itself (/home/NAME), nor in a hidden directory (a
+    name beginning with '.': ~/.ssh, ~/.config and their like hold keys and settings), and
+    spelt as the one directory it is (absolute or under the SSH user's home, ~/DIR or DIR; no
+    '//', '.' or '..' that would make it another)."""
     own = "expected a directory of its own for the fleet"
     relative = workdir[2:] if workdir.startswith("~/") else workdir
     path = relative.rstrip("/") or "/"  # a trailing '/' names the same directory
@@ -191,6 +226,11 @@ def workdir_problem(workdir: str) -> str | None:
     if path in SHARED_DIRS or path.startswith(tuple(d + "/" for d in SYSTEM_TREES)) \
             or path in SYSTEM_TREES:
         return f"{own}, not / or a system directory ({path})"
+    if HOME_ITSELF.fullmatch(path):
+        return f"{own}, not a home directory itself ({path}; a directory in it is)"
+    if any(part.startswith(".") for part in path.split("/")):
+        return (f"{own}, not in a hidden directory ({path}): ~/.ssh, ~/.config and their like "
+                "hold keys and settings")
     return None
 
 

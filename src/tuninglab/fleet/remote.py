@@ -12,10 +12,13 @@ The recipe runs detached from the SSH session (setsid): a dropped connection, or
 
 import re
 import shlex
+import stat
 from contextlib import contextmanager
 from pathlib import Path
 
+from tuninglab.fleet import hostkeys
 from tuninglab.fleet.inventory import Host
+from tuninglab.visible import visible
 
 READY = ".fleet-ready"
 PROBE = r"""
@@ -29,6 +32,11 @@ echo "disks=$(lsblk -dno NAME,SIZE,ROTA 2>/dev/null | awk '$1 !~ /^(loop|ram|zra
   {printf "%s%s %s %s", s, $1, $2, ($3 == 1 ? "rotational" : "flash"); s=", "}')"
 """
 WROTE = re.compile(r"^wrote (/\S+\.json)$")
+# The host's id as the recipe's results record it (provenance.host_id), asked from the tree.
+HOST_ID = (".venv/bin/python -c 'from tuninglab.engine.measure.provenance import host_id; "
+           "print(host_id())'")
+MAX_LINE = 64 << 10   # characters of one line of remote output handed on at once
+MAX_LOG_READ = 1 << 20   # bytes of a run's log read back to find its result files
 
 
 class HostError(Exception):
@@ -36,7 +44,8 @@ class HostError(Exception):
 
 
 class Lines:
-    """A stream Fabric writes a command's output to, handed on one whole line at a time."""
+    """A stream Fabric writes a command's output to, handed on one whole line at a time, made
+    visible (no line longer than MAX_LINE: a line without end is handed on in pieces)."""
 
     def __init__(self, on_line):
         self.on_line, self.pending = on_line, ""
@@ -44,23 +53,42 @@ class Lines:
     def write(self, text: str) -> None:
         self.pending += text
         *done, self.pending = self.pending.split("\n")
+        while len(self.pending) > MAX_LINE:
+            done.append(self.pending[:MAX_LINE])
+            self.pending = self.pending[MAX_LINE:]
         for line in done:
-            self.on_line(line.rstrip("\r"))
+            self.on_line(visible(line.rstrip("\r")))
 
     def flush(self) -> None:
         pass
 
 
 def connect(host: Host):
-    """A Fabric connection; the key given, else the SSH agent's and ~/.ssh's (Fabric's own)."""
+    """An open Fabric connection whose host key is known (hostkeys.py); the key given, else
+    the SSH agent's and ~/.ssh's (Fabric's own). HostError when the host key is unknown or
+    changed."""
     import fabric
+    import paramiko
 
     kwargs = {"banner_timeout": 30}
     if host.key:
         kwargs.update(key_filename=str(Path(host.key).expanduser()), look_for_keys=False,
                       allow_agent=False)
-    return fabric.Connection(host.address, user=host.user, port=host.port, connect_timeout=20,
+    conn = fabric.Connection(host.address, user=host.user, port=host.port, connect_timeout=20,
                              connect_kwargs=kwargs)
+    try:
+        hostkeys.check_with(conn, host)
+        conn.open()
+    except BaseException as exc:
+        # Fabric's close() knows only a connection that opened: the SSH transport a refused
+        # key left running is the client's own.
+        conn.client.close()
+        if isinstance(exc, hostkeys.HostKeyError):
+            raise HostError(str(exc)) from None
+        if isinstance(exc, paramiko.BadHostKeyException):
+            raise HostError(str(hostkeys.changed(exc, conn.port))) from None
+        raise
+    return conn
 
 
 @contextmanager
@@ -91,7 +119,7 @@ class Remote:
         if check and result.exited:
             last = (result.stdout or result.stderr or "").strip().splitlines()[-1:]
             raise HostError(f"{command.split()[0]} failed (exit {result.exited})"
-                            + (f": {last[0][:200]}" if last else ""))
+                            + (f": {visible(last[0][:200])}" if last else ""))
         return result
 
     # --- what it has -------------------------------------------------------------------
@@ -99,7 +127,7 @@ class Remote:
     def probe(self) -> dict:
         """Its hardware and system, and whether this revision is set up there."""
         out = self.sh(PROBE, check=True).stdout
-        facts = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+        facts = dict(visible(line).split("=", 1) for line in out.splitlines() if "=" in line)
         facts["ready"] = self.ready()
         return facts
 
@@ -108,8 +136,18 @@ class Remote:
 
     def lab_check(self) -> str:
         """lab.check's answers, from this revision's tree."""
-        return self.sh(f"cd {q(self.tree)} && {self.env()} .venv/bin/invoke lab.check",
-                       check=True).stdout
+        out = self.sh(f"cd {q(self.tree)} && {self.env()} .venv/bin/invoke lab.check",
+                      check=True).stdout
+        return "\n".join(visible(line) for line in out.splitlines())
+
+    def host_id(self) -> str:
+        """The host's id as its results record it, from this revision's tree (set up)."""
+        out = self.sh(f"cd {q(self.tree)} && {self.env()} {HOST_ID}", check=True).stdout
+        found = out.strip()
+        if not re.fullmatch(r"[0-9a-f]{16}", found):
+            raise HostError(f"the host reported no host id (it said {visible(found[:80])!r}); "
+                            "expected 16 hex digits")
+        return found
 
     def env(self) -> str:
         return f"TUNINGLAB_WORKDIR={q(self.work)}"
@@ -169,18 +207,43 @@ class Remote:
 
     def written(self, run_id: str) -> list[str]:
         """The result files the run's log says it wrote (every attempt's)."""
-        out = self.sh(f"cat {q(self.run_dir(run_id))}/log", check=True).stdout
+        log = q(f"{self.run_dir(run_id)}/log")
+        # Only its "wrote" lines, at most MAX_LOG_READ bytes of them: the log has no bound.
+        out = self.sh(f"grep -a '^[[:space:]]*wrote /' {log} | tail -c {MAX_LOG_READ}",
+                      check=True).stdout
         return [m[1] for line in out.splitlines() if (m := WROTE.match(line.strip()))]
+
+    def results_dir(self, recipe: str) -> str:
+        """Where the recipe writes its results there: the tree's data/<recipe>, as the runner
+        names it (its checkout's resolved path)."""
+        real = self.sh(f"cd {q(self.tree)} && pwd -P", check=True).stdout.strip()
+        return f"{real}/data/{recipe}"
 
     def last_error(self, run_id: str) -> str:
         """The line of the run's log that says why it stopped."""
-        out = self.sh(f"tail -n 40 {q(self.run_dir(run_id))}/log").stdout or ""
+        out = self.sh(f"tail -n 40 {q(self.run_dir(run_id))}/log | tail -c 65536").stdout or ""
         lines = [line.strip() for line in out.splitlines() if line.strip()]
         errors = [line for line in lines if line.startswith(("error:", "interrupted"))]
-        return (errors or lines or ["no output"])[-1][:300]
+        return visible((errors or lines or ["no output"])[-1][:300])
 
-    def fetch(self, remote_path: str, local: Path) -> Path:
-        self.conn.get(remote_path, str(local))
+    def fetch(self, remote_path: str, local: Path, limit: int) -> Path:
+        """Copy a regular file of at most limit bytes to local. Its size is asked first (a 2 GB
+        file is refused before a byte of it comes), and the read stops past limit (it may grow
+        meanwhile, or be swapped for a device between the two)."""
+        sftp = self.conn.sftp()
+        try:
+            # Asked before opening too: opening a FIFO there would wait for a writer.
+            _regular_within(sftp.stat(remote_path), remote_path, limit)
+            with sftp.open(remote_path, "rb") as f:
+                _regular_within(f.stat(), remote_path, limit)
+                data = f.read(limit + 1)
+        except OSError as exc:
+            raise HostError(f"{visible(remote_path)}: cannot read it there: "
+                            f"{visible(str(exc))[:200]}") from None
+        if len(data) > limit:
+            raise HostError(f"{visible(remote_path)}: grew past {limit:,} bytes while read; "
+                            "expected a result file")
+        local.write_bytes(data)
         return local
 
     # --- cleaning up -------------------------------------------------------------------
@@ -202,6 +265,14 @@ class Remote:
         where = q(tree.strip().rsplit("/", 1)[0])
         self.sh(f"cd {where} && {self.env()} .venv/bin/invoke lab.clean", on_line=on_line,
                 check=True)
+
+
+def _regular_within(attrs, remote_path: str, limit: int) -> None:
+    if not stat.S_ISREG(attrs.st_mode or 0):
+        raise HostError(f"{visible(remote_path)}: not a regular file; expected a result file")
+    if (attrs.st_size or 0) > limit:
+        raise HostError(f"{visible(remote_path)}: {attrs.st_size:,} bytes; expected a result "
+                        f"file of at most {limit:,}")
 
 
 q = shlex.quote   # every path and word a command line here carries

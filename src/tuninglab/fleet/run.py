@@ -22,6 +22,7 @@ from tuninglab.errors import Interrupted, UserError
 from tuninglab.fleet import fetch, ship
 from tuninglab.fleet.inventory import Host
 from tuninglab.fleet.remote import HostError, Remote, connect, opened
+from tuninglab.visible import visible
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load_all
 from tuninglab.units import human_seconds
@@ -59,6 +60,7 @@ class Fleet:
     connect: object = connect
     lock: threading.Lock = field(default_factory=threading.Lock)
     state: dict = field(default_factory=dict)
+    variants: frozenset = frozenset()   # the recipe's variants the job runs ("": the main one)
 
     @property
     def id(self) -> str:
@@ -75,6 +77,11 @@ class Fleet:
                 if line.strip().startswith(PROGRESS):
                     self.say(f"{host.name:<{width}}  {line.strip()}")
         return say
+
+    def wanted(self, host: Host, host_id: str) -> fetch.Wanted:
+        """What the host's result files must be (fetch.py): this run, from that host."""
+        return fetch.Wanted(self.job.recipe, self.job.profile, self.variants, host.name,
+                            host_id, host.project)
 
     def record(self, host: Host, **entry) -> None:
         with self.lock:
@@ -96,10 +103,12 @@ def run(hosts: list[Host], job: Job, say=print, repo: Path = files.PROJECT_DIR,
     """Run the job on every host; {host name: its state entry}. Raises UserError only before
     any host is contacted (bad input, a dirty checkout)."""
     _check(hosts, job)
-    took = _estimate(job)   # also: the recipe, variant and profile exist
+    variants = _variants(job)
+    took = _estimate(variants, job.profile)   # also: the profile exists
     rev = ship.head(repo) if dry_run else ship.revision(repo)
     base = (workdir or files.default_workdir()) / "fleet"
-    fleet = Fleet(job, rev, base / f"{fleet_id(rev, job)}.json", data_dir, say, connector)
+    fleet = Fleet(job, rev, base / f"{fleet_id(rev, job)}.json", data_dir, say, connector,
+                  variants=frozenset(v.variant or "" for v in variants))
     fleet.state = _load_state(fleet.state_path)
     if dry_run:
         _plan(fleet, hosts, took)
@@ -155,11 +164,12 @@ def _one_host(fleet: Fleet, host: Host, archive: Path, width: int) -> None:
     try:
         with opened(host, fleet.rev, fleet.connect) as remote:
             remote.ship(archive, say)
+            host_id = remote.host_id()   # its results must carry it (fetch.not_wanted)
             code = _recipe(fleet, remote, say)
             if code:
                 raise HostError(f"the recipe stopped (exit {code}): "
                                 f"{remote.last_error(fleet.id)}")
-            kept = fetch.results(remote, fleet.id, fleet.data_dir, host.name)
+            kept = fetch.results(remote, fleet.id, fleet.data_dir, fleet.wanted(host, host_id))
     except Exception as exc:  # noqa: BLE001 - one host's failure, whatever it is, is reported
         why = reason(exc)
         say(f"error: {why}")
@@ -191,7 +201,11 @@ def _recipe(fleet: Fleet, remote: Remote, say) -> int:
 
 
 def reason(exc: Exception) -> str:
-    """One line saying why a host failed."""
+    """One line saying why a host failed, made visible: it may quote what the host sent."""
+    return visible(_reason(exc))
+
+
+def _reason(exc: Exception) -> str:
     if isinstance(exc, (HostError, UserError)):
         return str(exc)
     text = str(exc).strip().splitlines()
@@ -223,15 +237,21 @@ def _load_state(path: Path) -> dict:
         raise UserError(f"{path}: unreadable fleet state ({exc}); delete it to start over")
 
 
-def _estimate(job: Job) -> str:
-    """The recipe's estimated time as this checkout plans it (templates built included);
-    UserError for a recipe, variant or profile it does not have."""
+def _variants(job: Job) -> list:
+    """The recipe's experiments the job runs (all without --variant); UserError for a recipe
+    or variant this checkout does not have."""
     variants = load_all(job.recipe)
     if job.variant is not None:
         variants = [v for v in variants if (v.variant or "") == job.variant]
         if not variants:
             raise UserError(f"--variant: {job.recipe} has no variant {job.variant!r}")
-    return human_seconds(sum(planner.build(v.experiment(job.profile)).estimate()
+    return variants
+
+
+def _estimate(variants: list, profile: str) -> str:
+    """Their estimated time as this checkout plans it (templates built included); UserError
+    for a profile they do not have."""
+    return human_seconds(sum(planner.build(v.experiment(profile)).estimate()
                              for v in variants))
 
 

@@ -13,6 +13,7 @@ model, never a server.defaults sweep, which runs on this host).
 
 from dataclasses import dataclass
 
+from tuninglab import units
 from tuninglab.recipes.reader import Reader, option_name
 from tuninglab.recipes.tables import parse_settings
 
@@ -79,7 +80,7 @@ def read_back(t: Reader) -> tuple:
 def _version(table: Reader) -> tuple:
     text = table.get("since", str)
     parts = text.split(".")
-    if not 2 <= len(parts) <= 3 or not all(p.isdigit() for p in parts):
+    if not 2 <= len(parts) <= 3 or None in map(units.whole_number, parts):
         table.fail("since", f'expected the release that changed the defaults, such as "8.4.0", '
                             f"got {text!r}")
     return tuple(int(p) for p in parts) + (0,) * (3 - len(parts))

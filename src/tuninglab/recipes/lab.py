@@ -56,7 +56,8 @@ def lab_problem(key: str, value: str) -> str | None:
         allowed = choices[key]
         return None if value in allowed else f"expected one of {', '.join(allowed)}, got {value!r}"
     if key == "swappiness":
-        ok = value.isdigit() and int(value) <= 200
+        number = units.whole_number(value)
+        ok = number is not None and number <= 200
         return None if ok else f"expected vm.swappiness from 0 to 200, got {value!r}"
     try:
         size = units.size_bytes(value)

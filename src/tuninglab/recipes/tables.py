@@ -93,7 +93,8 @@ def check_server_values(sweep: Sweep, sweep_table: Reader) -> None:
 def _check_counts(sweep: Sweep, sweep_table: Reader, what: str, maximum: int) -> None:
     """A sweep of counts (client threads, CPUs): whole numbers from 1 to maximum."""
     for value in sweep.values:
-        if not value.isdigit() or not 1 <= int(value) <= maximum:
+        number = units.whole_number(value)
+        if number is None or not 1 <= number <= maximum:
             sweep_table.fail("values", f"{value!r}: expected a whole number of {what} from 1 "
                                        f"to {maximum}")
 

@@ -22,6 +22,9 @@ from tuninglab.results import pooling
 from tuninglab.results.pooling import Estimate
 
 DIR = "calibrations"
+# Why a pull request (and data.check --contributions) refuses a record: only the project adds them.
+NOT_CONTRIBUTED = ("an A/A calibration record: it sets how wide every pooled interval of its "
+                   "host class is, so only the project's own machines add them (invoke lab.noise)")
 KIND = "A/A calibration"
 SCHEMA_VERSION = 1
 BLOCKS = ("host", "storage", "device_baseline", "server", "software")

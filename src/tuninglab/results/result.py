@@ -26,6 +26,7 @@ from tuninglab.results.stats import Summary
 
 T = TypeVar("T")
 REQUIRED = object()  # Field: a key every result file has
+CONTRIBUTED_SITTING = "contributions"  # Result.sitting of every contributed result
 
 
 def _summary(stored: dict | None) -> Summary | None:
@@ -350,6 +351,15 @@ class Result(_Read):
     @property
     def contributed(self) -> bool:
         return bool(self.contribution)
+
+    @property
+    def sitting(self) -> str:
+        """The sitting the result counts in when results are pooled: its machine instance (the
+        host id), except for a contribution. A contributor chooses the host ids of the files
+        it sends and nothing in a file proves who sent it, so 20 copies under 20 invented ids
+        would be 20 sittings: every contribution of a host class counts as one sitting
+        (contributions never pool with the project's results: evidence.py)."""
+        return CONTRIBUTED_SITTING if self.contributed else self.host_id
 
     def comparison(self, point: Point, metric: str) -> Ratio | None:
         """A point's comparison to the baseline in a metric, with its verdict in that metric's

@@ -71,7 +71,7 @@ def results_bars(docs: list[dict], metric: str) -> dict:
     for doc, name in zip(shown, names):
         if names.count(name) > 1:  # two machines described alike: tell them apart
             r = Result.of(doc)
-            name = f"{name} ({r.host_id[:8]}{', contributed' if r.contributed else ''})"
+            name = f"{name} ({r.host_id[:8]})"  # a contribution's name says so already
         trace, divided = _host_trace(doc, esc(name), metric, hover)
         traces.append(trace)
         normalised.append(divided)

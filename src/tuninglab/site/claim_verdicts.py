@@ -97,7 +97,7 @@ def _estimate(point: str, metric: str, doc: dict) -> tuple[pooling.Estimate | No
     est = pooling.estimate(values, base, paired=paired)
     if est is None:
         return None, f"its {metric} cannot be compared (fewer than 2 repeats, or a 0)"
-    return dataclasses.replace(est, sitting=r.host_id), ""
+    return dataclasses.replace(est, sitting=r.sitting), ""
 
 
 @dataclass(frozen=True)

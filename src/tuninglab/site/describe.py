@@ -101,16 +101,22 @@ def shorten(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit - 1].rstrip() + "\u2026"
 
 
+CONTRIBUTED = "contributed: "
+
+
 def host_name(doc: dict) -> str:
     """A host's series name: the contributor's own description, else its host class and server;
     after the name a fleet run's inventory gave it (fleet.run), if any. The server is never
-    cut: a long CPU name is, so that one host's series on two servers keep two names."""
+    cut: a long CPU name is, so that one host's series on two servers keep two names. A
+    contribution's name always begins with "contributed: ": a description or fleet name that
+    reads as the project's own ("(project)" in look-alike letters) is still marked."""
     r = Result.of(doc)
+    mark = CONTRIBUTED if r.contributed else ""  # before the cut, never cut itself
     named = f"{r.fleet_host}: " if r.fleet_host else ""
     if r.description:
-        return shorten(named + r.description)
+        return mark + shorten(named + r.description)
     server = f", {r.server}"
-    return shorten(named + host_class(r).short, 60 - len(server)) + server
+    return mark + shorten(named + host_class(r).short, 60 - len(server)) + server
 
 
 def uncapped(doc: dict) -> bool:

@@ -8,7 +8,8 @@ kind the project runs on is one class, named for what it is. A contributed resul
 class beside the project's: contributions pool with each other, never into the project's.
 
 A sitting is one machine instance (its salted host id): results of one sitting share that
-machine's state, so pooling (results/pooling.py) counts sittings as well as results.
+machine's state, so pooling (results/pooling.py) counts sittings as well as results. All the
+contributions of a class count as one sitting, whatever host ids they carry (Result.sitting).
 
 A result the current recipe would no longer run as it ran (its experiment changed since, it ran
 without the memory cap the recipe now sets, its loop device went through the host's page cache)
@@ -36,7 +37,7 @@ class EvidenceSet:
 
     @property
     def sittings(self) -> int:
-        return len({Result.of(d).host_id for d in self.results})
+        return len({Result.of(d).sitting for d in self.results})
 
     @property
     def latest(self) -> dict | None:

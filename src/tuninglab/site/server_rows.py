@@ -40,6 +40,9 @@ class Evidence:
 
     def counted(self) -> str:
         """"3 results from 2 hosts": what the ratio pools, in every form of the report."""
+        if self.host_class.startswith("contributed: "):  # their host ids prove nothing
+            return (f"{self.results} contributed result{'s' * (self.results != 1)}, counted "
+                    "as one sitting")
         return (f"{self.results} result{'s' * (self.results != 1)} from {self.hosts} "
                 f"host{'s' * (self.hosts != 1)}")
 
@@ -96,14 +99,16 @@ def _part(value) -> str:
 
 def _closest(comparisons: list, here: dict, machine=None):
     """The comparison whose host class is closest to this host: its own class (machine, known
-    from what this host measured before) first, then by the fewest differing parts; ties keep
+    from what this host measured before) first, then the project's own evidence before
+    contributed evidence (which anyone can add), then by the fewest differing parts; ties keep
     the guide's order, the largest set first. With its differences (none for its own)."""
     def parts(c):
         return host_class.machine_parts(c.evidence.results[-1]) if c.evidence.results else {}
 
     def own(c) -> bool:
         return machine is not None and host_class.runs_on(c.evidence.host_class, machine)
-    ranked = sorted(comparisons, key=lambda c: (not own(c), len(differences(here, parts(c)))))
+    ranked = sorted(comparisons, key=lambda c: (not own(c), c.evidence.host_class.contributed,
+                                                len(differences(here, parts(c)))))
     best = ranked[0]
     return best, ([] if own(best) else differences(here, parts(best))), own(best)
 
@@ -126,6 +131,8 @@ def evidence(rests_on, server: str, note: str, here: dict, machine=None) -> Evid
         "the same kind of machine" if not differ else "; ".join(differ)
     if c.evidence.host_class.lab:
         closeness = "measured in the lab VM; " + closeness
+    if c.evidence.host_class.contributed:  # said wherever it is used (issue 57)
+        closeness = "contributed results, not the project's; " + closeness
     return Evidence(server, note, judged.kind, judged.why, rests_on.what, ratio,
                     len(c.evidence.results), c.evidence.sittings, c.evidence.host_class.name,
                     closeness)

@@ -209,7 +209,7 @@ def _host_note(doc: dict | None, several: bool) -> str:
     if doc is None:
         return ""
     notes = [f"{describe.host_name(doc)}, {Result.of(doc).date}"] if several else []
-    if Result.of(doc).contributed:
+    if Result.of(doc).contributed and not several:  # else the host's name says so
         notes.append("contributed")
     if Result.of(doc).labs:
         notes.append("in the lab VM, whose guest has no memory model")

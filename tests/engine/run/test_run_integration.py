@@ -103,6 +103,23 @@ def test_read_only_workdir_is_reported(recipes_dir, small_fs, tmp_path):
         subprocess.run(["mount", "-o", "remount,rw", str(small_fs)], check=True)
 
 
+def test_a_read_only_data_directory_is_named_and_the_result_kept(recipes_dir, small_fs,
+                                                                  tmp_path):
+    """Issue 57 ("decide"): the error named the work directory, which was writable."""
+    fixture_recipe(recipes_dir, "tiny")
+    data = small_fs / "data"
+    data.mkdir()
+    subprocess.run(["mount", "-o", "remount,ro", str(small_fs)], check=True)
+    try:
+        with pytest.raises(UserError, match=rf"cannot write the result into {data} \(a "
+                                            r"read-only filesystem\); this run's result stays "
+                                            rf"in {tmp_path / 'wd'}/progress/"):
+            runner.run("tiny", run_options(recipes_dir, tmp_path / "wd", data))
+    finally:
+        subprocess.run(["mount", "-o", "remount,rw", str(small_fs)], check=True)
+    assert list((tmp_path / "wd" / "progress").glob("*.json"))
+
+
 RUNNER_SCRIPT = """
 import sys
 from pathlib import Path

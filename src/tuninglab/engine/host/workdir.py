@@ -65,16 +65,31 @@ def claim(path: Path) -> None:
     where the lab made it."""
     if is_marked(path):
         return
-    entries = {p.name for p in path.iterdir()}
-    foreign = sorted(entries - LAB_ENTRIES)
-    if LOCK not in entries and foreign:
-        shown = ", ".join(foreign[:3]) + (", ..." if len(foreign) > 3 else "")
-        raise UserError(f"work directory {path}: holds files the lab did not make ({shown}); "
-                        "a run removes what a failed run left in its work directory, so it "
-                        "takes a new or empty directory, or one the lab made "
-                        f"({MARKER}): pass --workdir {path / 'tuninglab-work'}")
+    if why := foreign(path):
+        raise UserError(why)
     (path / MARKER).write_text("made by InnoDB Tuning Lab: its runs and lab.clean remove what "
                                "a failed run left here\n")
+
+
+def foreign(path: Path) -> str | None:
+    """Why claim() refuses an unmarked directory, or None."""
+    entries = {p.name for p in path.iterdir()}
+    others = sorted(entries - LAB_ENTRIES)
+    if LOCK in entries or not others:
+        return None
+    shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
+    return (f"work directory {path}: holds files the lab did not make ({shown}); a run removes "
+            "what a failed run left in its work directory, so it takes a new or empty "
+            f"directory, or one the lab made ({MARKER}): pass --workdir {path / 'tuninglab-work'}")
+
+
+def check_usable(path: Path) -> None:
+    """What held() would refuse, said without making or writing anything: a dry run says it
+    too, instead of planning a run in / or /etc that the run itself would refuse."""
+    path = Path(path).resolve()
+    check_place(path)
+    if path.is_dir() and not is_marked(path) and (why := foreign(path)):
+        raise UserError(why)
 
 
 def is_marked(path: Path) -> bool:
@@ -141,6 +156,15 @@ def check_free(path: Path, needed_bytes: int, what: str) -> None:
     if free < needed_bytes:
         raise UserError(f"work directory {path} has {free / 2**20:.0f} MiB free but {what} needs "
                         f"about {needed_bytes / 2**20:.0f} MiB; free space or pass --workdir DIR")
+
+
+# Storage errors a user can fix: full, over quota, read-only, no permission.
+FIXABLE = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM)
+
+
+def fixable_reason(exc: OSError) -> str:
+    return {errno.ENOSPC: "no space left", errno.EDQUOT: "over quota",
+            errno.EROFS: "a read-only filesystem"}.get(exc.errno, "no permission to write")
 
 
 def disk_error(exc: OSError, path) -> str:

@@ -2,7 +2,6 @@
 save each finished run at once (so a rerun resumes), then write the result and print the table."""
 
 import dataclasses
-import errno
 import signal
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -82,6 +81,7 @@ def run(name: str, opts: Options, say=print, prepared=None) -> Path | None:
     for value, why in plan.skipped:
         say(f"skipping point {value} of {plan.experiment.recipe.label}: {why}")
     wd = Path(opts.workdir or files.default_workdir()).resolve()
+    workdir.check_usable(wd)
     planned, plan = plan, dynamic.settled(plan, wd, binary)
     fallback = None
     if planned.switchback and not plan.switchback:  # this binary said so before
@@ -304,6 +304,13 @@ def _write(doc, saved, opts, say) -> Path:
     except FileExistsError as exc:
         raise UserError(f"{exc.filename} exists already and was kept; this run's result "
                         f"stays in {saved.path}") from None
+    except OSError as exc:  # not the work directory's fault (disk_errors would say so)
+        if exc.errno not in workdir.FIXABLE:
+            raise
+        raise UserError(f"cannot write the result into {opts.data_dir} "
+                        f"({workdir.fixable_reason(exc)}); this run's result stays in "
+                        f"{saved.path}: run the same command again once it can be written, "
+                        "finished runs are kept") from None
     saved.remove()
     say("")
     say(report.results_table(doc))
@@ -342,7 +349,7 @@ def disk_errors(wd: Path):
     try:
         yield
     except OSError as exc:
-        if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM):
+        if exc.errno not in workdir.FIXABLE:
             raise
         raise UserError(workdir.disk_error(exc, wd)) from None
 

@@ -1,0 +1,56 @@
+"""Contributed evidence in advise's rows (issue 57): anyone can add it, so a row that rests on
+it says so, and the project's own evidence comes first wherever there is some."""
+
+import json
+import random
+
+import pytest
+
+from tuninglab.site import advice, result_files
+from tuninglab.site import server_rows as rows
+from tuninglab.site.verdict_tables import topic_pages
+
+CONTRIBUTED = {"submitted": "2026-11-30T00:00:00Z", "tool": "data.submit"}
+
+
+@pytest.fixture
+def data(committed_data, tmp_path, monkeypatch):
+    """The committed results and contributed copies of the doublewrite ones, relabelled
+    MariaDB 11.8 (where the project has no doublewrite result of this variant) and 10.11."""
+    target = tmp_path / "data"
+    target.mkdir()
+    for path in committed_data.iterdir():
+        (target / path.name).symlink_to(path)
+    (target / "doublewrite").unlink()
+    (target / "doublewrite").mkdir()
+    rng = random.Random(7)
+    for path in sorted((committed_data / "doublewrite").glob("*.json")):
+        (target / "doublewrite" / path.name).write_bytes(path.read_bytes())
+        doc = json.loads(path.read_text())
+        if doc.get("variant") or doc["server"]["version"].startswith("11"):
+            continue
+        for version in ("11.8.3", "10.11.19"):
+            copy = json.loads(json.dumps(doc))
+            copy["server"]["version"] = version
+            copy["host"]["id"] = f"{rng.getrandbits(64):016x}"
+            copy["contribution"] = CONTRIBUTED
+            name = f"{path.stem}-{copy['host']['id'][:8]}-{version}.json"
+            (target / "doublewrite" / name).write_text(json.dumps(copy))
+    monkeypatch.setattr(result_files, "DATA_DIR", target)
+    return target
+
+
+def rests_on():
+    return advice.rests_on(next(m for m in topic_pages() if m["slug"] == "doublewrite"))
+
+
+def test_a_row_that_rests_on_contributed_results_says_so(data):
+    found = rows.evidence(rests_on(), "mariadb 11.8", "", {})
+    assert found.host_class.startswith("contributed: ")
+    assert found.closeness.startswith("contributed results, not the project's")
+
+
+def test_the_projects_own_evidence_comes_before_contributed_evidence(data):
+    found = rows.evidence(rests_on(), "mariadb 10.11", "", {})
+    assert not found.host_class.startswith("contributed: ")
+    assert "contributed" not in found.closeness

@@ -48,6 +48,7 @@ def test_a_row_that_rests_on_contributed_results_says_so(data):
     found = rows.evidence(rests_on(), "mariadb 11.8", "", {})
     assert found.host_class.startswith("contributed: ")
     assert found.closeness.startswith("contributed results, not the project's")
+    assert found.counted() == f"{found.results} contributed results, counted as one sitting"
 
 
 def test_the_projects_own_evidence_comes_before_contributed_evidence(data):

@@ -107,3 +107,15 @@ def test_bad_input_is_refused():
         pooling.pool([Estimate(0.1, 0.1, 3.0)], between_sd=float("nan"))
     with pytest.raises(ValueError, match="nothing to weigh"):
         pooling.pool([Estimate(0.1, 0.0, 3.0)], between_sd=0.0)
+
+
+def test_a_sitting_known_almost_exactly_does_not_divide_by_zero():
+    """The campaign's floor (a new result of sd 1e-9) beside a real sitting: DerSimonian-Laird's
+    denominator, total - sum(w^2) / total, cancelled to 0 in floating point."""
+    from tuninglab.results.pooling import _Sitting, dl_tau2
+    assert dl_tau2([_Sitting(0.1255, 0.0217, 13.8), _Sitting(0.1255, 5e-19, 2.0)]) == 0.0
+    three = [_Sitting(0.1, 0.01, 5), _Sitting(0.3, 0.02, 5), _Sitting(-0.1, 0.015, 5)]
+    w = [1 / s.var for s in three]
+    mean = sum(wi * s.y for wi, s in zip(w, three)) / sum(w)
+    q = sum(wi * (s.y - mean) ** 2 for wi, s in zip(w, three))
+    assert dl_tau2(three) == pytest.approx((q - 2) / (sum(w) - sum(x * x for x in w) / sum(w)))

@@ -71,10 +71,11 @@ def test_the_project_machine_weighs_the_claims_page_verdicts(committed):
     here = cs.Here(sitting="f" * 16, server=evidence.server_of(record),
                    machine=host_class(record))
     for c in claims_map.load_map()[0]:
-        # The page's first verdict on the machine's own server (a claim another server has
-        # measured and this one has not is "not measured yet" here).
+        # The page's first verdict on the machine's own server and class (a claim another
+        # server or class has measured and this one has not is "not measured yet" here).
         mine = [v for v in claim_verdicts.verdicts(c)
-                if v.evidence is None or v.evidence.server == here.server]
+                if v.evidence is None or (v.evidence.server == here.server and
+                                          runs_on(v.evidence.host_class, here.machine))]
         expected = mine[0].kind if mine else words.NOT_MEASURED
         assert cs.verdict_here(c, here).kind == expected, c.id
 

@@ -151,7 +151,10 @@ def dl_tau2(sittings: list[_Sitting]) -> float:
     total = sum(w)
     mean = sum(wi * s.y for wi, s in zip(w, sittings)) / total
     q = sum(wi * (s.y - mean) ** 2 for wi, s in zip(w, sittings))
-    return max(0.0, (q - (len(sittings) - 1)) / (total - sum(wi * wi for wi in w) / total))
+    # total - sum(w^2) / total written as a sum over pairs (w_i times the others' sum): with
+    # one sitting known almost exactly (a weight of 1e18) the subtraction cancels to 0.
+    pairs = sum(wi * sum(w[:i] + w[i + 1:]) for i, wi in enumerate(w)) / total
+    return max(0.0, (q - (len(sittings) - 1)) / pairs)
 
 
 def _check(estimates: list[Estimate], between_sd: float | None) -> None:

@@ -18,7 +18,7 @@ from tuninglab.recipes.load import command as recipe_command, from_text, load
 from tuninglab.recipes.raid import member_serials, member_size
 from tuninglab.results.result import Point, Ratio, Result
 from tuninglab.site import servers
-from tuninglab.site.host_class import hardware, host_class
+from tuninglab.site.host_class import CONTRIBUTED, hardware, host_class
 from tuninglab.units import human_seconds
 
 
@@ -99,9 +99,6 @@ def software_text(doc: dict) -> str:
 def shorten(text: str, limit: int = 60) -> str:
     """Cut before escaping, so an entity is never cut in half; hovers keep the whole text."""
     return text if len(text) <= limit else text[:limit - 1].rstrip() + "\u2026"
-
-
-CONTRIBUTED = "contributed: "
 
 
 def host_name(doc: dict) -> str:

@@ -9,6 +9,9 @@ from dataclasses import dataclass
 
 from tuninglab.results.result import Result
 
+# The mark every contributed class and series name begins with (describe.host_name too).
+CONTRIBUTED = "contributed: "
+
 # The device baseline's fsyncs per second, in bands wide enough that one kind of machine stays in
 # one band from day to day (the project's VMs measured 1,000 to 11,000), narrow enough to tell a
 # disk that honours each flush from a write cache that acknowledges it.
@@ -88,7 +91,7 @@ def host_class(doc: dict) -> HostClass:
     if lab:
         name, short = (f"{_lab_part(r)} on {x}" for x in (name, short))
     if r.contributed:
-        name = f"contributed: {name}"
+        name = CONTRIBUTED + name
     key = ("contributed|" if r.contributed else "") + name
     return HostClass(key, name, short, r.contributed, lab)
 

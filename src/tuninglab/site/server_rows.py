@@ -40,7 +40,7 @@ class Evidence:
 
     def counted(self) -> str:
         """"3 results from 2 hosts": what the ratio pools, in every form of the report."""
-        if self.host_class.startswith("contributed: "):  # their host ids prove nothing
+        if self.host_class.startswith(host_class.CONTRIBUTED):  # their host ids prove nothing
             return (f"{self.results} contributed result{'s' * (self.results != 1)}, counted "
                     "as one sitting")
         return (f"{self.results} result{'s' * (self.results != 1)} from {self.hosts} "

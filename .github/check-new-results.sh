@@ -11,7 +11,7 @@
 # file (a symbolic link, a submodule) or none of a result, a claims file and a historical
 # source's file is refused, one line each; results are checked as contributions, then the
 # claims map and every historical source are read as the site reads them, strictly
-# (site/check_sources.py).
+# (evidence/check_sources.py).
 #
 # PYTHON: an interpreter with the project's dependencies installed (default: python3).
 set -euo pipefail
@@ -49,6 +49,6 @@ cd "$tree"
 status=0
 PYTHONPATH="$tree/src" "$python" -m tuninglab.contrib.pull_request "$repo" "$raw" || status=1
 if ! git -C "$repo" diff --quiet --no-renames "$base...HEAD" -- data/claims data/historical; then
-  PYTHONPATH="$tree/src" "$python" -m tuninglab.site.check_sources || status=1
+  PYTHONPATH="$tree/src" "$python" -m tuninglab.evidence.check_sources || status=1
 fi
 exit "$status"

@@ -5,7 +5,7 @@ import pytest
 
 from helpers import DATA, copy_committed_data, needs_real_server
 from tuninglab.contrib import check
-from tuninglab.site import result_files
+from tuninglab.evidence import result_files
 
 
 @pytest.fixture(autouse=True)

@@ -11,13 +11,13 @@ from helpers import fixture_recipe, result_paths
 from tuninglab import campaign, cli
 from tuninglab.engine.measure import noise
 from tuninglab.errors import UserError
+from tuninglab.evidence import claim_status as cs
+from tuninglab.evidence import claim_verdicts, result_files
+from tuninglab.evidence.claims_map import Claim
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load
 from tuninglab.results import precision_need, stats
 from tuninglab.results import verdicts as words
-from tuninglab.site import claim_status as cs
-from tuninglab.site import claim_verdicts, result_files
-from tuninglab.site.claims_map import Claim
 
 
 @pytest.fixture
@@ -147,7 +147,7 @@ def test_this_host_knows_its_server_and_the_class_its_records_give(committed, tm
     """Its results join the set of its server and its machine's class: the claims it weighs."""
     import json
     from tuninglab.engine.server import mysqld
-    from tuninglab.site.host_class import host_class
+    from tuninglab.evidence.host_class import host_class
     record = json.loads(sorted((committed / "calibrations").glob("*.json"))[-1].read_text())
     monkeypatch.setattr(campaign, "host_id", lambda: record["host"]["id"])
     monkeypatch.setattr(mysqld, "find", lambda path=None: mysqld.ServerBinary(

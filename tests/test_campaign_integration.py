@@ -8,10 +8,10 @@ import pytest
 from helpers import fixture_recipe, result_paths, servers_under
 from tuninglab import campaign
 from tuninglab.errors import Interrupted
+from tuninglab.evidence import result_files, superseded
+from tuninglab.evidence.claims_map import Claim
 from tuninglab.recipes import load
 from tuninglab.results import verdicts as words
-from tuninglab.site import result_files, superseded
-from tuninglab.site.claims_map import Claim
 
 pytestmark = pytest.mark.integration
 

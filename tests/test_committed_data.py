@@ -7,7 +7,7 @@ import re
 
 from helpers import DATA, REPO, committed_data_files
 from tuninglab.contrib import check
-from tuninglab.site import result_files
+from tuninglab.evidence import result_files
 
 # What names the checkout's data/ in a test module. A line that only names a path there (to
 # compare a path, never to read it) says so with this comment.

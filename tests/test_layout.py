@@ -1,5 +1,5 @@
 """The package layout: which part of tuninglab may import which, read from the source with ast
-(imports inside functions count too), and the size of a module.
+(imports inside functions count too), and the size of a module and of a function.
 
 The layers, each importing only its own package and the layers below it:
   0. the base: tuninglab.errors, tuninglab.units, tuninglab.files, tuninglab.visible import no
@@ -7,28 +7,34 @@ The layers, each importing only its own package and the layers below it:
   1. tuninglab.results sits on the base;
   2. tuninglab.recipes sits on results (the metric table, results/metrics.py) and the base; so
      results never imports recipes;
-  3. tuninglab.engine, tuninglab.site and tuninglab.contrib sit on those, side by side: none of
+  3. tuninglab.evidence (what the evidence says: claims, evidence sets, verdicts, the advice's
+     judgement) sits on those;
+  4. tuninglab.engine, tuninglab.site and tuninglab.contrib sit on those, side by side: none of
      the three imports another (site and contrib never import the engine);
-  4. tuninglab.calibrate (`invoke lab.noise`) and tuninglab.campaign (`invoke claims.rerun`),
+  5. tuninglab.calibrate (`invoke lab.noise`) and tuninglab.campaign (`invoke claims.rerun`),
      commands that run the engine, and tuninglab.advise (`invoke advise`), which reads a server
-     and its host beside the site's evidence, on those;
-  5. tuninglab.bench and tuninglab.fleet on all of those, side by side;
-  6. tuninglab.cli on top: nothing in the package imports it; tasks.py does.
+     and its host beside the evidence, on those; advise never imports the site, nor anything
+     that renders pages (Markdown, YAML);
+  6. tuninglab.bench and tuninglab.fleet on all of those, side by side;
+  7. tuninglab.cli on top: nothing in the package imports it; tasks.py does.
 
 Inside the engine, its subpackages are layered the same way (ENGINE_LAYERS), and no package has
 an import cycle among its own modules, whether the imports sit at the top of a file or in a
-function.
+function. No module imports another's private name (one starting with _), and no import is
+kept alive by a `noqa` comment.
 """
 
 import ast
+import sys
 from pathlib import Path
 
 from helpers import REPO
 
 SRC = REPO / "src"
 PACKAGE = SRC / "tuninglab"
-LAYERS = [("errors", "units", "files", "visible"), ("results",), ("recipes",), ("engine", "site", "contrib"),
-          ("calibrate", "campaign", "advise"), ("bench", "fleet"), ("cli",)]
+LAYERS = [("errors", "units", "files", "visible"), ("results",), ("recipes",), ("evidence",),
+          ("engine", "site", "contrib"), ("calibrate", "campaign", "advise"), ("bench", "fleet"),
+          ("cli",)]
 LAYER = {part: n for n, parts in enumerate(LAYERS) for part in parts}
 MAX_LINES = 400
 # The engine's subpackages, bottom up: the host and its work directory; the load generators and
@@ -196,3 +202,79 @@ def test_no_package_has_an_import_cycle():
 
 def test_the_cycle_finder_finds_a_cycle():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+MAX_FUNCTION_LINES = 60
+
+
+def test_no_function_is_over_60_lines():
+    long = []
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > MAX_FUNCTION_LINES:
+                    long.append(f"{where(path, node.lineno)} {node.name}: {lines} lines")
+    assert long == []
+
+
+def test_no_module_imports_another_modules_private_name():
+    """A name starting with _ is its module's own: a helper two modules share is public, in the
+    module whose subject it is."""
+    offending = []
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tuninglab"):
+                offending += [f"{where(path, node.lineno)} imports {node.module}.{a.name}"
+                              for a in node.names if a.name.startswith("_")]
+    assert offending == []
+
+
+def test_no_import_is_kept_alive_by_noqa():
+    """A re-export that only a noqa comment keeps is an import from the wrong module."""
+    offending = [f"{where(path, n)}" for name, path in MODULES.items()
+                 for n, line in enumerate(path.read_text().splitlines(), start=1)
+                 if "noqa: F401" in line]
+    assert offending == []
+
+
+def third_party_imports(path: Path) -> set[str]:
+    """The top-level names of the modules outside tuninglab a file imports, at any depth."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+    return found - {"tuninglab"}
+
+
+def closure(start: str) -> set[str]:
+    """Every tuninglab module a module's imports reach, itself included."""
+    seen, todo = set(), [start]
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in MODULES:
+            continue
+        seen.add(name)
+        todo += [target for _, target in imports(MODULES[name])]
+        parent = name.rsplit(".", 1)[0]  # importing a.b.c runs a/__init__ and a/b/__init__
+        todo += [parent] if parent != name else []
+    return seen
+
+
+def test_advise_reaches_no_site_module_nor_the_page_machinery():
+    """`invoke advise` (advise/report.py, through cli.py) weighs the evidence without the site:
+    no tuninglab.site module, no Markdown, no YAML, no MkDocs."""
+    reached = closure("tuninglab.advise.report") | closure("tuninglab.advise.examples")
+    assert sorted(m for m in reached if part_of(m) == "site") == []
+    outside = set().union(*(third_party_imports(MODULES[m]) for m in reached))
+    assert sorted(outside & {"markdown", "yaml", "mkdocs", "pymdownx", "plotly"}) == []
+
+
+def test_the_lab_vm_guest_needs_only_the_standard_library_and_pymysql():
+    """engine/lab/guest.py runs inside the VM on the image's Python: the standard library and
+    Debian's python3-pymysql (engine/lab/image.py installs it), nothing from the virtualenv."""
+    reached = closure("tuninglab.engine.lab.guest")
+    outside = set().union(*(third_party_imports(MODULES[m]) for m in reached))
+    assert sorted(outside - set(sys.stdlib_module_names)) == ["pymysql"]

@@ -22,9 +22,9 @@ from scipy.stats import t as student_t
 from tuninglab import files
 from tuninglab.engine.measure.noise import FILE
 from tuninglab.engine.run import runner
+from tuninglab.evidence.host_class import host_class, server_of
 from tuninglab.recipes.plan import RUN_OVERHEAD_S
 from tuninglab.results import calibrations, document, pooling
-from tuninglab.site import evidence
 
 FIVE_MINUTES = 300.0
 POWER = 0.8  # the smallest effect detected this often
@@ -116,10 +116,10 @@ def sittings_text(record: dict, data_dir: Path) -> str:
     """What a new record adds to its host class's calibration: a sitting is one machine (its
     host id), so a second record from the same machine adds A/A comparisons, not a sitting,
     and the class's between-sitting spread stays assumed until two machines have records."""
-    cls = evidence.host_class(record)
+    cls = host_class(record)
     mine = [r for r in calibrations.load_all(data_dir)
-            if evidence.host_class(r).key == cls.key
-            and evidence.server_of(r) == evidence.server_of(record)]
+            if host_class(r).key == cls.key
+            and server_of(r) == server_of(record)]
     me = record["host"]["id"]
     machines = {r["host"]["id"] for r in mine}
     again = sum(r["host"]["id"] == me for r in mine) > 1

@@ -1,4 +1,4 @@
-"""`invoke claims.rerun`: run the recipes of the open claims (site/claim_status.py: too noisy,
+"""`invoke claims.rerun`: run the recipes of the open claims (evidence/claim_status.py: too noisy,
 not measured, only older evidence, a regime a longer profile may reach) that this host can
 answer, in order of expected answers per hour, each aimed at its claims' precision, within a
 campaign budget; and what `invoke claims.status` and `invoke recipe --budget` need to know of this
@@ -25,12 +25,13 @@ from tuninglab.engine.measure.provenance import host_id
 from tuninglab.engine.run import resume, runner, stop_rule
 from tuninglab.engine.server import mysqld, roots
 from tuninglab.errors import Interrupted, UserError
+from tuninglab.evidence import claim_status, result_files
+from tuninglab.evidence.claim_status import Here, Job
+from tuninglab.evidence.host_class import server_name
+from tuninglab.evidence.sets import machine_of
 from tuninglab.recipes import plan
 from tuninglab.recipes.load import load
 from tuninglab.recipes.model import label as recipe_label
-from tuninglab.site import claim_status, evidence, result_files
-from tuninglab.site.claim_status import Here, Job
-from tuninglab.site.host_class import server_name
 from tuninglab.units import human_seconds
 
 # One recipe variant takes at most this much of a campaign, and its budget is its estimate
@@ -53,7 +54,7 @@ def here(workdir: Path | None = None, profile: str = "full",
     wd = Path(workdir or files.default_workdir())
     me = host_id()
     return Here(me, profile, _noise_sd(noise.load(wd, me)), recipes_dir,
-                _server(mysqld_path, server), evidence.machine_of(me), _lab_kvm(wd))
+                _server(mysqld_path, server), machine_of(me), _lab_kvm(wd))
 
 
 def _lab_kvm(wd: Path) -> bool:

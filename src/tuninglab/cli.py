@@ -8,8 +8,8 @@ from pathlib import Path
 
 from tuninglab import files, units
 from tuninglab.contrib import check
-from tuninglab.engine.run import leftovers, runner, stop_rule
 from tuninglab.engine.host import workdir as workdir_mod
+from tuninglab.engine.run import leftovers, runner, stop_rule
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import check_name, list_names, load_all
@@ -91,7 +91,7 @@ def recipe_run(name, *, quick=False, profile=None, repeats=None, duration=None, 
     with stop_rule.aiming(_claim_aims(name, opts)):
         runner.run_all(name, opts, variant, say)
     if not dry_run:  # what the new result changes: the claims' pooled verdicts, as the site's
-        from tuninglab.site import claims_text
+        from tuninglab.evidence import claims_text
         say("\n" + claims_text.report(name))
 
 
@@ -139,15 +139,15 @@ def data_check(paths, say=print, contributions=False):
 
 def data_claims(recipe=None, say=print):
     """`invoke data.claims`: the source claims' pooled verdicts, as the claims page gives them."""
-    from tuninglab.site import claims_text
+    from tuninglab.evidence import claims_text
     say(claims_text.report(recipe))
 
 
 def claims_status(topic=None, quick=False, profile=None, workdir=None, server=None, say=print):
     """`invoke claims.status`: every claim's pooled verdict, the precision it needs and has,
-    and what answering it would take here (site/claim_status.py)."""
+    and what answering it would take here (evidence/claim_status.py)."""
     from tuninglab import campaign
-    from tuninglab.site import claims_text
+    from tuninglab.evidence import claims_text
     profile = profile_name(quick, profile)
     here = campaign.here(Path(workdir) if workdir else None, profile, server=_server(server))
     say(claims_text.status_report(topic, here))

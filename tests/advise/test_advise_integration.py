@@ -16,11 +16,11 @@ import pytest
 from helpers import needs_real_server, servers_under
 from tuninglab import cli, files
 from tuninglab.advise import examples
-from tuninglab.site import server_rows as rows
 from tuninglab.errors import UserError
+from tuninglab.evidence import server_rows as rows
+from tuninglab.evidence import advice, claim_verdicts, result_files
+from tuninglab.evidence.topic_pages import topic_pages
 from tuninglab.recipes.server_list import HOST_SERVER, NAMES
-from tuninglab.site import advice, claim_verdicts, result_files
-from tuninglab.site.verdict_tables import topic_pages
 
 pytestmark = pytest.mark.integration
 

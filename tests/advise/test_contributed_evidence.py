@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from tuninglab.site import advice, result_files
-from tuninglab.site import server_rows as rows
-from tuninglab.site.verdict_tables import topic_pages
+from tuninglab.evidence import advice, result_files
+from tuninglab.evidence import server_rows as rows
+from tuninglab.evidence.topic_pages import topic_pages
 
 CONTRIBUTED = {"submitted": "2026-11-30T00:00:00Z", "tool": "data.submit"}
 

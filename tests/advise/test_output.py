@@ -6,8 +6,8 @@ from dataclasses import replace
 
 from advise_facts import host, server
 from tuninglab.advise import output
-from tuninglab.site.server_readings import Reading
-from tuninglab.site.server_rows import Evidence, Row
+from tuninglab.evidence.server_readings import Reading
+from tuninglab.evidence.server_rows import Evidence, Row
 
 EVIDENCE = Evidence("mariadb 10.11", "", "holds", "", "2 vs 1, redo log fsyncs per "
                     "transaction", "x0.02 [0.01, 0.03]", 3, 2, "AMD EPYC, 2 cores",

@@ -9,7 +9,7 @@ import pytest
 from tuninglab import cli
 from tuninglab.advise import placement
 from tuninglab.errors import UserError
-from tuninglab.site import result_files
+from tuninglab.evidence import result_files
 
 
 @pytest.fixture

@@ -2,8 +2,8 @@
 whether it is what the topic's advice says."""
 
 from advise_facts import MYSQL_9_7, host, server, storage
-from tuninglab.site import server_readings as readings
-from tuninglab.site.verdict_tables import topic_pages
+from tuninglab.evidence import server_readings as readings
+from tuninglab.evidence.topic_pages import topic_pages
 
 
 def read(slug, s=None, h=None):

@@ -5,10 +5,10 @@ that measures it here; read against the committed results."""
 import pytest
 
 from advise_facts import MYSQL_9_7, host, server
-from tuninglab.site import server_rows as rows
-from tuninglab.site.server_readings import Reading
-from tuninglab.site import advice, host_class, result_files
-from tuninglab.site.verdict_tables import topic_pages
+from tuninglab.evidence import server_rows as rows
+from tuninglab.evidence import advice, host_class, result_files
+from tuninglab.evidence.server_readings import Reading
+from tuninglab.evidence.topic_pages import topic_pages
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ import pytest
 from helpers import DATA
 from tuninglab import files
 from tuninglab.bench import scale
+from tuninglab.evidence import result_files
 from tuninglab.results import document
-from tuninglab.site import result_files
 
 
 @pytest.fixture(autouse=True)

@@ -19,6 +19,5 @@ def test_every_removal_with_a_version_is_explained():
     assert set(server_names.GONE_FROM) <= set(server_names.REMOVED)
 
 
-def test_the_engine_maps_with_the_same_tables():
-    assert option_names.map_settings is server_names.map_settings
+def test_the_engine_checks_with_the_same_tables():
     assert option_names.REMOVED is server_names.REMOVED

@@ -7,7 +7,8 @@ import shutil
 import pytest
 
 from helpers import IMG, LONG, QUOTES, SCRIPT, TOPICS, hostile, unfold_evidence
-from tuninglab.site import builder, hostviews, result_files
+from tuninglab.evidence import result_files
+from tuninglab.site import builder, hostviews
 
 pytestmark = pytest.mark.integration
 

@@ -10,11 +10,12 @@ import re
 import pytest
 
 from helpers import REAL, result, spec
+from tuninglab.evidence import result_files
 from tuninglab.recipes.load import list_names, load_all
 from tuninglab.recipes.model import SWEPT_TABLES
 from tuninglab.results import labels
 from tuninglab.results.metrics import AXIS_CHARS, METRICS, axis_title
-from tuninglab.site import charts, fence, hostviews, io_chart, result_files
+from tuninglab.site import charts, fence, hostviews, io_chart
 
 
 def figure_of(out: str) -> dict:
@@ -231,5 +232,5 @@ def test_io_bars_are_titled_and_an_empty_one_is_a_sentence():
 def test_a_threads_sweeps_workload_leaves_the_threads_to_the_axis():
     doc = result()
     doc["sweep"]["setting"] = "workload.threads"
-    assert charts._workload_text(doc) == "sysbench oltp_write_only"
+    assert charts.workload_text(doc) == "sysbench oltp_write_only"
     assert labels.setting_title("workload.threads") == "client threads"

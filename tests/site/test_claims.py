@@ -11,7 +11,7 @@ import pytest
 
 from helpers import DATA, write_claims_map as write_map
 from tuninglab.errors import UserError
-from tuninglab.site import claims_map
+from tuninglab.evidence import claims_map
 from tuninglab.site import verdict_tables
 
 DIRECT_IO = """
@@ -44,7 +44,7 @@ def test_the_committed_map_covers_every_source_result():
 
 
 def test_a_topic_page_has_one_headline_claim_at_most_and_every_page_an_entry():
-    from tuninglab.site.verdict_tables import topic_pages
+    from tuninglab.evidence.topic_pages import topic_pages
     claims, untestable = claims_map.load_map()
     for page in topic_pages():
         heads = [c.id for c in claims if c.topic == page["slug"] and c.headline]
@@ -127,7 +127,7 @@ def test_problems_list_each_result_left_out(tmp_path):
     assert any("purge-thread.csv" in p for p in problems)  # every source, mapped or not
 
 
-# --- verdicts: tests/site/test_claim_verdicts.py -------------------------------------------
+# --- verdicts: tests/evidence/test_claim_verdicts.py -------------------------------------------
 
 def test_the_inline_forms_quote_a_claim_and_an_unknown_one_fails_the_build(caplog):
     c = next(c for c in claims_map.load_map()[0] if c.headline)

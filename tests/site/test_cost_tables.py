@@ -8,9 +8,10 @@ import re
 import pytest
 
 from helpers import HOST_B, REAL, SCRIPT, result, spec, with_costs, write_result
+from tuninglab.evidence import result_files
 from tuninglab.results import stats
 from tuninglab.results.metrics import COST, METRICS
-from tuninglab.site import fence, hostviews, result_files, result_tables
+from tuninglab.site import fence, hostviews, result_tables
 
 ON, OFF = (p["id"] for p in REAL["points"])
 CHEAPER = {OFF: {"server_cpu_us_per_trx": 0.8, "fsyncs_per_trx": 0.0}}

@@ -7,7 +7,8 @@ source measured with a server option (site/defaults_advice.py)."""
 import json
 
 from helpers import DATA
-from tuninglab.site import defaults_advice, defaults_table, result_files
+from tuninglab.evidence import result_files
+from tuninglab.site import defaults_advice, defaults_table
 
 MYSQL = DATA / "defaults" / "20261128T225212Z-acff7a7b-quick-3b04171e.json"
 MARIADB = DATA / "defaults" / "20261128T225506Z-acff7a7b-quick-0e20dc52.json"

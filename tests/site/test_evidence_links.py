@@ -7,7 +7,8 @@ import re
 import pytest
 
 from helpers import REPO, result_paths, unfold_evidence
-from tuninglab.site import hostviews, result_files
+from tuninglab.evidence import result_files
+from tuninglab.site import hostviews
 
 pytestmark = pytest.mark.integration
 

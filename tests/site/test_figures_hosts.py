@@ -25,7 +25,8 @@ from helpers import (
     spec,
     write_result,
 )
-from tuninglab.site import charts, describe, fence, hostviews, result_files
+from tuninglab.evidence import result_files
+from tuninglab.site import charts, describe, fence, hostviews, result_listings
 
 NAME = "AMD EPYC, 2 cores, 24 GiB, VM, virtio disk, mariadb 10.11.19"
 
@@ -178,7 +179,7 @@ def test_results_index_lists_every_file_newest_first_with_its_origin(tmp_path):
         "description": "NVMe box", "submitted": "2026-11-22T08:00:00Z", "tool": "data.submit"}))
     write_result(tmp_path, "doublewrite", result(HOST_A, "2026-11-21T00:00:00+00:00", variant="v"))
     (tmp_path / "historical").mkdir()
-    rows = result_files.results_index(tmp_path)
+    rows = result_listings.results_index(tmp_path)
     assert [(r["variant"], r["started"]) for r in rows] == [
         ("", "2026-11-22 00:00"), ("", "2026-11-20 00:00"), ("v", "2026-11-21 00:00")]
     assert rows[0] == {
@@ -329,7 +330,7 @@ def test_hostile_text_on_the_results_page_is_inert(tmp_path, monkeypatch):
     for shown in (SCRIPT, IMG, QUOTES, LONG[:100]):
         assert shown in text
     assert LONG not in text  # free text is cut in a table row
-    row = next(r for r in result_files.results_index(tmp_path) if r["contributed"])
+    row = next(r for r in result_listings.results_index(tmp_path) if r["contributed"])
     assert len(row["description"]) == 200 and row["host"].endswith("\u2026; id bbbbbbbb")
     assert "<script" not in out and "<img" not in out and "<b>" not in out
 

@@ -1,7 +1,7 @@
 """The transcribed historical sources under data/historical/ are complete, well formed and exact.
 
 Each source of shared/sources/ has data/historical/<slug>/source.toml (validated against
-src/tuninglab/site/historical.schema.json) and one CSV per table or group of numeric claims.
+src/tuninglab/evidence/historical.schema.json) and one CSV per table or group of numeric claims.
 """
 
 import csv
@@ -16,7 +16,7 @@ from helpers import DATA, REPO, SHARED
 
 ROOT = REPO
 HIST = DATA / "historical"
-SCHEMA_PATH = ROOT / "src" / "tuninglab" / "site" / "historical.schema.json"
+SCHEMA_PATH = ROOT / "src" / "tuninglab" / "evidence" / "historical.schema.json"
 SOURCES = SHARED / "sources"
 NO_SOURCES = f"{SOURCES} is missing (it sits beside the checkout in CI)"
 

@@ -14,7 +14,8 @@ import tomllib
 import pytest
 
 from helpers import DATA, REPO, SHARED
-from tuninglab.site import historical
+from tuninglab.evidence import historical
+from tuninglab.site import historical_figures
 
 HIST = DATA / "historical"
 SOURCES = SHARED / "sources"
@@ -87,7 +88,7 @@ def as_printed(cell_html):
 
 @pytest.mark.parametrize("slug,table", CLAIMS, ids=lambda v: str(v))
 def test_claims_tables_are_headed_in_a_readers_words(slug, table):
-    shown = headings(historical.claims_table(slug, table))
+    shown = headings(historical_figures.claims_table(slug, table))
     assert shown[:5] == ["Claim", "Value", "Unit", "Qualifier", "Where in the source"]
     assert not set(shown) & RAW_NAMES and not any("_" in h for h in shown), shown
 
@@ -102,7 +103,7 @@ def test_a_column_without_a_readers_name_gets_a_readable_one():
 
 
 def test_tables_of_text_shown_as_claims_are_headed_in_a_readers_words():
-    assert headings(historical.claims_table("zfs-innodb-2009", "series.csv")) == \
+    assert headings(historical_figures.claims_table("zfs-innodb-2009", "series.csv")) == \
         ["Series", "Change"]
 
 
@@ -149,7 +150,7 @@ def test_a_translation_is_english_of_a_text_the_source_prints():
 
 
 def test_a_translated_cell_is_the_original_then_its_english():
-    out = historical.claims_table("zfs-innodb-2009", "commit-batching.csv")
+    out = historical_figures.claims_table("zfs-innodb-2009", "commit-batching.csv")
     assert '<span lang="pt">segundo</span><br><small lang="en">second</small>' in out
     assert '<span lang="pt">potenciais candidatos a rollback</span><br><small lang="en">' \
            'potential candidates for rollback</small>' in out
@@ -178,21 +179,21 @@ def test_a_recorded_cut_label_is_a_label_of_its_table_printed_as_a_whole_cell():
 
 
 def test_a_cut_label_carries_the_mark_and_says_why_in_a_table():
-    out = historical.claims_table("zaitsev-2004-os-hardware", "logs-separate-disk.csv")
+    out = historical_figures.claims_table("zaitsev-2004-os-hardware", "logs-separate-disk.csv")
     mark = '<abbr class="tl-cut" title="cut off in the source">\u2026</abbr>'
     assert f"<td>Logs on dedicated SCSI driv{mark}</td>" in out
     assert f"<td>Shared drive for data and{mark}</td>" in out
     assert "is cut off in the source; it is kept as printed" in out
-    heading = historical.claims_table("zaitsev-2004-os-hardware", "direct-io-2-4.csv")
+    heading = historical_figures.claims_table("zaitsev-2004-os-hardware", "direct-io-2-4.csv")
     assert f"<th>Kernel 2.4.21-9.ELhugem{mark}</th>" in heading
-    assert "cut off" not in historical.claims_table("zfs-innodb-2009", "setup.csv")
+    assert "cut off" not in historical_figures.claims_table("zfs-innodb-2009", "setup.csv")
 
 
 CUT_LOGS = ["Shared drive for data and\u2026", "Logs on dedicated SCSI driv\u2026"]
 
 
 def test_a_cut_label_carries_the_mark_and_says_why_in_a_chart():
-    figure = historical.historical_bars("zaitsev-2004-os-hardware", "logs-separate-disk.csv")
+    figure = historical_figures.historical_bars("zaitsev-2004-os-hardware", "logs-separate-disk.csv")
     for trace in figure["data"]:
         assert trace["x"] == CUT_LOGS
         assert all(note.endswith("label cut off in the source") for note in trace["customdata"])
@@ -201,7 +202,7 @@ def test_a_cut_label_carries_the_mark_and_says_why_in_a_chart():
     assert axis["tickvals"] == CUT_LOGS  # on a phone, on two lines
     assert axis["ticktext"] == ["Shared drive<br>for data and\u2026",
                                 "Logs on dedicated<br>SCSI driv\u2026"]
-    whole = historical.historical_bars("zaitsev-2004-os-hardware", "raid-levels.csv")
+    whole = historical_figures.historical_bars("zaitsev-2004-os-hardware", "raid-levels.csv")
     assert not any("\u2026" in x for t in whole["data"] for x in t["x"])
     assert "title" not in whole["layout"]["xaxis"]
     assert whole["data"][0]["customdata"][1] == "ratio 1.14"
@@ -211,7 +212,7 @@ def test_a_cut_label_carries_the_mark_and_says_why_in_a_chart():
 
 @pytest.mark.parametrize("slug,table", sorted({(s, t) for _, s, t in FENCES}), ids=lambda v: str(v))
 def test_every_shown_cell_is_the_transcription_as_printed(slug, table):
-    out = historical.claims_table(slug, table)
+    out = historical_figures.claims_table(slug, table)
     cells = [as_printed(c) for c in re.findall(r"<td>(.*?)</td>", out)]
     assert cells == [v or "" for row in rows_of(slug, table) for v in row.values()]
 
@@ -253,13 +254,13 @@ def test_the_built_page_marks_the_labels_the_source_cut_off(built):
 
 
 def test_charts_under_one_caption_say_what_sets_each_apart():
-    titles = {t: historical.historical_bars("zaitsev-2004-os-hardware", t)["layout"]["title"]
+    titles = {t: historical_figures.historical_bars("zaitsev-2004-os-hardware", t)["layout"]["title"]
               ["text"] for t in ("direct-io-2-4.csv", "direct-io-2-6.csv",
                                  "async-io-buffered.csv", "async-io-direct.csv")}
     assert len(set(titles.values())) == 4
     assert "Kernel 2.6.3 (deadline)" in titles["direct-io-2-6.csv"]
     assert "Kernel 2.4.21-9.ELhugem" in titles["direct-io-2-4.csv"]
-    picked = {c: historical.historical_bars("scheduler-scan-2008", "io-schedulers.csv", [c])
+    picked = {c: historical_figures.historical_bars("scheduler-scan-2008", "io-schedulers.csv", [c])
               ["layout"]["title"]["text"]
               for c in ("Average runtime (s)", "Average Throughput (MiB/s)")}
     assert all(c in title for c, title in picked.items())

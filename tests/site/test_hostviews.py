@@ -5,7 +5,8 @@ import json
 import re
 
 from helpers import HOST_A, HOST_B, result, spec, write_result
-from tuninglab.site import charts, fence, hostviews, result_files
+from tuninglab.evidence import result_files
+from tuninglab.site import charts, fence, hostviews
 
 CONTRIBUTED = {"description": "host B", "submitted": "2026-11-22T00:00:00Z",
                "tool": "data.submit"}

@@ -3,7 +3,8 @@ engine/run/record.py) says so beside its chart: describe.overrides_text words it
 profile of the recipe text the result ran, and the plotly fence puts it by the host's view."""
 
 from helpers import HOST_A, result, spec
-from tuninglab.site import describe, fence, result_files
+from tuninglab.evidence import result_files
+from tuninglab.site import describe, fence
 
 
 def overridden(**over) -> dict:

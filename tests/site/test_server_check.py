@@ -6,9 +6,10 @@ import json
 import pytest
 
 from tuninglab.errors import UserError
+from tuninglab.evidence import result_files
+from tuninglab.evidence.topic_pages import topic_pages
 from tuninglab.recipes.server_list import NAMES
-from tuninglab.site import result_files, server_check
-from tuninglab.site.verdict_tables import topic_pages
+from tuninglab.site import server_check
 
 VARIABLES = {"version": "10.11.14-MariaDB-0+deb12u2", "innodb_flush_log_at_trx_commit": "2",
              "innodb_doublewrite": "ON", "innodb_io_capacity": "200",

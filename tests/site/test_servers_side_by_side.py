@@ -1,4 +1,4 @@
-"""Pages compare servers (site/servers.py): every topic's verdict table has a column per server,
+"""Pages compare servers (evidence/servers.py): every topic's verdict table has a column per server,
 the home page a tab per server, and a result on a new server adds to a page without moving what
 it shows first, however many results that server has."""
 
@@ -12,10 +12,12 @@ from pathlib import Path
 import pytest
 
 from helpers import DATA
+from tuninglab.evidence import sets as evidence
+from tuninglab.evidence import claim_verdicts, claims_map, result_files, servers
+from tuninglab.evidence.host_class import host_class
+from tuninglab.evidence.topic_pages import topic_pages
 from tuninglab.results.result import Result
-from tuninglab.site.host_class import host_class
-from tuninglab.site import (claim_verdicts, claims_map, evidence, home_table, hostviews, result_files,
-                            servers, today_table, verdict_tables)
+from tuninglab.site import home_table, hostviews, today_table, verdict_tables
 
 # The committed doublewrite results of one host class (the one this full run's machine is of):
 # the fixture's sets stay one class's however many classes later results add.
@@ -132,7 +134,7 @@ def test_the_home_page_glance_has_every_topic_and_server(data_dir):
     heads = re.findall(r"<th>([^<]*)</th>", glance)
     assert heads == ["Topic", "MariaDB 10.11", "MariaDB 11.8", "MySQL 9.7"]
     rows = glance.split("<tr>")[2:]
-    assert len(rows) == len(verdict_tables.topic_pages())
+    assert len(rows) == len(topic_pages())
     for row in rows:
         assert row.count("<td") == 4 and row.count('class="tl-v') == 3
         assert row.count('<a href="topics/') == 4

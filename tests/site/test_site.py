@@ -9,7 +9,8 @@ import pytest
 import yaml
 
 from helpers import DATA, REPO, TOPICS, result_paths
-from tuninglab.site import charts, fence, result_files
+from tuninglab.evidence import result_files
+from tuninglab.site import charts, fence
 
 # Committed results, by name: never one a user's own run added to data/.
 DOUBLEWRITE = DATA / "doublewrite" / "20261122T003613Z-209a4cf4-full.json"

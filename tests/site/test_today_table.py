@@ -48,7 +48,7 @@ def test_a_lab_vm_throughput_is_never_judged():
 
 
 def test_a_server_without_results_says_how_to_measure(monkeypatch):
-    monkeypatch.setattr(today_table.evidence, "evidence_sets", lambda recipe, variant="": [])
+    monkeypatch.setattr(today_table, "evidence_sets", lambda recipe, variant="": [])
     out = today_table._server_block(today_table.effects("redo-size", "mysql 9.7"),
                                     "mysql 9.7")
     assert "Not measured on MySQL 9.7 yet" in out

@@ -9,16 +9,10 @@ import re
 import pytest
 
 from helpers import HOST_A, HOST_B, REAL, result, spec, write_result
+from tuninglab.evidence import result_files
 from tuninglab.results import document
-from tuninglab.site import (
-    builder,
-    charts,
-    describe,
-    fence,
-    hostviews,
-    result_files,
-    result_tables,
-)
+from tuninglab.site import builder, charts, describe, fence, hostviews, result_listings, result_tables
+from tuninglab.visible import plain
 
 PROJECT = REAL["host"]["id"]
 CONTRIBUTED = {"description": "NVMe box", "submitted": "2026-11-22T08:00:00Z",
@@ -69,7 +63,7 @@ def test_a_file_whose_runs_give_no_statistics_is_listed_not_charted(data):
     broken["workload"]["metric"] = "mib_per_s"  # its runs hold throughput, not a scan rate
     write_result(data, "doublewrite", broken)
     assert result_files.results_for("doublewrite", data_dir=data) == []
-    [row] = result_files.results_index(data)
+    [row] = result_listings.results_index(data)
     assert row["invalid"] == "its statistics cannot be computed from its runs ('mib_per_s')"
 
 
@@ -84,7 +78,7 @@ def test_a_future_dated_file_with_the_projects_host_replaces_nothing(data, capsy
     assert result_files.future_dated(data) == [
         "doublewrite/2099-01-01T000000-" + PROJECT[:8] + ".json: dated in the future "
         "(started 2099-01-01T00:00:00+00:00)"]
-    rows = result_files.results_index(data)
+    rows = result_listings.results_index(data)
     assert [r["invalid"] for r in rows] == ["dated in the future (started "
                                             "2099-01-01T00:00:00+00:00)", ""]
     out = fence.results_index_fence("", "results-index", "", {}, None)
@@ -140,7 +134,7 @@ def test_format_characters_are_shown_never_rendered(data):
     doc["points"][0]["value"] = f"ON{BIDI}"
     write_result(data, "doublewrite", doc)
     shown = "[U+202E][U+2066][U+200B]"
-    [row] = result_files.results_index(data)
+    [row] = result_listings.results_index(data)
     assert row["description"] == f"fast{shown}box" and row["host"].startswith(f"AMD{shown}EPYC")
     pages = [fence.results_index_fence("", "results-index", "", {}, None),
              fence.plotly_fence(spec(kind="results", recipe="doublewrite"), "plotly", "", {},
@@ -153,9 +147,9 @@ def test_format_characters_are_shown_never_rendered(data):
 
 
 def test_esc_and_plain_show_format_characters():
-    assert describe.plain(f"a{BIDI}b\u00e9") == "a[U+202E][U+2066][U+200B]b\u00e9"
+    assert plain(f"a{BIDI}b\u00e9") == "a[U+202E][U+2066][U+200B]b\u00e9"
     assert describe.esc(f"<{BIDI[0]}>") == "&lt;[U+202E]&gt;"
-    assert describe.plain("\U000e0001") == "[U+E0001]"  # a tag, beyond the first plane
+    assert plain("\U000e0001") == "[U+E0001]"  # a tag, beyond the first plane
 
 
 def test_a_file_the_site_cannot_read_is_named(data):

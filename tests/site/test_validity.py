@@ -46,7 +46,8 @@ def test_each_check_shows_every_point_s_value_and_whether_it_met_the_bound():
 def test_a_lab_vm_result_under_tcg_leads_with_the_bytes_written_per_transaction(
         tmp_path, monkeypatch):
     from helpers import spec
-    from tuninglab.site import fence, result_files
+    from tuninglab.site import fence
+    from tuninglab.evidence import result_files
     [path] = (DATA / "raid-level").glob("*-quick.json")
     (tmp_path / "raid-level").mkdir()
     (tmp_path / "raid-level" / path.name).write_text(path.read_text())

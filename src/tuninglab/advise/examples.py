@@ -14,9 +14,9 @@ from pathlib import Path
 from tuninglab import files
 from tuninglab.advise import host_facts, server_facts
 from tuninglab.engine.server import mysqld
+from tuninglab.evidence import servers
+from tuninglab.evidence.host_class import server_name
 from tuninglab.recipes.server_list import NAMES
-from tuninglab.site import servers
-from tuninglab.site.host_class import server_name
 
 # Settings a 2012 configuration carries: a small redo log, the fsync flush method and the IO
 # capacity of one rotating disk.

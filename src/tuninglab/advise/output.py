@@ -7,8 +7,8 @@ import re
 import shutil
 import textwrap
 
+from tuninglab.evidence import advice, server_rows as rows_mod
 from tuninglab.visible import visible
-from tuninglab.site import advice, server_rows as rows_mod
 
 # The verdicts in a narrow column's words.
 KIND_WORDS = {advice.HOLDS: "holds", advice.DOES_NOT_HOLD: "does not hold",

@@ -1,6 +1,6 @@
 """Where this host stands among the guide's host classes, and `invoke advise --calibrate`: a
 short calibration that gives it one. A host's class is what its results say it is (CPU,
-cores, memory, VM, the kind of disk and its band of fsyncs per second, site/host_class.py);
+cores, memory, VM, the kind of disk and its band of fsyncs per second, evidence/host_class.py);
 the calibration is one quick run of flush-log-at-trx-commit (a few minutes: the device
 baseline that every result records, fio's fsyncs per second and 16K random write IOPS, and a
 short OLTP load, durable commits against batched ones), written into data/ like any result, so
@@ -13,15 +13,16 @@ from pathlib import Path
 
 from tuninglab.engine.measure.provenance import host_id
 from tuninglab.engine.run import runner
-from tuninglab.site import evidence, host_class, result_files
-from tuninglab.site.server_rows import differences
+from tuninglab.evidence import host_class, result_files
+from tuninglab.evidence.sets import machine_of
+from tuninglab.evidence.server_rows import differences
 
 RECIPE = "flush-log-at-trx-commit"
 
 
 def machine():
     """This host's class, from what it measured before; None before it has."""
-    return evidence.machine_of(host_id())
+    return machine_of(host_id())
 
 
 def classes(data_dir: Path | None = None) -> dict:

@@ -4,8 +4,8 @@ the one connection is a read-only session, the host is read from /proc and /sys.
 Exit status, for scripts: 0 when no advice applies, 1 when some does, 2 on an error."""
 
 from tuninglab.advise import host_facts, output, placement, server_facts
-from tuninglab.site import server_rows as rows
 from tuninglab.errors import UserError
+from tuninglab.evidence import server_rows as rows
 
 APPLIES = 1
 

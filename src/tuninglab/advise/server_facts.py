@@ -17,9 +17,9 @@ from pathlib import Path
 import pymysql
 
 from tuninglab.advise import client, option_files
-from tuninglab.visible import visible
 from tuninglab.errors import UserError
-from tuninglab.site.server_readings import ServerFacts, flavor_of, version_of
+from tuninglab.evidence.server_readings import ServerFacts, flavor_of, version_of
+from tuninglab.visible import visible
 
 PRIVILEGES = "USAGE (login only); PROCESS optionally, for MySQL's history list length"
 # MySQL client error numbers and server error codes, as pymysql raises them.

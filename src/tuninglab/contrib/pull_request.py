@@ -5,7 +5,7 @@ and one of the kinds data/ holds: a result (data/<recipe>/<name>.json), a claims
 source.toml or <table>.csv). Each is copied, as git holds it, into the base branch's worktree,
 where the results are checked here as `invoke data.check --contributions` checks them; the
 script then checks the claims and historical files with the site's readers
-(site/check_sources.py), which contrib/ does not import.
+(evidence/check_sources.py), which contrib/ does not import.
 
     python -m tuninglab.contrib.pull_request CHECKOUT RAW_DIFF     run in the base's worktree
 

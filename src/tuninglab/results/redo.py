@@ -1,6 +1,6 @@
 """A run's redo log as a running server has it: which settings make the server create its log
 anew, and whether a result's runs had that log written over before they measured
-(engine/server/datadir.write_over; site/superseded.py supersedes a result whose runs did not).
+(engine/server/datadir.write_over; evidence/superseded.py supersedes a result whose runs did not).
 Standard library only: the lab VM's guest imports the engine, which imports this.
 """
 
@@ -12,7 +12,7 @@ Standard library only: the lab VM's guest imports the engine, which imports this
 # into a written one, and a fresh 1G log took about 200 s of redo-size's load to wrap, its
 # throughput low until it did. A server that has run a while has written its whole log; so
 # does a run before its measured seconds (engine/server/datadir.write_over), and a result whose
-# runs did not is superseded (site/superseded.py).
+# runs did not is superseded (evidence/superseded.py).
 REDO_SIZE_SETTINGS = ("innodb_log_file_size", "innodb_redo_log_capacity")
 
 

@@ -358,7 +358,7 @@ class Result(_Read):
         host id), except for a contribution. A contributor chooses the host ids of the files
         it sends and nothing in a file proves who sent it, so 20 copies under 20 invented ids
         would be 20 sittings: every contribution of a host class counts as one sitting
-        (contributions never pool with the project's results: evidence.py)."""
+        (contributions never pool with the project's results: evidence/sets.py)."""
         return CONTRIBUTED_SITTING if self.contributed else self.host_id
 
     def comparison(self, point: Point, metric: str) -> Ratio | None:

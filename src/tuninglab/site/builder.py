@@ -12,8 +12,8 @@ from pathlib import Path
 
 from tuninglab import files
 from tuninglab.errors import UserError
+from tuninglab.evidence import result_files
 from tuninglab.files import PROJECT_DIR
-from tuninglab.site import result_files
 from tuninglab.site import site_dir as site_dir_rules
 
 SITE_DIR = PROJECT_DIR / "site"

@@ -11,6 +11,7 @@ import math
 import statistics
 import textwrap
 
+from tuninglab.evidence.result_files import latest_per_host
 from tuninglab.results import stats, timeseries
 from tuninglab.results.labels import setting_label, setting_title, setting_value
 from tuninglab.results.metrics import METRICS, SCAN, SYSBENCH, TPCC, axis_title, decimals
@@ -25,7 +26,6 @@ from tuninglab.site.describe import (
     software_text,
     uncapped,
 )
-from tuninglab.site.result_files import latest_per_host
 
 # Series computed from others when charted, not stored.
 DERIVED = {"checkpoint_fill_pct": timeseries.fill_pct}
@@ -82,12 +82,12 @@ def results_bars(docs: list[dict], metric: str) -> dict:
         normalised.append(divided)
     empty = _no_bars(traces, label, unit)
     if empty:
-        return _empty(empty)
+        return empty_chart(empty)
     title = axis_title(metric)
     figure = {"data": traces, "layout": {
-        "title": _title(label, setting, _workload_text(docs[-1])),
-        "barmode": "group", "xaxis": _setting_axis(setting, traces),
-        "yaxis": _value_axis(title),
+        "title": chart_title(label, setting, workload_text(docs[-1])),
+        "barmode": "group", "xaxis": setting_axis(setting, traces),
+        "yaxis": value_axis(title),
         "showlegend": True, "legend": LEGEND}}
     if metric in NORMALISE and normalised and None not in normalised \
             and not any(fsync_free(doc) for doc in shown):
@@ -121,7 +121,7 @@ LEGEND = {"orientation": "h", "y": -0.25}
 TITLE_CHARS = 40
 
 
-def _title(what: str, setting: str, *notes: str) -> dict:
+def chart_title(what: str, setting: str, *notes: str) -> dict:
     """A chart's title: what it shows by which setting, on one line if it fits, else the
     setting on a line of its own; under it in small type the notes (the workload, what is
     drawn). Lines short enough for plotly, which draws a title as given (the image download);
@@ -142,7 +142,7 @@ def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _workload_text(doc: dict) -> str:
+def workload_text(doc: dict) -> str:
     """The workload in a few words: "sysbench oltp_read_write, 4 threads" (without the
     threads where they are what the chart sweeps)."""
     r = Result.of(doc)
@@ -156,7 +156,7 @@ def _workload_text(doc: dict) -> str:
     return what + (f", {threads} thread{'s' if threads != 1 else ''}" if threads else "")
 
 
-def _setting_axis(setting: str, traces: list) -> dict:
+def setting_axis(setting: str, traces: list) -> dict:
     """The x axis of bars by setting, its labels the swept values. automargin: a long label
     (O_DIRECT_NO_FSYNC) pushes the margin rather than being clipped."""
     axis = {"title": {"text": esc(shorten(setting_title(setting)))}, "type": "category",
@@ -170,14 +170,14 @@ def _setting_axis(setting: str, traces: list) -> dict:
     return axis
 
 
-def _value_axis(title: str, rangemode: str = "nonnegative") -> dict:
+def value_axis(title: str, rangemode: str = "nonnegative") -> dict:
     """A metric's y axis. Every metric is an amount that cannot fall below 0, but an error
     bar's interval can reach below it, and plotly would stretch the axis to show that:
     "nonnegative" stops at 0 ("tozero" also starts a line chart's axis there)."""
     return {"title": {"text": esc(title)}, "rangemode": rangemode, "automargin": True}
 
 
-def _empty(sentence: str) -> dict:
+def empty_chart(sentence: str) -> dict:
     """A figure with nothing to draw: the fences and the page show the sentence instead."""
     return {"data": [], "layout": {}, "empty": sentence}
 
@@ -355,16 +355,16 @@ def series_lines(doc: dict, metric: str) -> dict:
                        "y": [None if v is None else v * scale for v in values]})
     flat = _flat(doc, metric, traces)
     if flat:
-        return _empty(flat)
+        return empty_chart(flat)
     drawn = [abs(v) for trace in traces for v in trace["y"] if v is not None]
     for trace in traces:
         trace["hovertemplate"] = (f"{trace['name']}<br>%{{x}} s: {esc(label)} "
                                   f"%{{y:,.{decimals(max(drawn))}f}} {esc(unit)}<extra></extra>")
     return {"data": traces, "layout": {
-        "title": _title(f"{label} over time,", setting, _workload_text(doc),
+        "title": chart_title(f"{label} over time,", setting, workload_text(doc),
                         "the first run at each setting"),
         "xaxis": {"title": {"text": "seconds into the measured phase"}, "automargin": True},
-        "yaxis": _value_axis(axis_title(metric), "tozero"), "legend": LEGEND}}
+        "yaxis": value_axis(axis_title(metric), "tozero"), "legend": LEGEND}}
 
 
 def _flat(doc: dict, metric: str, traces: list) -> str | None:

@@ -6,14 +6,14 @@ default is, is computed from that read-back, never typed."""
 
 import html
 
+from tuninglab.evidence import claims_map, historical, result_files, servers
+from tuninglab.evidence.citations import cite, source_text
+from tuninglab.evidence.host_class import server_of
 from tuninglab.recipes.defaults_sets import TODAY
 from tuninglab.recipes.load import load
 from tuninglab.recipes.server_names import map_settings
 from tuninglab.results.document import server_of as result_server
-from tuninglab.site import claims_map, historical, result_files, servers
 from tuninglab.site.defaults_table import RECIPE, latest_per_server
-from tuninglab.site.host_class import server_of
-from tuninglab.site.citations import cite, source_text
 from tuninglab.units import same_value, shown_like
 
 FASTER, SLOWER, NEITHER = "the faster", "the slower", "neither"

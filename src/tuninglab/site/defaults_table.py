@@ -5,11 +5,11 @@ differ is computed from the result, never typed."""
 
 import html
 
-from tuninglab.units import same_value as same, shown_like
+from tuninglab.evidence import result_files, servers
+from tuninglab.evidence.host_class import host_class, server_of
 from tuninglab.recipes.defaults_sets import TODAY
 from tuninglab.recipes.load import load
-from tuninglab.site import result_files, servers
-from tuninglab.site.host_class import host_class, server_of
+from tuninglab.units import same_value as same, shown_like
 
 RECIPE = "defaults"
 

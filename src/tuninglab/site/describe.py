@@ -1,5 +1,6 @@
-"""Texts about a result file: its host, software, device baseline and verdicts, and why a lab
-VM result is functional only; and esc, the escaping of any text from a data file put in a figure.
+"""Texts about a result file: its host, software, device baseline and verdicts; and esc, the
+escaping of any text from a data file put in a figure. (Why a lab VM result is functional only
+is evidence/functional.py's.)
 
 Every text that comes from a data file is HTML-escaped in a figure: plotly renders a few tags in
 labels, and contributed files must not be able to inject any. Its format characters are made
@@ -7,33 +8,14 @@ visible (plain): escaping does not stop a bidi control from reordering what a re
 """
 
 import html
-import sys
-import unicodedata
-from functools import lru_cache
 
-from tuninglab import units
 from tuninglab.errors import UserError
-from tuninglab.recipes import plan as planner
-from tuninglab.recipes.load import command as recipe_command, from_text, load
-from tuninglab.recipes.raid import member_serials, member_size
+from tuninglab.evidence import servers
+from tuninglab.evidence.host_class import CONTRIBUTED, hardware, host_class
+from tuninglab.recipes.load import from_text
 from tuninglab.results.result import Point, Ratio, Result
-from tuninglab.site import servers
-from tuninglab.site.host_class import CONTRIBUTED, hardware, host_class
 from tuninglab.units import human_seconds
-
-
-@lru_cache(maxsize=1)
-def _format_characters() -> dict:
-    """str.translate's table: each Unicode format character (category Cf: bidi controls such as
-    U+202E and U+2066..2069, zero-width ones such as U+200B) to its visible name, [U+202E]."""
-    return {c: f"[U+{c:04X}]" for c in range(sys.maxunicode + 1)
-            if unicodedata.category(chr(c)) == "Cf"}
-
-
-def plain(text: str) -> str:
-    """text with its format characters shown as [U+XXXX] rather than acting on the page (an
-    HTML entity would still act): data.check refuses them, the site never renders them."""
-    return text.translate(_format_characters())
+from tuninglab.visible import plain
 
 
 # A category label longer than this is broken in two on a chart's axis: plotly draws a tick
@@ -138,49 +120,6 @@ def verdict_text(point: dict | Point) -> str:
     verdict (Ratio.text); "baseline" for the baseline itself."""
     ratio = point.ratio if isinstance(point, Point) else Ratio.of(point["stats"].get("ratio"))
     return "baseline" if ratio is None else ratio.text()
-
-
-# Why a lab VM result shows a mechanism but not the hardware's speed: (the lab record's test,
-# the reason at length, the reason in a few words).
-FUNCTIONAL = ((lambda lab: lab["accelerator"] == "tcg",
-               "the lab VM ran under TCG, an emulated CPU", "emulated CPU (TCG)"),
-              (lambda lab: lab["shared_physical_device"],
-               "its disks shared one physical device of the host", "disks on one device"))
-
-
-def functional_reasons(doc: dict, short: bool = False) -> list[str]:
-    """Each reason a result is functional only (FUNCTIONAL), at length or in a few words."""
-    labs = Result.of(doc).labs
-    return [brief if short else long for test, long, brief in FUNCTIONAL
-            if any(test(lab) for lab in labs)]
-
-
-def hardware_rerun(doc: dict) -> str:
-    """The command that answers a lab VM result's throughput question on real hardware: the
-    same recipe on a host with KVM, on disks of their own where the VM's shared one device.
-    Empty when the recipe no longer loads."""
-    r = Result.of(doc)
-    try:
-        recipe = load(r.recipe, variant=r.variant)
-        points = planner.build(recipe.experiment()).points
-    except (UserError, ValueError):
-        return ""
-    labs = r.labs
-    command = recipe_command(r.recipe, r.variant)
-    needs = []
-    if any(lab.get("accelerator") == "tcg" for lab in labs):
-        needs.append("a host with KVM (/dev/kvm)")
-    if any(lab.get("shared_physical_device") for lab in labs) or any(p.raid for p in points):
-        disks = max(len(member_serials(p)) for p in points)
-        size = max((member_size(p) for p in points), key=units.size_bytes)
-        command += "".join(f" --device DISK{i}" for i in range(1, disks + 1)) + " --destroy-data"
-        needs.append(f"{disks} spare disk{'s' * (disks != 1)} of at least {size} (erased)")
-    return f"on {' and '.join(needs) or 'real hardware'}, by: {command}"
-
-
-def functional_only(doc: dict) -> str | None:
-    """Why a result shows a mechanism but not the hardware's speed, or None if it does."""
-    return "; ".join(functional_reasons(doc)) or None
 
 
 # plan/overrides' keys (engine/run/record.py): the command line's flag and the profile's field.

@@ -14,20 +14,19 @@ logged as a warning under "mkdocs", so `mkdocs build --strict` fails on it.
 import html
 import itertools
 import json
-import logging
 import tomllib
 
 from tuninglab.errors import UserError
-from tuninglab.files import PROJECT_DIR
+from tuninglab.evidence import functional, historical, result_files
+from tuninglab.evidence.topic_pages import TOPICS_DIR
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import command as recipe_command, load, load_all
 from tuninglab.results.result import Result
-from tuninglab.site import (charts, defaults_advice, defaults_table, describe, historical,
-                            hostviews, result_files)
+from tuninglab.site import (charts, defaults_advice, defaults_table, describe, historical_figures,
+                            hostviews, result_listings)
+from tuninglab.site.failure import fence_failure
 from tuninglab.units import human_seconds
 
-log = logging.getLogger("mkdocs.tuninglab")
-TOPICS_DIR = PROJECT_DIR / "docs" / "topics"
 _ids = itertools.count(1)
 
 
@@ -36,7 +35,7 @@ def plotly_fence(source, language, css_class, options, md, **kwargs) -> str:
         spec = tomllib.loads(source)
         return _chart(spec)
     except (ValueError, KeyError, UserError, tomllib.TOMLDecodeError) as exc:
-        return _error(f"plotly fence: {exc}", source)
+        return fence_failure(f"plotly fence: {exc}", source)
 
 
 def reproduce_fence(source, language, css_class, options, md, **kwargs) -> str:
@@ -49,12 +48,7 @@ def reproduce_fence(source, language, css_class, options, md, **kwargs) -> str:
             raise KeyError(f"unknown key(s) {', '.join(sorted(unknown))} (recipe, flags)")
         return _reproduce_box(load(spec["recipe"]), str(spec.get("flags", "")))
     except (KeyError, UserError, tomllib.TOMLDecodeError) as exc:
-        return _error(f"reproduce fence: {exc}", source)
-
-
-def _error(message: str, source: str) -> str:
-    log.warning("%s\n--- fence body ---\n%s", message, source.strip())
-    return f'<div class="admonition failure"><p>{html.escape(message)}</p></div>'
+        return fence_failure(f"reproduce fence: {exc}", source)
 
 
 def _chart(spec: dict) -> str:
@@ -68,8 +62,8 @@ def _chart(spec: dict) -> str:
         return shown.table(spec.get("variant", ""))
     if kind == "historical":
         source, meta, _ = historical.historical_table(spec["source"], spec["table"])
-        figure = historical.historical_bars(spec["source"], spec["table"], spec.get("columns"))
-        return embed(figure) + f'<p class="tl-caption">{historical.citation_html(source, meta)} ' \
+        figure = historical_figures.historical_bars(spec["source"], spec["table"], spec.get("columns"))
+        return embed(figure) + f'<p class="tl-caption">{historical_figures.citation_html(source, meta)} ' \
             f'Workload: {html.escape(source["source"]["workload"])}. Hardware: ' \
             f'{html.escape(source["source"]["hardware"])}. Software: ' \
             f'{html.escape(source["source"]["software"])}.</p>'
@@ -95,7 +89,7 @@ def _result_chart(kind: str, spec: dict) -> str:
         bars = embed(charts.results_bars(docs, metric))
         if metric != r.metric:
             return bars
-        if describe.functional_only(doc) and "write_bytes_per_trx" in r.points[0].stats:
+        if functional.functional_only(doc) and "write_bytes_per_trx" in r.points[0].stats:
             bars = _io_first(docs) + bars
     view = "verdicts" if kind == "results" else \
         f"series:{spec['metric']}" if kind == "series" else kind
@@ -121,7 +115,7 @@ def _kernels_table() -> str:
     rows = "".join(
         f"<tr><td><code>{html.escape(g['kernel'])}</code></td><td>{html.escape(g['where'])}</td>"
         f"<td>{html.escape(', '.join(g['recipes']))}</td><td>{g['results']}</td>"
-        f"<td>{html.escape(g['latest'])}</td></tr>" for g in result_files.by_kernel())
+        f"<td>{html.escape(g['latest'])}</td></tr>" for g in result_listings.by_kernel())
     return ('<div class="tl-kernels"><table><thead><tr><th>kernel</th><th>where</th>'
             '<th>recipes</th><th>result files</th><th>latest</th></tr></thead><tbody>'
             + rows + "</tbody></table></div>")
@@ -129,7 +123,7 @@ def _kernels_table() -> str:
 
 def _claims(slug: str, table: str) -> str:
     """Numbers a source states in its text, as a table with the citation (historical.py)."""
-    return historical.claims_table(slug, table)
+    return historical_figures.claims_table(slug, table)
 
 
 def embed(figure: dict) -> str:
@@ -209,10 +203,10 @@ def results_index_fence(source, language, css_class, options, md, **kwargs) -> s
     that explains it, not a list of every file that measured it (the index is every page's
     largest download but plotly.js)."""
     try:
-        rows = result_files.results_index()
+        rows = result_listings.results_index()
         topics = {name: _topic_of(name) for name in {r["recipe"] for r in rows}}
     except (ValueError, KeyError, TypeError, UserError) as exc:
-        return _error(f"results-index fence: {exc}", source)
+        return fence_failure(f"results-index fence: {exc}", source)
     if not rows:
         return '<div class="admonition note tl-no-data"><p>No result files yet.</p></div>'
     body = "".join(_results_row(r, topics[r["recipe"]]) for r in rows)

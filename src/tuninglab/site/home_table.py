@@ -10,11 +10,14 @@ import re
 from collections import Counter
 
 from tuninglab.errors import UserError
+from tuninglab.evidence import advice, servers
+from tuninglab.evidence.citations import times_text
+from tuninglab.evidence.topic_pages import topic_pages
 from tuninglab.results.metrics import METRICS
-from tuninglab.site import advice, servers, today_table
-from tuninglab.site.fence import _error
+from tuninglab.site import today_table
+from tuninglab.site.failure import fence_failure
 from tuninglab.site.tabs import server_tabs
-from tuninglab.site.verdict_tables import _check_complete, times_text, topic_pages
+from tuninglab.site.verdict_tables import check_complete
 
 e = html.escape
 
@@ -30,7 +33,7 @@ def topics_fence(source, language, css_class, options, md, **kwargs) -> str:
     two, so that the page can put its explanation between them."""
     try:
         part = _part(source)
-        _check_complete()
+        check_complete()
         pages = topic_pages()
         ranked = {server: advice.ranked(pages, server) for server in servers.SHOWN}
         # Out of the search index: the topic pages, not this summary of them, answer a
@@ -44,7 +47,7 @@ def topics_fence(source, language, css_class, options, md, **kwargs) -> str:
             out.append('<div class="tl-topics"><section data-search-exclude>'
                        + server_tabs(tables, "tl-server") + HOME_CAPTION + "</section></div>")
     except (ValueError, KeyError, UserError) as exc:
-        return _error(f"topics fence: {exc}", source)
+        return fence_failure(f"topics fence: {exc}", source)
     return "".join(out)
 
 

@@ -17,10 +17,12 @@ import hashlib
 import json
 from pathlib import Path
 
+from tuninglab.evidence import result_files, servers
+from tuninglab.evidence.host_class import server_of
 from tuninglab.results.metrics import METRICS, TPCC
 from tuninglab.results.result import Result
-from tuninglab.site import charts, describe, io_chart, result_files, result_tables, servers
-from tuninglab.site.host_class import server_of
+from tuninglab.site import charts, describe, io_chart, result_tables
+from tuninglab.visible import plain
 
 DIR = "assets/hosts"
 MAIN = "_main"  # the main experiment: a variant name cannot start with "_"
@@ -94,7 +96,7 @@ def overrides_note(doc: dict) -> str:
     text = " and ".join(t for t in (over and f"was {over}", skipped) if t)
     if not text:
         return ""
-    return f"This result ({describe.plain(Result.of(doc).date)}) {describe.plain(text)}."
+    return f"This result ({plain(Result.of(doc).date)}) {plain(text)}."
 
 
 def views(doc: dict) -> dict:

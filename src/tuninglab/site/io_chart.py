@@ -5,8 +5,8 @@ lab VM's RAID result that carries over to real disks)."""
 from tuninglab.results import stats
 from tuninglab.results.labels import setting_value
 from tuninglab.results.result import Result
-from tuninglab.site.charts import LEGEND, _empty, _setting_axis, _title, _value_axis, \
-    _workload_text
+from tuninglab.site.charts import (LEGEND, chart_title, empty_chart, setting_axis, value_axis,
+                                   workload_text)
 from tuninglab.site.describe import esc
 
 
@@ -36,9 +36,9 @@ def io_bars(doc: dict) -> dict:
                            "hovertemplate": esc(setting_value(setting, "%{x}")) +
                            "<br>%{y:.1f} IOs per transaction<extra>" + esc(name) + "</extra>"})
     if not traces:
-        return _empty("No IO requests were counted in this result: nothing to draw.")
+        return empty_chart("No IO requests were counted in this result: nothing to draw.")
     return {"data": traces, "layout": {
-        "title": _title("IO requests per transaction", setting, _workload_text(doc),
+        "title": chart_title("IO requests per transaction", setting, workload_text(doc),
                         "the median of the repeats"),
-        "barmode": "group", "xaxis": _setting_axis(setting, traces),
-        "yaxis": _value_axis("IO requests per transaction"), "legend": LEGEND}}
+        "barmode": "group", "xaxis": setting_axis(setting, traces),
+        "yaxis": value_axis("IO requests per transaction"), "legend": LEGEND}}

@@ -8,8 +8,9 @@ glossary, and a topic page's evidence is folded under its answers."""
 import re
 from pathlib import Path
 
+from tuninglab.evidence import result_files
 from tuninglab.files import RECIPES_DIR
-from tuninglab.site import folds, glossary_links, hostviews, plotly_bundle, result_files
+from tuninglab.site import folds, glossary_links, hostviews, plotly_bundle, result_listings
 
 
 def on_pre_build(config, **kwargs) -> None:
@@ -55,11 +56,11 @@ def apart(html: str) -> str:
 def on_post_build(config, **kwargs) -> None:
     site_dir = Path(config["site_dir"])
     hostviews.write(site_dir, result_files.DATA_DIR)
-    result_files.publish(site_dir)
+    result_listings.publish(site_dir)
     publish_recipes(site_dir)
 
 
 def publish_recipes(site_dir: Path) -> None:
     """Each recipe file at <site>/recipes/<name>/recipe.toml: what a Reproduce box links to."""
     for recipe in sorted(RECIPES_DIR.glob("*/recipe.toml")):
-        result_files.copy_into(site_dir / "recipes" / recipe.parent.name, [recipe])
+        result_listings.copy_into(site_dir / "recipes" / recipe.parent.name, [recipe])

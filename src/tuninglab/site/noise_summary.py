@@ -13,11 +13,11 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from tuninglab.evidence import result_files
 from tuninglab.results import stats
 from tuninglab.results.metrics import METRICS
 from tuninglab.results.result import Point as ResultPoint
 from tuninglab.results.result import Result
-from tuninglab.site import result_files
 from tuninglab.site.describe import esc, lab_text
 from tuninglab.site.fence import embed
 

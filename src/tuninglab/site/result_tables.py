@@ -11,6 +11,7 @@ import html
 import re
 import statistics
 
+from tuninglab.evidence.functional import functional_only
 from tuninglab.results import document, regime, stats, timeseries
 from tuninglab.results.metrics import COST, METRICS, decimals, ratio_decimals
 from tuninglab.results.result import Point, Result
@@ -26,7 +27,7 @@ def functional(doc: dict) -> str:
     """The label of a result that shows how something works, not how fast hardware is: one
     line under each of its tables, so it links to the explanation rather than repeating it,
     and names this result's own reason in its title."""
-    why = describe.functional_only(doc)
+    why = functional_only(doc)
     if not why:
         return ""
     detail = html.escape(f"In the latest result {why}. Compare the IO per transaction at the "

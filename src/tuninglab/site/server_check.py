@@ -11,9 +11,9 @@ from pathlib import Path
 
 from tuninglab import files
 from tuninglab.errors import UserError
-from tuninglab.site import server_rows, servers
-from tuninglab.site.fence import _error
-from tuninglab.site.server_readings import ServerFacts
+from tuninglab.evidence import server_rows, servers
+from tuninglab.evidence.server_readings import ServerFacts
+from tuninglab.site.failure import fence_failure
 from tuninglab.site.tabs import server_tabs
 
 e = html.escape
@@ -79,4 +79,4 @@ def server_check_fence(source, language, css_class, options, md, **kwargs) -> st
         blocks = sorted((report(p) for p in paths), key=lambda b: servers.rank(b[0]))
         return '<section data-search-exclude>' + server_tabs(blocks, "tl-check") + "</section>"
     except (ValueError, KeyError, UserError) as exc:
-        return _error(f"server-check fence: {exc}", source)
+        return fence_failure(f"server-check fence: {exc}", source)

@@ -5,7 +5,7 @@ tl-server-tabs tells them from a page's tabs of experiments."""
 
 import html
 
-from tuninglab.site import servers
+from tuninglab.evidence import servers
 
 
 def server_tabs(blocks: list[tuple[str, str]], name: str) -> str:

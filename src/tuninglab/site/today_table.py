@@ -17,13 +17,14 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
+from tuninglab.evidence import claim_verdicts, servers
+from tuninglab.evidence.claim_verdicts import Comparison
+from tuninglab.evidence.sets import evidence_sets
 from tuninglab.recipes.load import command as load_command, list_names, load_all
 from tuninglab.results import stats
 from tuninglab.results.metrics import COST, METRICS, is_amount
 from tuninglab.results.result import Ratio, Result
-from tuninglab.site import claim_verdicts, evidence, servers
-from tuninglab.site.claim_verdicts import Comparison
-from tuninglab.site.fence import _error
+from tuninglab.site.failure import fence_failure
 from tuninglab.site.tabs import server_tabs
 
 e = html.escape
@@ -72,7 +73,7 @@ def effects(topic: str, server: str) -> list[Effect]:
     """Every point of the topic's recipes against its baseline on one server, ranked."""
     found = []
     for r in _recipes_by_topic().get(topic, []):
-        sets = [s for s in evidence.evidence_sets(r.name, r.variant) if s.server == server]
+        sets = [s for s in evidence_sets(r.name, r.variant) if s.server == server]
         cannot = servers.cannot_measure(r.name, r.variant, server)
         command = None if cannot else servers.command(load_command(r.name, r.variant), server)
         for point in r.sweep.values:
@@ -127,7 +128,7 @@ def today_fence(source, language, css_class, options, md, **kwargs) -> str:
         tables = [(server, _server_block(effects(topic, server), server))
                   for server in servers.SHOWN]
     except (ValueError, KeyError) as exc:
-        return _error(f"today fence: {exc}", source)
+        return fence_failure(f"today fence: {exc}", source)
     return f'<div class="tl-today-effects">{server_tabs(tables, "tl-today-server")}{CAPTION}</div>'
 
 

@@ -14,36 +14,23 @@ import tomllib
 import xml.etree.ElementTree as etree
 from collections import Counter
 
-import yaml
 from markdown.extensions import Extension
 from markdown.inlinepatterns import InlineProcessor
 
 from tuninglab.errors import UserError
+from tuninglab.evidence import claim_verdicts, claims_keys, claims_map, historical, servers
+from tuninglab.evidence.citations import cite, source_text, times_text
+from tuninglab.evidence.claim_verdicts import Verdict
+from tuninglab.evidence.topic_pages import TOPICS_DIR
 from tuninglab.results import verdicts as verdict_words
 from tuninglab.results.metrics import METRICS
-from tuninglab.results.result import Ratio, Result
-from tuninglab.site import (claim_verdicts, claims_keys, claims_map, describe, historical,
-                            servers)
-from tuninglab.site.citations import cite, source_text  # noqa: F401 (claims_text's too)
-from tuninglab.site.claim_verdicts import Verdict
-from tuninglab.site.fence import TOPICS_DIR, _error
+from tuninglab.results.result import Result
+from tuninglab.site import describe
+from tuninglab.site.failure import fence_failure
 from tuninglab.site.table_notes import Notes, inline
 
 log = logging.getLogger("mkdocs.tuninglab")
 e = html.escape
-
-
-def topic_pages() -> list[dict]:
-    """Every topic page's front matter (with its slug), in the pages' order."""
-    pages = []
-    for path in sorted(TOPICS_DIR.glob("*.md")):
-        text = path.read_text()
-        if not text.startswith("---\n"):
-            raise ValueError(f"{path} has no front matter")
-        meta = yaml.safe_load(text.split("---\n", 2)[1])
-        meta["slug"] = path.stem
-        pages.append(meta)
-    return sorted(pages, key=lambda m: m.get("order", 99))
 
 
 # --- words for one claim --------------------------------------------------------------------
@@ -80,11 +67,6 @@ def _baseline_value(doc: dict) -> str:
     return Result.of(doc).baseline_point.value
 
 
-def times_text(ratio: Ratio | None) -> str:
-    """A comparison as the claims' tables put it beside the source's: x1.25 [1.12, 1.39]."""
-    return "-" if ratio is None else ratio.text(mark="x", with_verdict=False)
-
-
 def today_text(c, v: Verdict) -> str:
     if v.doc is None or v.ratio is None:
         return "-"
@@ -109,7 +91,7 @@ def verdicts_fence(source, language, css_class, options, md, **kwargs) -> str:
             return _all_claims()
         return _topic_table(spec["topic"])
     except (ValueError, KeyError, UserError, tomllib.TOMLDecodeError) as exc:
-        return _error(f"verdicts fence: {exc}", source)
+        return fence_failure(f"verdicts fence: {exc}", source)
 
 
 def _by_server(c) -> dict[str, list[Verdict]]:
@@ -307,7 +289,7 @@ def _topic_table(topic: str) -> str:
             'built.</p>')
 
 
-def _check_complete() -> None:
+def check_complete() -> None:
     """ValueError listing every source result the claims map leaves out."""
     problems = claims_map.problems()
     if problems:
@@ -317,7 +299,7 @@ def _check_complete() -> None:
 def _all_claims() -> str:
     """The verdicts' words and counts, then every source's claims and untestable results, by
     source."""
-    _check_complete()
+    check_complete()
     claims, untestable = claims_map.load_map()
     parts = [vocabulary(claims, untestable)]
     for slug in sorted({c.source for c in claims} | {u.source for u in untestable}):

@@ -12,14 +12,15 @@ from types import SimpleNamespace
 import pytest
 
 from helpers import FakeLabImage, recipe_text
-from tuninglab.engine.run import preflight, runner
 from tuninglab.engine.lab import guest, image, members, qemu, raid, zfs
+from tuninglab.engine.run import preflight, runner
 from tuninglab.errors import UserError
+from tuninglab.evidence import functional
 from tuninglab.recipes import plan
 from tuninglab.recipes.load import load as load_recipe
 from tuninglab.recipes.plan import Point
 from tuninglab.recipes.raid import ArraySpec, problems
-from tuninglab.site import describe, io_chart, result_files, result_tables
+from tuninglab.site import io_chart, result_listings, result_tables
 
 
 def spec(level="10", chunk_kib=64, disks=4, state="normal"):
@@ -289,11 +290,11 @@ def test_io_bars_show_array_and_member_medians():
 
 
 def test_lab_results_are_labelled_functional():
-    assert "TCG" in describe.functional_only(raid_doc())
-    assert "one physical device" in describe.functional_only(raid_doc("kvm"))
-    assert "TCG" not in describe.functional_only(raid_doc("kvm"))
-    assert describe.functional_only(raid_doc("native", shared=False)) is None
-    assert describe.functional_only({"points": [{"runs": [{"summary": {}}]}]}) is None
+    assert "TCG" in functional.functional_only(raid_doc())
+    assert "one physical device" in functional.functional_only(raid_doc("kvm"))
+    assert "TCG" not in functional.functional_only(raid_doc("kvm"))
+    assert functional.functional_only(raid_doc("native", shared=False)) is None
+    assert functional.functional_only({"points": [{"runs": [{"summary": {}}]}]}) is None
     assert "not the hardware" in result_tables.functional(raid_doc())
     assert result_tables.functional(raid_doc("native", shared=False)) == ""
 
@@ -357,7 +358,7 @@ def test_results_are_grouped_by_the_kernel_they_ran_on(tmp_path):
     result_file(tmp_path, "doublewrite", "6.18.1")
     result_file(tmp_path, "doublewrite", "6.18.1")
     result_file(tmp_path, "raid-level", "6.18.1", lab="6.1.0-56-cloud-amd64")
-    groups = result_files.by_kernel(tmp_path)
+    groups = result_listings.by_kernel(tmp_path)
     assert [(g["kernel"], g["where"], g["recipes"], g["results"]) for g in groups] == [
         ("6.1.0-56-cloud-amd64", "lab VM (tcg)", ["raid-level"], 1),
         ("6.18.1", "host", ["doublewrite"], 2)]

@@ -8,7 +8,8 @@ import pytest
 from helpers import FIXTURES, fixture_recipe, recipe_text, write_recipe
 from tuninglab.engine.run import preflight
 from tuninglab.engine.server.mysqld import Checked, parse_values, parse_variables
-from tuninglab.engine.server.option_names import map_settings, option_problems
+from tuninglab.engine.server.option_names import option_problems
+from tuninglab.recipes.server_names import map_settings
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load, load_all

@@ -8,7 +8,7 @@ from tuninglab import units
 from tuninglab.engine.storage import backing
 from tuninglab.errors import UserError
 # Which disks a point needs is the recipe's (the site's rerun commands count them too).
-from tuninglab.recipes.raid import member_serials as serials, member_size  # noqa: F401
+from tuninglab.recipes.raid import member_serials as serials, member_size
 
 SWAP_SERIAL = "lab-swap"   # the guest's name for a [lab] swap disk (lab/vm.py, lab/guest.py)
 MIB = 2**20

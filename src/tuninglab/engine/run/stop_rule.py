@@ -5,7 +5,7 @@ intervals, never on a verdict, so that adding rounds cannot go looking for an ef
 
 Without --precision (or the recipe's [measure] precision), the target is the claims' when the
 command that runs the recipe aims at them (aiming(): `invoke recipe` and `invoke claims.rerun`
-give each claim the recipe's variant answers its own aim, site/claim_status.py), and the rule
+give each claim the recipe's variant answers its own aim, evidence/claim_status.py), and the rule
 stops once each of those comparisons (its point, in its metric) is within its own aim; without
 any, the recipe's smallest effect worth knowing, on every ratio. The engine never reads the
 claims itself (site/ sits beside it): the command hands the aims in. Without --budget, three

@@ -17,9 +17,9 @@ import pymysql
 
 from tuninglab import files
 from tuninglab.engine.server import allocators, roots
-from tuninglab.engine.server.option_file import cnf_line  # noqa: F401 (re-exported)
-from tuninglab.engine.server.server_output import (  # noqa: F401 (re-exported)
-    _tail,
+from tuninglab.engine.server.option_file import cnf_line
+from tuninglab.engine.server.server_output import (
+    log_tail,
     explain_start_failure,
     log_notes,
     parse_values,
@@ -29,10 +29,10 @@ from tuninglab.engine.server.server_output import (  # noqa: F401 (re-exported)
 from tuninglab.engine.server.option_names import (
     Problem,
     engine_settings,
-    map_settings,
     option_problems,
 )
 from tuninglab.errors import UserError
+from tuninglab.recipes.server_names import map_settings
 
 DEFAULT_BINARIES = ("/usr/sbin/mariadbd", "mariadbd", "/usr/sbin/mysqld", "mysqld")
 INSTALL_HINT = "install Debian's server with `apt-get install mariadb-server`, or pass --mysqld PATH"
@@ -210,7 +210,7 @@ def initialize(binary: ServerBinary, datadir: Path, log: Path) -> None:
         result = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, timeout=600)
     if result.returncode != 0:
         raise UserError(f"initialising a datadir with {binary.label} failed (exit "
-                        f"{result.returncode}); the end of {log}:\n{_tail(log)}")
+                        f"{result.returncode}); the end of {log}:\n{log_tail(log)}")
 
 
 def _install_db_script(binary: ServerBinary) -> str:
@@ -276,7 +276,7 @@ class Server:
             time.sleep(0.05)
         self.stop()
         raise UserError(f"{self.binary.label} did not accept connections within {timeout:.0f}s;"
-                        f" the end of {self.errlog}:\n{_tail(self.errlog)}")
+                        f" the end of {self.errlog}:\n{log_tail(self.errlog)}")
 
     def binds(self) -> list:
         """The host directories a server in a root must see: its own, its datadir's, its

@@ -11,15 +11,10 @@ import itertools
 import re
 from dataclasses import dataclass
 
-# The pure tables (names per flavour and version, removed options) live in recipes/, where
-# data.check reads them too; the engine's callers keep importing them from here.
-from tuninglab.recipes.server_names import (  # noqa: F401 (re-exported)
-    MYSQL_REDO_CAPACITY,
-    REMOVED,
-    is_mysql,
-    map_settings,
-)
 from tuninglab.errors import NotOnThisServer
+# The pure tables (names per flavour and version, removed options) live in recipes/, where
+# data.check reads them too.
+from tuninglab.recipes.server_names import REMOVED, is_mysql
 
 
 def engine_settings(flavor: str, version: tuple) -> dict:

@@ -70,7 +70,7 @@ def explain_start_failure(log: str, label: str, errlog) -> str:
     return f"{head}; the end of {errlog}:\n{tail}"
 
 
-def _tail(path, lines=15) -> str:
+def log_tail(path, lines=15) -> str:
     try:
         return "\n".join(Path(path).read_text(errors="replace").rstrip().splitlines()[-lines:])
     except OSError:

@@ -1,18 +1,19 @@
 """Whose evidence `invoke claims.status` and `claims.rerun` weigh: the set a new result from this
 host would join (its server and its machine's host class), not always the claims page's first
-set (site/claim_status.py: Here.joins, verdict_here; site/evidence.py: machine_of;
-site/host_class.py: runs_on)."""
+set (evidence/claim_status.py: Here.joins, verdict_here; evidence/sets.py: machine_of;
+evidence/host_class.py: runs_on)."""
 
 import dataclasses
 import json
 
 import pytest
 
+from tuninglab.evidence import sets as evidence
+from tuninglab.evidence import claim_status as cs
+from tuninglab.evidence import claim_verdicts, claims_map, claims_text, result_files
+from tuninglab.evidence.host_class import HostClass, host_class, runs_on
 from tuninglab.results import verdicts as words
 from tuninglab.results.result import Result
-from tuninglab.site import claim_status as cs
-from tuninglab.site import claim_verdicts, claims_map, claims_text, evidence, result_files
-from tuninglab.site.host_class import HostClass, host_class, runs_on
 
 NATIVE = HostClass("X, 2 cores", "X, 2 cores", "X", False, False)
 LAB_ON_NATIVE = HostClass("lab VM (TCG) on X, 2 cores", "lab VM (TCG) on X, 2 cores", "lab", False,

@@ -1,14 +1,14 @@
 """A result whose points set the redo log's size and whose runs measured the fresh log's first
 pass (before the engine wrote it over: engine/server/datadir.write_over) is superseded; one whose
 runs record the log written over, or that leaves the log's size alone, is not
-(site/superseded.py)."""
+(evidence/superseded.py)."""
 
 import copy
 import json
 
 from helpers import DATA
+from tuninglab.evidence.superseded import superseded_why
 from tuninglab.results import document, redo
-from tuninglab.site.superseded import superseded_why
 
 FIRST_PASS = DATA / "redo-size" / "20261127T135908Z-848e4704-full-176d447b.json"
 NO_SIZE = DATA / "doublewrite" / "20261123T083311Z-a1011588-quick-5cbc0881.json"

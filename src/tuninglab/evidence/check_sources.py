@@ -6,7 +6,7 @@ list), then the claims map (claims_map.check: each entry's keys of their types a
 (claims_keys.py), ids once, every source result claimed or explained, no headline with a
 caveat). One line per problem, naming the file.
 
-    python -m tuninglab.site.check_sources        exit status 1 on any problem
+    python -m tuninglab.evidence.check_sources        exit status 1 on any problem
 """
 
 import sys
@@ -14,7 +14,7 @@ import unicodedata
 from pathlib import Path
 
 from tuninglab import files
-from tuninglab.site import claims_map, historical
+from tuninglab.evidence import claims_map, historical
 
 
 def source_problems(source_dir: Path, base: Path) -> list[str]:

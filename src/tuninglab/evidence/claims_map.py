@@ -51,11 +51,11 @@ from pathlib import Path
 
 from tuninglab import files
 from tuninglab.errors import UserError
+from tuninglab.evidence import historical
+from tuninglab.evidence.claims_keys import (CLAIM_KEYS, NOT_AN_EFFECT, NOT_TESTABLE,
+                                        UNTESTABLE_KEYS, check_keys, toml_value)
 from tuninglab.recipes.load import load
 from tuninglab.results.metrics import COST, PRIMARY, WINDOWED
-from tuninglab.site import historical
-from tuninglab.site.claims_keys import (CLAIM_KEYS, NOT_AN_EFFECT, NOT_TESTABLE,
-                                        UNTESTABLE_KEYS, check_keys, toml_value)
 
 CLAIMS_DIR = files.DATA_DIR / "claims"
 READS = ("gain-percent", "times", "inverse-times")
@@ -369,7 +369,7 @@ def counts(source: str = "", directory: Path | None = None,
 
 
 def check(directory: Path | None = None, base: Path = historical.HISTORICAL_DIR) -> list[str]:
-    """Every problem of the map, one line each, for CI (site/check_sources.py): each file's
+    """Every problem of the map, one line each, for CI (evidence/check_sources.py): each file's
     first bad entry or key, each id taken already, then, once all is well, every source result
     left out and every topic with two headlines (problems)."""
     directory = Path(directory or CLAIMS_DIR)

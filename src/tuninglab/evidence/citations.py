@@ -16,3 +16,8 @@ def cite(source: dict, beside_title: bool = False) -> str:
 def source_text(c) -> str:
     """The source's ratio, as today_text gives today's: x1.25."""
     return Ratio.of({"ratio": c.source_ratio}).text(mark="x", with_verdict=False)
+
+
+def times_text(ratio: Ratio | None) -> str:
+    """A comparison as the claims' tables put it beside the source's: x1.25 [1.12, 1.39]."""
+    return "-" if ratio is None else ratio.text(mark="x", with_verdict=False)

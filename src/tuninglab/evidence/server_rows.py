@@ -9,13 +9,13 @@ from it."""
 import os
 from dataclasses import asdict, dataclass
 
-from tuninglab.site.server_readings import Reading, reading
+from tuninglab.evidence import advice, claim_verdicts, host_class, servers
+from tuninglab.evidence.host_class import server_name
+from tuninglab.evidence.server_readings import Reading, reading
+from tuninglab.evidence.topic_pages import topic_pages
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import command as load_command, load
 from tuninglab.results.metrics import ratio_decimals
-from tuninglab.site import advice, claim_verdicts, host_class, servers
-from tuninglab.site.host_class import server_name
-from tuninglab.site.verdict_tables import topic_pages
 from tuninglab.units import human_seconds
 
 # Where a row's topic page is: the published site's address (SITE_URL, as the Pages workflow

@@ -4,9 +4,9 @@ here" (counted apart for the claims page). Read from the committed map and recip
 
 import pytest
 
+from tuninglab.evidence import claims_map, historical
+from tuninglab.evidence.claims_keys import NOT_AN_EFFECT, NOT_TESTABLE
 from tuninglab.recipes.load import load, load_all
-from tuninglab.site import claims_map, historical
-from tuninglab.site.claims_keys import NOT_AN_EFFECT, NOT_TESTABLE
 
 
 def claim(claim_id):

@@ -6,10 +6,10 @@ comes after them, by name.
 Evidence sets name a server by flavour and major version ("mariadb 10.11", host_class.server_of);
 a reader sees "MariaDB 10.11"; a command names it as --server takes it ("mariadb-10.11")."""
 
+from tuninglab.evidence.host_class import server_name
 from tuninglab.recipes.load import command as load_command, load
 from tuninglab.recipes.server_list import HOST_SERVER, NAMES
 from tuninglab.recipes.server_names import REMOVED, gone
-from tuninglab.site.host_class import server_name
 
 FLAVORS = {"mariadb": "MariaDB", "mysql": "MySQL"}
 

@@ -1,7 +1,7 @@
 """Superseded results: a result the current recipe would no longer run as it ran (its experiment
 changed since, it ran without the memory cap the recipe now sets, its sandbox's loop device
 went through the host's page cache, or its runs measured a fresh redo log's first pass) is kept
-in data/ but left out of verdicts (evidence.py) and of the charts while its host class has a
+in data/ but left out of verdicts (sets.py) and of the charts while its host class has a
 current one."""
 
 from functools import lru_cache

@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from tuninglab.site import claim_verdicts, result_files
-from tuninglab.site.superseded import superseded_why
+from tuninglab.evidence import claim_verdicts, result_files
+from tuninglab.evidence.superseded import superseded_why
 
 POINT = "innodb_doublewrite=OFF"
 
@@ -39,9 +39,9 @@ def data(committed_data, tmp_path, monkeypatch):
         copy = sybil(json.loads(source.read_text()), rng)
         (target / "doublewrite" / f"{source.stem}-sybil{i:02d}.json").write_text(json.dumps(copy))
     monkeypatch.setattr(result_files, "DATA_DIR", target)
-    claim_verdicts._calibration_records.cache_clear()
+    claim_verdicts._records.cache_clear()
     yield target
-    claim_verdicts._calibration_records.cache_clear()
+    claim_verdicts._records.cache_clear()
 
 
 def test_twenty_invented_hosts_are_one_sitting(data):

@@ -1,12 +1,12 @@
-"""`invoke data.claims` (site/claims_text.py): the claims page's verdicts, in the terminal, in
+"""`invoke data.claims` (evidence/claims_text.py): the claims page's verdicts, in the terminal, in
 the same words."""
 
 import pytest
 
 from tuninglab import cli
 from tuninglab.errors import UserError
+from tuninglab.evidence import claim_verdicts, claims_map, claims_text
 from tuninglab.results import verdicts as words
-from tuninglab.site import claim_verdicts, claims_map, claims_text
 
 
 def test_each_claim_of_a_recipe_has_a_line_per_evidence_set_in_the_sites_words():

@@ -6,7 +6,7 @@ import pytest
 
 from helpers import write_claims_map as write_map
 from tuninglab.errors import UserError
-from tuninglab.site import claims_map
+from tuninglab.evidence import claims_map
 
 DIRECT_IO = """[[claim]]
 id = "d26"

@@ -1,4 +1,4 @@
-"""The advice, judged (site/advice.py): each topic page's rests_on, checked against its recipe;
+"""The advice, judged (evidence/advice.py): each topic page's rests_on, checked against its recipe;
 the verdict from the pooled interval against the range; the home page's ranking; a lab VM's
 throughput never a verdict."""
 
@@ -8,10 +8,11 @@ import math
 import pytest
 
 from tuninglab.errors import UserError
+from tuninglab.evidence import advice, claim_verdicts
+from tuninglab.evidence.claim_verdicts import Comparison
+from tuninglab.evidence.sets import EvidenceSet, HostClass
+from tuninglab.evidence.topic_pages import topic_pages
 from tuninglab.results.pooling import Pooled
-from tuninglab.site import advice, claim_verdicts, verdict_tables
-from tuninglab.site.claim_verdicts import Comparison
-from tuninglab.site.evidence import EvidenceSet, HostClass
 
 
 
@@ -242,7 +243,7 @@ def test_a_lab_vm_throughput_ranks_with_the_unanswered(monkeypatch):
 # --- the committed pages ----------------------------------------------------------------------
 
 def test_every_topic_page_names_what_its_advice_rests_on():
-    pages = verdict_tables.topic_pages()
+    pages = topic_pages()
     assert len(pages) > 10
     for m in pages:
         r = advice.rests_on(m)
@@ -251,7 +252,7 @@ def test_every_topic_page_names_what_its_advice_rests_on():
 
 
 def test_every_topic_page_is_judged_and_no_lab_throughput_is_an_answer():
-    for m, v in advice.ranked(verdict_tables.topic_pages()):
+    for m, v in advice.ranked(topic_pages()):
         assert v.kind in advice.KINDS, m["slug"]
         c = v.comparison
         if c is not None and c.evidence.host_class.lab and not v.rests_on.metric:

@@ -19,11 +19,12 @@ verdict, shown only as older evidence.
 
 from dataclasses import dataclass
 
+from tuninglab.evidence import functional
+from tuninglab.evidence import result_files, servers
+from tuninglab.evidence.host_class import HostClass, host_class, server_of
+from tuninglab.evidence.superseded import superseded_why
 from tuninglab.results import calibrations
 from tuninglab.results.result import Result
-from tuninglab.site import describe, result_files, servers
-from tuninglab.site.host_class import HostClass, host_class, server_of
-from tuninglab.site.superseded import superseded_why
 
 
 @dataclass(frozen=True)
@@ -67,8 +68,8 @@ def evidence_sets(recipe: str, variant: str = "") -> list[EvidenceSet]:
 
 def _at_hardware_speed(s: EvidenceSet) -> bool:
     """Whether the set has a current result whose throughput is the hardware's: not a lab VM
-    under TCG, nor an array on one device (describe.functional_only)."""
-    return s.latest is not None and describe.functional_only(s.latest) is None
+    under TCG, nor an array on one device (functional.functional_only)."""
+    return s.latest is not None and functional.functional_only(s.latest) is None
 
 
 def _oldest_first(docs: list) -> list:

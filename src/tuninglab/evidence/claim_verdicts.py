@@ -1,4 +1,4 @@
-"""Each source claim's verdict today, per evidence set (one server, one host class: evidence.py),
+"""Each source claim's verdict today, per evidence set (one server, one host class: sets.py),
 computed at build time from the claims map (claims_map) and every comparable result: never
 written by hand, never the latest file alone.
 
@@ -16,14 +16,18 @@ result's throughput answers no claim (the emulated CPU is not the hardware's); i
 import dataclasses
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
-from tuninglab.recipes.load import command
+from tuninglab.evidence import functional
+from tuninglab.evidence import result_files
+from tuninglab.evidence.claims_map import Claim
+from tuninglab.evidence.host_class import host_class, server_of
+from tuninglab.evidence.sets import EvidenceSet, evidence_sets
+from tuninglab.errors import UserError
+from tuninglab.recipes.load import command, recipe_path
 from tuninglab.results import calibrations, document, pooling
 from tuninglab.results import verdicts as words
 from tuninglab.results.result import Ratio, Result
-from tuninglab.site import describe, evidence, result_files
-from tuninglab.site.claims_map import Claim
-from tuninglab.site.evidence import EvidenceSet
 
 REPRODUCED = words.REPRODUCED
 SMALLER = words.SMALLER
@@ -137,9 +141,9 @@ def compare_set(s: EvidenceSet, point: str, metric: str = "") -> Comparison:
     """The point's comparison with the baseline pooled over the set's current results."""
     if s.latest is None:
         return Comparison(s, None, ONLY_OLDER, "; ".join(sorted({w for _, w in s.superseded})))
-    if describe.functional_only(s.latest) and not metric:
+    if functional.functional_only(s.latest) and not metric:
         return Comparison(s, None, NOT_TESTABLE, _functional_why(s.latest),
-                          rerun=describe.hardware_rerun(s.latest))
+                          rerun=functional.hardware_rerun(s.latest))
     estimates, missed, whys = regime_estimates(s, point, metric)
     if estimates:
         sd, n, source = between(s)
@@ -157,7 +161,7 @@ def compare_set(s: EvidenceSet, point: str, metric: str = "") -> Comparison:
 def comparisons(recipe: str, variant: str, point: str, metric: str = "") -> list[Comparison]:
     """The point's pooled comparison on each evidence set of the recipe's variant, in
     evidence_sets' order (the project's largest set first)."""
-    return [compare_set(s, point, metric) for s in evidence.evidence_sets(recipe, variant)]
+    return [compare_set(s, point, metric) for s in evidence_sets(recipe, variant)]
 
 
 def pooled_ratio(pooled: pooling.Pooled, invert: bool = False) -> Ratio:
@@ -172,15 +176,20 @@ def pooled_ratio(pooled: pooling.Pooled, invert: bool = False) -> Ratio:
                      "verdict": "", "verdict_kind": ""})
 
 
-@lru_cache(maxsize=1)
 def _calibration_records() -> tuple:
-    return tuple(calibrations.load_all(result_files.DATA_DIR))
+    data = result_files.DATA_DIR
+    return _records(str(data), result_files.stamp(Path(data) / calibrations.DIR))
+
+
+@lru_cache(maxsize=4)
+def _records(data_dir: str, _stamp: float) -> tuple:
+    return tuple(calibrations.load_all(Path(data_dir)))
 
 
 def between(s: EvidenceSet) -> tuple[float | None, int | None, str]:
     """The host class's between-sitting spread from its A/A calibrations, and where from."""
     mine = [c for c in _calibration_records()
-            if evidence.host_class(c).key == s.host_class.key and evidence.server_of(c) == s.server]
+            if host_class(c).key == s.host_class.key and server_of(c) == s.server]
     found = calibrations.between_sitting_sd(mine)
     if found is None:
         return None, None, ""
@@ -196,7 +205,7 @@ LAB_THROUGHPUT = "lab VM: its throughput is not the hardware's"
 
 def _functional_why(doc: dict) -> str:
     """Why a lab VM result's throughput answers no claim, short."""
-    reasons = " and ".join(describe.functional_reasons(doc, short=True))
+    reasons = " and ".join(functional.functional_reasons(doc, short=True))
     return LAB_THROUGHPUT.replace("lab VM:", f"lab VM, {reasons}:")
 
 
@@ -216,16 +225,35 @@ def verdict_for_set(claim: Claim, s: EvidenceSet) -> Verdict:
 def verdict_for(claim: Claim, doc: dict) -> Verdict:
     """The claim's verdict on one result alone (a run's report, a test)."""
     r = Result.of(doc)
-    cls = evidence.host_class(doc)
-    s = EvidenceSet(r.recipe, r.variant, evidence.server_of(doc), cls, (doc,), ())
+    cls = host_class(doc)
+    s = EvidenceSet(r.recipe, r.variant, server_of(doc), cls, (doc,), ())
     return verdict_for_set(claim, s)
 
 
 def verdicts(claim: Claim) -> list[Verdict]:
     """The claim's verdict on each evidence set of its recipe's variant, the project's largest
-    first; one "not measured yet" when there is none."""
-    sets = evidence.evidence_sets(claim.recipe, claim.variant)
+    first; one "not measured yet" when there is none. Computed once while the claim's evidence
+    stays as it is: the claims page asks for each claim's verdicts several times a build."""
+    return list(_verdicts(claim, _evidence_version(claim)))
+
+
+def _evidence_version(claim: Claim) -> tuple:
+    """What a claim's verdicts rest on that can change in one process (`docs.serve` rebuilds
+    while results, calibration records and recipes change): the data directory, and the last
+    change of the recipe's result files, of the calibration records and of the recipe."""
+    data = Path(result_files.DATA_DIR)
+    try:
+        recipe = recipe_path(claim.recipe).stat().st_mtime
+    except (UserError, OSError):
+        recipe = None
+    return (str(data), result_files.stamp(data / claim.recipe),
+            result_files.stamp(data / calibrations.DIR), recipe)
+
+
+@lru_cache(maxsize=1024)
+def _verdicts(claim: Claim, _version: tuple) -> tuple[Verdict, ...]:
+    sets = evidence_sets(claim.recipe, claim.variant)
     if not sets:
-        return [Verdict(NOT_MEASURED, NOT_MEASURED, None, None,
-                        f"run {command(claim.recipe, claim.variant)} to measure it")]
-    return [verdict_for_set(claim, s) for s in sets]
+        return (Verdict(NOT_MEASURED, NOT_MEASURED, None, None,
+                        f"run {command(claim.recipe, claim.variant)} to measure it"),)
+    return tuple(verdict_for_set(claim, s) for s in sets)

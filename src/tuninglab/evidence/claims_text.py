@@ -5,11 +5,11 @@ stands with the precision it needs and the time answering it would take here (`i
 claims.status`, claim_status.py)."""
 
 from tuninglab.errors import UserError
+from tuninglab.evidence import claim_status, claim_verdicts, claims_map
+from tuninglab.evidence.citations import source_text, times_text
 from tuninglab.recipes.load import check_name, list_names
 from tuninglab.results import document
 from tuninglab.results import verdicts as words
-from tuninglab.site import claim_status, claim_verdicts, claims_map
-from tuninglab.site.verdict_tables import source_text, times_text
 from tuninglab.units import human_seconds
 
 

@@ -1,5 +1,5 @@
-"""Where each claim stands and what answering it would take here (site/claim_status.py, and
-`invoke claims.status` in site/claims_text.py): the status lines against the committed results,
+"""Where each claim stands and what answering it would take here (evidence/claim_status.py, and
+`invoke claims.status` in evidence/claims_text.py): the status lines against the committed results,
 the time estimate (the pooled interval with one more result, rounds by bisection), what keeps a
 claim from an answer here, and the order of the runs."""
 
@@ -10,13 +10,13 @@ import pytest
 
 from helpers import fixture_recipe
 from tuninglab.errors import UserError
+from tuninglab.evidence import claim_status as cs
+from tuninglab.evidence import claim_verdicts, claims_map, claims_text, result_files
+from tuninglab.evidence.claims_map import Claim
+from tuninglab.evidence.sets import EvidenceSet
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load
 from tuninglab.results import precision_need, verdicts as words
-from tuninglab.site import claim_status as cs
-from tuninglab.site import claim_verdicts, claims_map, claims_text, result_files
-from tuninglab.site.claims_map import Claim
-from tuninglab.site.evidence import EvidenceSet
 
 HERE = cs.Here(sitting="ffffffffffffffff")
 

@@ -1,12 +1,12 @@
 """A sandboxed result measured on a loop device attached buffered (through the host's page cache,
 a second cache outside the memory cap) is superseded; one on a direct-IO loop device, on a named
-device (--device), in the lab VM or without a sandbox is not (site/superseded.py)."""
+device (--device), in the lab VM or without a sandbox is not (evidence/superseded.py)."""
 
 import copy
 import json
 
 from helpers import DATA
-from tuninglab.site.superseded import superseded_why
+from tuninglab.evidence.superseded import superseded_why
 
 # Capped, of the current experiment: superseded only for its buffered loop device.
 BUFFERED = DATA / "read-ahead" / "20261124T050608Z-48806fd0-quick-oltp-e992a41d.json"

@@ -32,6 +32,11 @@ from typing import Callable
 
 from tuninglab import files
 from tuninglab.errors import UserError
+from tuninglab.evidence import claim_verdicts, claims_map, servers
+from tuninglab.evidence.claim_verdicts import Verdict
+from tuninglab.evidence.claims_map import Claim
+from tuninglab.evidence.host_class import HostClass, runs_on
+from tuninglab.evidence.sets import EvidenceSet
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load
 from tuninglab.recipes.model import MAX_REPEATS, label as recipe_label
@@ -40,11 +45,6 @@ from tuninglab.results import pooling, precision_need, stats
 from tuninglab.results import verdicts as words
 from tuninglab.results.precision_need import Need
 from tuninglab.results.result import Result
-from tuninglab.site import claim_verdicts, claims_map, servers
-from tuninglab.site.claims_map import Claim
-from tuninglab.site.claim_verdicts import Verdict
-from tuninglab.site.evidence import EvidenceSet
-from tuninglab.site.host_class import HostClass, runs_on
 
 # What keeps an unanswered claim from an answer here (Status.block), for the totals.
 NOT_HERE, LAB_THROUGHPUT, OUT_OF_REACH, TOO_FINE, SAME_REGIME, NO_PLAN, UNKNOWN = (

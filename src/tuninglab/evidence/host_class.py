@@ -1,7 +1,7 @@
 """A result's host class: what the hardware is (CPU model and cores, memory, virtualisation, the
 kind of storage and its flush speed band), not a random id. Every VM of the kind the project
 runs on is one class, named for what it is; results from one class pool into one verdict
-(evidence.py) and are one series on a chart. A contributed result's class is its own beside the
+(sets.py) and are one series on a chart. A contributed result's class is its own beside the
 project's, and a result measured inside the lab VM names the VM before the host it ran on."""
 
 import math

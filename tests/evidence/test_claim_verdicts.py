@@ -1,5 +1,5 @@
-"""Evidence sets and the pooled, sized verdicts of source claims (site/host_class.py,
-site/evidence.py, site/claim_verdicts.py): one verdict per host class and server from every
+"""Evidence sets and the pooled, sized verdicts of source claims (evidence/host_class.py,
+evidence/sets.py, evidence/claim_verdicts.py): one verdict per host class and server from every
 comparable result, never the latest file alone."""
 
 import copy
@@ -10,12 +10,14 @@ import shutil
 import pytest
 
 from helpers import DATA
+from tuninglab.evidence import sets as evidence
+from tuninglab.evidence import claim_verdicts as cv
+from tuninglab.evidence import claims_map, result_files
+from tuninglab.evidence.claims_map import Claim
+from tuninglab.evidence.host_class import host_class, server_of
 from tuninglab.results import verdicts as words
 from tuninglab.results.result import Result
-from tuninglab.site import claim_verdicts as cv
-from tuninglab.site import claims_map, evidence, home_table, result_files, verdict_tables
-from tuninglab.site.claims_map import Claim
-from tuninglab.site.host_class import host_class, server_of
+from tuninglab.site import home_table, verdict_tables
 
 # The main experiment's results with the memory cap: current.
 DOUBLEWRITE = [DATA / "doublewrite" / name for name in (
@@ -245,9 +247,9 @@ def test_the_home_page_names_the_usual_host_class_once():
 def test_a_lab_vm_throughput_claim_says_the_command_that_answers_it_on_hardware():
     """Not testable here, and how it would be: the same recipe on a host with KVM, on as many
     disks of its own as the widest point's array needs (issue 38, item 4)."""
-    from tuninglab.site import describe
+    from tuninglab.evidence import functional
     doc = load(next(DATA.glob("raid-degraded/*-quick-raid10-*.json")))
-    text = describe.hardware_rerun(doc)
+    text = functional.hardware_rerun(doc)
     assert text.startswith("on a host with KVM (/dev/kvm) and 5 spare disks of at least 1G")
     assert text.endswith("invoke recipe raid-degraded --variant raid10 --device DISK1 --device "
                          "DISK2 --device DISK3 --device DISK4 --device DISK5 --destroy-data")

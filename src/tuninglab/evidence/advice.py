@@ -25,12 +25,12 @@ import re
 from dataclasses import dataclass
 
 from tuninglab.errors import UserError
+from tuninglab.evidence import claim_verdicts, servers
+from tuninglab.evidence.claim_verdicts import Comparison
 from tuninglab.recipes import load
 from tuninglab.results.metrics import COST, METRICS
 from tuninglab.results.pooling import Pooled
 from tuninglab.results.result import Ratio
-from tuninglab.site import claim_verdicts, servers
-from tuninglab.site.claim_verdicts import Comparison
 
 HOLDS, DOES_NOT_HOLD, CANNOT_TELL = "holds", "does not hold", "cannot tell here"
 KINDS = (HOLDS, DOES_NOT_HOLD, CANNOT_TELL)

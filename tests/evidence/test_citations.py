@@ -2,7 +2,7 @@
 neither is named by its title, except beside its title (the claims page's headings), where the
 title would stand for an author."""
 
-from tuninglab.site.citations import cite
+from tuninglab.evidence.citations import cite
 
 UNSIGNED = {"title": "Benchmarking de parâmetros InnoDB", "author": "", "venue": "", "year": 2009}
 

@@ -1,14 +1,14 @@
-"""The historical reader (site/historical.py) reads a source.toml only as its schema types it and
+"""The historical reader (evidence/historical.py) reads a source.toml only as its schema types it and
 a CSV only as the table its metadata describes, or raises ValueError naming the file and the
 key or the line (issue 36: on dc97b5d a string "yes" was a true higher_is_better, a short row a
-row of None cells, "nan" a number); site/check_sources.py gives CI one line per problem."""
+row of None cells, "nan" a number); evidence/check_sources.py gives CI one line per problem."""
 
 import shutil
 
 import pytest
 
 from helpers import DATA
-from tuninglab.site import check_sources, historical
+from tuninglab.evidence import check_sources, historical
 
 SLUG = "zaitsev-2004-os-hardware"
 TABLE = "binaries.csv"  # configuration,LARGE,LARGE Ratio,SMALL,SMALL Ratio; baseline Static

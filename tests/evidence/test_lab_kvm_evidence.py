@@ -9,7 +9,9 @@ import shutil
 import pytest
 
 from helpers import DATA
-from tuninglab.site import describe, evidence, result_files
+from tuninglab.evidence import sets as evidence
+from tuninglab.evidence import result_files
+from tuninglab.evidence import functional
 
 KERNELS = sorted((DATA / "kernels").glob("*.json"))
 
@@ -40,5 +42,5 @@ def test_a_kvm_set_on_one_disk_leads_a_larger_tcg_set(data_dir):
     sets = evidence.evidence_sets("kernels")
     assert len(sets) == 2 and "lab VM (KVM)" in sets[0].host_class.name
     assert len(sets[1].results) >= len(sets[0].results)
-    assert describe.functional_only(sets[0].latest) is None
-    assert "emulated CPU" in describe.functional_only(sets[1].latest)
+    assert functional.functional_only(sets[0].latest) is None
+    assert "emulated CPU" in functional.functional_only(sets[1].latest)

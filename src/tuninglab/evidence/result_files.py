@@ -1,6 +1,5 @@
 """Finding and loading result files: a recipe's results (cached until a file changes), each
-host's latest, the recipe directories, and the listings of the Results page and the kernels
-table.
+host's latest and the recipe directories (site/result_listings.py lists them for the pages).
 
 What a file stores is not taken on trust: every statistic a page shows is recomputed from the
 file's runs when it is loaded (document.recompute), Unicode format characters (bidi controls,
@@ -17,16 +16,15 @@ from the project's data/historical/ (historical.py).
 import datetime as dt
 import json
 import os
-import shutil
 from functools import lru_cache
 from pathlib import Path
 
 from tuninglab import files
+from tuninglab.evidence.host_class import host_class, server_of
+from tuninglab.evidence.superseded import superseded_why
 from tuninglab.results import calibrations, document
 from tuninglab.results.result import Result
-from tuninglab.site.describe import host_description, plain, shorten, software_text
-from tuninglab.site.host_class import host_class, server_of
-from tuninglab.site.superseded import superseded_why
+from tuninglab.visible import plain
 
 DATA_DIR = Path(os.environ.get("TUNINGLAB_DATA_DIR") or files.DATA_DIR)
 # Where the site serves each result file as it is in data/ (publish), so that every row and
@@ -97,6 +95,11 @@ def future_dated(data_dir: Path | None = None) -> list[str]:
     return out
 
 
+def stamp(directory: Path) -> float:
+    """When a directory's JSON files last changed (0: none): what a cache of them is keyed on."""
+    return max((p.stat().st_mtime for p in Path(directory).glob("*.json")), default=0)
+
+
 def results_for(recipe: str, variant: str | None = "", data_dir: Path | None = None,
                 listing: bool = False) -> list[dict]:
     """Result files of a recipe's main experiment or of one variant (None: all), oldest
@@ -106,13 +109,12 @@ def results_for(recipe: str, variant: str | None = "", data_dir: Path | None = N
     directory = Path(data_dir or DATA_DIR) / recipe  # at call time: a test may point it elsewhere
     if not directory.is_dir():
         return []
-    stamp = max((p.stat().st_mtime for p in directory.glob("*.json")), default=0)
-    docs = _load_results(str(directory), stamp)
+    docs = _load_results(str(directory), stamp(directory))
     return [d for d in docs if (variant is None or Result.of(d).variant == variant)
             and (listing or not (Result.of(d).invalid or future(d)))]
 
 
-def _started(doc: dict) -> dt.datetime:
+def started(doc: dict) -> dt.datetime:
     return dt.datetime.fromisoformat(Result.of(doc).started)
 
 
@@ -137,34 +139,11 @@ def latest_per_host(docs: list[dict]) -> list[dict]:
         held = latest.get(host_key(doc))
         if held is None or _rank(doc) >= _rank(held):
             latest[host_key(doc)] = doc
-    return sorted(latest.values(), key=_started)
+    return sorted(latest.values(), key=started)
 
 
 def _rank(doc: dict) -> tuple:
-    return superseded_why(doc) is None, _started(doc)
-
-
-def by_kernel(data_dir: Path | None = None) -> list[dict]:
-    """Every result file grouped by the kernel its runs measured on: the host's, or the lab
-    VM's guest kernel (with its accelerator). Newest first within a kernel. A listing of files,
-    as the Results page is (invalid ones count), but without those dated in the future."""
-    groups = {}
-    for directory in result_dirs(data_dir or DATA_DIR):
-        for doc in results_for(directory.name, variant=None, data_dir=data_dir, listing=True):
-            if future(doc):
-                continue
-            r = Result.of(doc)
-            kernels = {(lab.get("kernel", "?"), f"lab VM ({lab['accelerator']})")
-                       for lab in r.labs} or {(r.software["kernel"], "host")}
-            for kernel, where in kernels:
-                group = groups.setdefault((kernel, where), {"kernel": kernel, "where": where,
-                                                            "recipes": set(), "results": 0,
-                                                            "latest": ""})
-                group["recipes"].add(r.recipe)
-                group["results"] += 1
-                group["latest"] = max(group["latest"], r.date)
-    return [{**g, "recipes": sorted(g["recipes"])}
-            for _, g in sorted(groups.items(), key=lambda kv: kv[0])]
+    return superseded_why(doc) is None, started(doc)
 
 
 def result_dirs(data_dir: Path) -> list[Path]:
@@ -172,43 +151,3 @@ def result_dirs(data_dir: Path) -> list[Path]:
     A/A calibration records are not results)."""
     return sorted(p for p in Path(data_dir).iterdir()
                   if p.is_dir() and p.name not in ("historical", "claims", calibrations.DIR))
-
-
-def publish(site_dir: Path, data_dir: Path | None = None) -> int:
-    """Copy every result file into the built site (FILES), byte for byte: the evidence the
-    pages link to. Returns how many."""
-    return sum(copy_into(Path(site_dir) / FILES / directory.name, directory.glob("*.json"))
-               for directory in result_dirs(Path(data_dir or DATA_DIR)))
-
-
-def copy_into(out: Path, paths) -> int:
-    """Copy files byte for byte into directory out (made if missing); returns how many."""
-    out.mkdir(parents=True, exist_ok=True)
-    count = 0
-    for path in sorted(paths):
-        shutil.copyfile(path, out / path.name)
-        count += 1
-    return count
-
-
-def results_index(data_dir: Path | None = None) -> list[dict]:
-    """One row per result file, by recipe and variant, newest first: where it ran, on what
-    software, and whether the project ran it or someone contributed it. Free text is cut at
-    200 characters: a table row, not the file."""
-    data_dir = data_dir or DATA_DIR  # at call time, so a test can point it elsewhere
-    rows = []
-    for directory in result_dirs(data_dir):
-        for doc in sorted(results_for(directory.name, variant=None, data_dir=data_dir,
-                                      listing=True), key=_started, reverse=True):
-            r = Result.of(doc)
-            contribution = r.contribution
-            rows.append({
-                "recipe": directory.name, "variant": r.variant, "file": r.file,
-                "profile": r.profile, "started": r.started[:16].replace("T", " "),
-                "host": f"{shorten(host_description(r), 200)}; id {r.host_id[:8]}",
-                "software": software_text(r),
-                "contributed": contribution is not None,
-                "submitted": str((contribution or {}).get("submitted", ""))[:10],
-                "description": shorten(r.description or "", 200),
-                "invalid": shorten("; ".join([*r.invalid, *filter(None, [future(doc)])]), 300)})
-    return sorted(rows, key=lambda r: (r["recipe"], r["variant"]))  # stable: newest first

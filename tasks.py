@@ -9,34 +9,15 @@ from tuninglab import cli
 ns = Collection()
 
 
-@task(default=True, help={
-    "name": "the recipe to run (see `invoke recipe.list`)",
-    "quick": "the quick profile: a smaller run of the same experiment",
-    "profile": "a profile by name (default: full)",
-    "repeats": "repeats per point, overriding the profile",
-    "duration": "measured seconds per run, e.g. 30s or 2m",
-    "warmup": "discarded warm-up per run, e.g. 10s",
-    "precision": "add rounds until every ratio's 95% CI is within this, e.g. 3%",
-    "budget": "the time those rounds may take, from the start, e.g. 10m (default: 3x the plan)",
-    "server": "the server to test: mariadb-10.11 (the host's, default), mariadb-11.8 or "
-              "mysql-9.7 (each built into a Debian root on first use; `invoke lab.servers`)",
-    "mysqld": "or the path to a server binary of your own (MariaDB, MySQL, Percona Server)",
-    "workdir": "work directory for templates and runs (default: ./work)",
-    "dry_run": "print the plan and the time estimate, run nothing",
-    "seed": "seed of the interleaved run order, a whole number (default 1)",
-    "variant": "run only this variant of the recipe ('' for its main experiment)",
-    "device": "a real block device to test instead of a loop-device sandbox (erased!)",
-    "destroy_data": "confirm that --device may be erased by every run",
-}, iterable=["device"])
-def run(c, name, quick=False, profile=None, repeats=None, duration=None, warmup=None,
-        mysqld=None, workdir=None, dry_run=False, seed=None, variant=None, device=None,
-        destroy_data=False, precision=None, budget=None, server=None):
+def run(c, name, **flags):
     """Run a recipe (its main experiment, then each variant): build, measure, write
     data/<recipe>/<file>.json, print the table."""
-    cli.guard(cli.recipe_run, name, quick=quick, profile=profile, repeats=repeats,
-              duration=duration, warmup=warmup, mysqld=mysqld, workdir=workdir, dry_run=dry_run,
-              seed=seed, variant=variant, devices=device or [], destroy_data=destroy_data,
-              precision=precision, budget=budget, server=server)
+    cli.guard(cli.recipe_run, name, **flags)
+
+
+# The flags are cli.recipe_run's, with its helps: defined once, there.
+run.__signature__ = cli.task_signature(cli.recipe_run)
+run = task(default=True, help=cli.RECIPE_HELP, iterable=["device"])(run)
 
 
 @task(name="list")

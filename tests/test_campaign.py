@@ -189,7 +189,7 @@ def test_each_claim_aims_at_its_reach_else_its_need_never_at_what_no_run_answers
              status("d", block=cs.TOO_FINE, need=0.48),
              status("e", block=cs.LAB_THROUGHPUT),
              status("f", block=cs.NOT_HERE)]
-    aims = campaign.aims(found)
+    aims = dict(campaign.aims(found))
     assert {label: [(a.claim, a.pct) for a in got] for label, got in aims.items()} == {
         "redo-size": [("a", 18.9), ("c", 7.1)], "redo-size:serie-i": [("b", 3.52)]}
     assert aims["redo-size"][0].point == "1G" and aims["redo-size"][0].metric == ""

@@ -3,6 +3,7 @@ the option and what was expected, said before any recipe runs; the run gets the 
 
 import pytest
 
+from helpers import REPO
 from tuninglab import cli
 from tuninglab.errors import UserError
 from tuninglab.recipes.model import MAX_REPEATS
@@ -98,3 +99,18 @@ def test_a_workdir_in_proc_is_said_in_a_dry_run(tmp_path, started):
     assert refused(tmp_path, started, workdir="/proc").startswith(
         "work directory /proc: a virtual filesystem (proc), expected a directory on a real "
         "filesystem you can write")
+
+
+def test_each_flag_of_invoke_recipe_is_defined_once_in_recipe_run():
+    """tasks.py builds `invoke recipe` from recipe_run's parameters and RECIPE_HELP: every
+    parameter has its help, every help its parameter, and the task takes exactly those."""
+    import importlib.util
+    import inspect
+
+    spec = importlib.util.spec_from_file_location("tasks", REPO / "tasks.py")
+    tasks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tasks)
+    params = list(inspect.signature(cli.recipe_run).parameters)
+    assert sorted(params) == sorted(cli.RECIPE_HELP)
+    assert list(inspect.signature(tasks.run.body).parameters) == ["c", *params]
+    assert sorted(tasks.run.help) == sorted(params)

@@ -6,7 +6,7 @@ host (Here) and to aim the stop rule at the claims (aims).
 
 Each recipe variant runs through the normal run loop (engine/run/runner.py) with its budget (the
 campaign's remaining time, capped per run) and the stop rule aimed at each of its claims
-(stop_rule.aiming: the claim's comparison within the half-width claim_status computed for it),
+(Options.aims: the claim's comparison within the half-width claim_status computed for it),
 so each result is written into data/ as it finishes, and an interrupted run (Ctrl-C, a crash)
 leaves its finished runs in the work directory's progress file. Running the campaign again
 recomputes every verdict from data/, skips what is answered now, and runs an interrupted
@@ -119,18 +119,18 @@ def aim(st) -> stop_rule.Aim | None:
     return stop_rule.Aim(c.point, c.metric, pct, c.id)
 
 
-def aims(found) -> dict:
-    """{recipe label: (Aim, ...)} of the claims given (Status), for stop_rule.aiming."""
+def aims(found) -> tuple:
+    """(recipe label, (Aim, ...)) pairs of the claims given (Status), the run's Options.aims."""
     out: dict[str, tuple] = {}
     for st in found:
         one = aim(st)
         if one is not None:
             label = recipe_label(st.claim.recipe, st.claim.variant)
             out[label] = out.get(label, ()) + (one,)
-    return out
+    return tuple(out.items())
 
 
-def recipe_aims(name: str, here_: Here) -> dict:
+def recipe_aims(name: str, here_: Here) -> tuple:
     """The aims of every claim a recipe answers (`invoke recipe --budget` without
     --precision)."""
     claims = [c for c in claim_status.chosen() if c.recipe == name]
@@ -156,7 +156,8 @@ def ordered(jobs: list[Job], wd: Path, profile: str) -> list[Job]:
 
 def job_line(n: int, job: Job, budget: float, wd: Path, profile: str,
              builds: dict | None = None) -> str:
-    claims = ", ".join(f"{a.claim} ±{a.pct:g}%" for a in aims(job.statuses).get(job.label, ()))
+    mine = dict(aims(job.statuses)).get(job.label, ())
+    claims = ", ".join(f"{a.claim} ±{a.pct:g}%" for a in mine)
     rounds = max((s.reach.rounds for s in job.statuses if s.reach), default=None)
     time = (f"{rounds} rounds, about {human_seconds(job.seconds)}, "
             f"{job.per_hour:.2f} answers/h" if job.seconds else "time unknown")
@@ -267,10 +268,9 @@ def _run(chosen, seconds, before, me, wd, profile, say, server=None) -> list:
 def _one(job: Job, share: float, me: Here, wd: Path, profile: str, say, server=None) -> None:
     opts = runner.Options(profile=profile, workdir=wd, budget=f"{int(share)}s", server=server,
                           data_dir=Path(result_files.DATA_DIR), recipes_dir=me.recipes_dir,
-                          variant=job.variant)
+                          variant=job.variant, aims=aims(job.statuses))
     try:
-        with stop_rule.aiming(aims(job.statuses)):
-            runner.run_all(job.recipe, opts, job.variant, say)
+        runner.run_all(job.recipe, opts, job.variant, say)
     except Interrupted:
         raise
     except UserError as exc:  # this run cannot be done here: the others may

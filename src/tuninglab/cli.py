@@ -1,5 +1,7 @@
 """What the invoke tasks do, kept out of tasks.py so it can be tested and imported."""
 
+import dataclasses
+import inspect
 import os
 import re
 import shutil
@@ -9,7 +11,7 @@ from pathlib import Path
 from tuninglab import files, units
 from tuninglab.contrib import check
 from tuninglab.engine.host import workdir as workdir_mod
-from tuninglab.engine.run import leftovers, runner, stop_rule
+from tuninglab.engine.run import leftovers, runner
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import check_name, list_names, load_all
@@ -71,11 +73,34 @@ def _check_names(name, variant) -> None:
                         f"letters, digits and dashes (variants of {name}: {known})")
 
 
+# `invoke recipe NAME`'s flags are recipe_run's keyword parameters, with these helps: tasks.py
+# builds its task from both (task_signature), so each flag is defined once, here.
+RECIPE_HELP = {
+    "name": "the recipe to run (see `invoke recipe.list`)",
+    "quick": "the quick profile: a smaller run of the same experiment",
+    "profile": "a profile by name (default: full)",
+    "repeats": "repeats per point, overriding the profile",
+    "duration": "measured seconds per run, e.g. 30s or 2m",
+    "warmup": "discarded warm-up per run, e.g. 10s",
+    "precision": "add rounds until every ratio's 95% CI is within this, e.g. 3%",
+    "budget": "the time those rounds may take, from the start, e.g. 10m (default: 3x the plan)",
+    "server": "the server to test: mariadb-10.11 (the host's, default), mariadb-11.8 or "
+              "mysql-9.7 (each built into a Debian root on first use; `invoke lab.servers`)",
+    "mysqld": "or the path to a server binary of your own (MariaDB, MySQL, Percona Server)",
+    "workdir": "work directory for templates and runs (default: ./work)",
+    "dry_run": "print the plan and the time estimate, run nothing",
+    "seed": "seed of the interleaved run order, a whole number (default 1)",
+    "variant": "run only this variant of the recipe ('' for its main experiment)",
+    "device": "a real block device to test instead of a loop-device sandbox (erased!)",
+    "destroy_data": "confirm that --device may be erased by every run",
+}
+
+
 def recipe_run(name, *, quick=False, profile=None, repeats=None, duration=None, warmup=None,
-               mysqld=None, workdir=None, dry_run=False, seed=None, variant=None, devices=(),
+               mysqld=None, workdir=None, dry_run=False, seed=None, variant=None, device=None,
                destroy_data=False, precision=None, budget=None, server=None):
-    """`invoke recipe`: the command line's options checked and made into the run's Options,
-    once; then the recipe's experiments run (runner.run_all)."""
+    """`invoke recipe`: the command line's options (RECIPE_HELP) checked and made into the
+    run's Options, once; then the recipe's experiments run (runner.run_all)."""
     profile = profile_name(quick, profile)
     _check_names(name, variant)
     # Also in a dry run, which holds no work directory: a file or /proc is said at once.
@@ -86,20 +111,28 @@ def recipe_run(name, *, quick=False, profile=None, repeats=None, duration=None, 
         duration=duration, warmup=warmup,
         mysqld=mysqld, server=_server(server), workdir=Path(workdir) if workdir else None,
         dry_run=dry_run,
-        seed=_seed(seed), devices=tuple(devices), destroy_data=destroy_data,
+        seed=_seed(seed), devices=tuple(device or ()), destroy_data=destroy_data,
         precision=precision, budget=budget)
-    with stop_rule.aiming(_claim_aims(name, opts)):
-        runner.run_all(name, opts, variant, say)
+    runner.run_all(name, dataclasses.replace(opts, aims=_claim_aims(name, opts)), variant, say)
     if not dry_run:  # what the new result changes: the claims' pooled verdicts, as the site's
         from tuninglab.evidence import claims_text
         say("\n" + claims_text.report(name))
 
 
-def _claim_aims(name: str, opts) -> dict:
+def task_signature(func) -> inspect.Signature:
+    """The signature of an invoke task that takes a context, then func's parameters, each a
+    flag (keyword-only ones too) with func's default: how tasks.py defines a task once."""
+    params = [p.replace(kind=inspect.Parameter.POSITIONAL_OR_KEYWORD)
+              for p in inspect.signature(func).parameters.values()]
+    context = inspect.Parameter("c", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return inspect.Signature([context, *params])
+
+
+def _claim_aims(name: str, opts) -> tuple:
     """With --budget and no --precision, the stop rule aims at the claims the recipe answers
     (each its own half-width, campaign.aims); else at --precision or the smallest effect."""
     if opts.precision is not None or opts.budget is None:
-        return {}
+        return ()
     from tuninglab import campaign
     return campaign.recipe_aims(name, campaign.here(opts.workdir, opts.profile,
                                                     mysqld_path=opts.mysqld,

@@ -7,6 +7,7 @@ import pytest
 from helpers import DATA, committed_results
 from tuninglab.recipes.load import list_names, load_all
 from tuninglab.results import document
+from tuninglab.results.result import Result
 
 FILES = committed_results()  # <recipe>/<file>.json: never a result a user's own run added
 
@@ -23,7 +24,7 @@ def test_result_file_is_valid(committed_data, name):
     assert path.parent.name == doc["recipe"]["name"]
     assert doc["recipe"]["name"] in list_names()
     assert doc.get("variant", "") in {r.variant for r in load_all(doc["recipe"]["name"])}
-    metric = document.metric(doc)
+    metric = Result(doc).metric
     for point in doc["points"]:
         assert len(point["runs"]) == doc["plan"]["repeats"]
         assert metric in point["stats"]

@@ -16,6 +16,7 @@ from tuninglab.files import atomic_write_json
 from tuninglab.recipes import plan
 from tuninglab.recipes.load import load
 from tuninglab.results import document, report, stats
+from tuninglab.results.result import Result
 
 # --- io_per_transaction -------------------------------------------------------------------------
 
@@ -211,7 +212,7 @@ def test_the_margin_is_read_from_the_document():
 def test_a_result_from_before_the_margin_was_recorded_takes_3_percent():
     doc = make_doc(off_tps=ALIKE)
     assert "smallest_effect_pct" not in doc["plan"]
-    assert document.smallest_effect(doc) == stats.DEFAULT_SMALLEST_EFFECT == 0.03
+    assert Result(doc).smallest_effect == stats.DEFAULT_SMALLEST_EFFECT == 0.03
     assert document.finish(doc)["points"][1]["stats"]["ratio"]["verdict"] == \
         "equivalent within ±3%"
     assert document.validate(doc) == []
@@ -298,7 +299,7 @@ def test_new_document_then_finish_is_valid(tmp_path):
     p = plan.build(load("doublewrite", recipes_dir=tmp_path).experiment())
     doc = record.new_document(p, binary, provenance)
     assert doc["plan"]["smallest_effect_pct"] == 5.0
-    assert document.smallest_effect(doc) == 0.05
+    assert Result(doc).smallest_effect == 0.05
 
 
 # --- compared_values ----------------------------------------------------------------------------

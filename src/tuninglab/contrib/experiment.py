@@ -21,7 +21,6 @@ from tuninglab.errors import UserError
 from tuninglab.recipes import defaults_sets, load, plan as planner, server_list
 from tuninglab.recipes.model import PLAIN_NAME
 from tuninglab.recipes.server_names import gone, map_settings, refuses_value
-from tuninglab.results.document import server_of
 from tuninglab.results.result import Result
 
 MISSING = object()
@@ -41,7 +40,7 @@ def check_experiment(doc: dict) -> list[str]:
     experiment, problems = experiment_of(doc)
     if experiment is None:
         return problems
-    flavor, version = server_of(doc)
+    flavor, version = Result(doc).server_version
     problems += check_skipped(doc, experiment, flavor, version)
     try:
         plan = plan_of(doc, experiment)
@@ -342,7 +341,7 @@ def check_server(doc: dict, expected: dict) -> list[str]:
     """The server has every option the recipe sets: one that lacks it is refused before any
     run (the recipe's preflight asks the server itself; a file has only the flavour and
     version, so server_names.GONE_FROM stands in)."""
-    flavor, version = server_of(doc)
+    flavor, version = Result(doc).server_version
     names = sorted({name for settings in expected.values() for name in settings})
     return [at("server/version", f"{server_label(doc)} has no option {name} ("
                                  f"{SERVER_LABELS.get(flavor, flavor)} removed it in "

@@ -59,7 +59,7 @@ def _shown(path: Path) -> str:
 
 def one_line(text: str) -> str:
     """Control and format characters escaped: a name or a value in a file cannot forge another
-    line of the CI log (as contrib/check.one_line; site/ does not import contrib/)."""
+    line of the CI log (as contrib/check.one_line; evidence/ does not import contrib/)."""
     return "".join(c.encode("unicode_escape").decode("ascii")
                    if unicodedata.category(c) in ("Cc", "Cf", "Cs") else c for c in text)
 

@@ -19,7 +19,7 @@ noiseless new result leaves the pooled interval wider than the need, the claim i
 from this sitting, and says so. The per-round noise comes from the recipe variant's earlier
 results (of the same profile where there are some), else from this host's `invoke lab.noise`
 figures, else it is unknown. The time is the recipe's plan for that many rounds (recipes/
-plan.py's estimate, the template build included). site/ never imports the engine: the command
+plan.py's estimate, the template build included). evidence/ never imports the engine: the command
 hands in what it knows of this host (Here).
 """
 
@@ -63,7 +63,7 @@ ASSUMPTIONS = ("a new result from this host pools with the claim's evidence set 
 
 @dataclass(frozen=True)
 class Here:
-    """What the command knows of this host (the engine's to say, which site/ never imports):
+    """What the command knows of this host (the engine's to say, which evidence/ never imports):
     its host id, whose results pool as one sitting, the per-round sd of a log ratio that its
     noise figures give a plan (None: no figures), and the evidence sets its results would join:
     its server ("mariadb 10.11") and its machine's host class (None: not known, any); and

@@ -8,7 +8,7 @@ stay every host's latest) is never charted: the Results page lists it as such an
 warns (future_dated).
 
 The result files read are those under data/, or under $TUNINGLAB_DATA_DIR when it is set (the
-browser test builds the site from a copy with a hostile file added). Only the site reads it:
+browser test builds the site from a copy with a hostile file added). Only the evidence reads it:
 recipes still write to files.DATA_DIR, and the transcribed historical tables always come
 from the project's data/historical/ (historical.py).
 """

@@ -14,6 +14,7 @@ import jsonschema
 from tuninglab.files import DATA_DIR, create_json
 from tuninglab.results import read_view, redo, regime, stats, timeseries
 from tuninglab.results.metrics import COST, WINDOWED, run_value
+from tuninglab.results.result import Result, paired_runs
 
 SCHEMA_VERSION = 2  # 2: plan.design (restart or switchback); files of 1 stay valid
 SCHEMA_PATH = Path(__file__).with_name("result.schema.json")
@@ -55,12 +56,6 @@ def validate(doc: dict) -> list[str]:
         schema(), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
     return [f"{'/'.join(map(str, e.absolute_path)) or '(top)'}: {e.message}"
             for e in sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))]
-
-
-def metric(doc: dict) -> str:
-    """The primary metric of a result: tps for sysbench (files from before the scan workload
-    name none), MiB/s for a scan."""
-    return doc["workload"].get("metric", "tps")
 
 
 def point(doc: dict, point_id: str) -> dict:
@@ -112,7 +107,8 @@ def point_stats(doc: dict) -> list[dict]:
     computed from its runs' summaries and series. The document is left as it is; ValueError,
     KeyError, StopIteration (no baseline point) or OverflowError (repeats of 1e-300 and 1e8)
     when its runs cannot give them."""
-    name, margin = metric(doc), smallest_effect(doc)
+    r = Result(doc)
+    name, margin = r.metric, r.smallest_effect
     base = point(doc, doc["sweep"]["baseline"])
     paired = switchback(doc)
     regimes = regime.check(doc)
@@ -123,7 +119,8 @@ def point_stats(doc: dict) -> list[dict]:
         wbytes = [run["summary"]["io"].get("write_bytes_per_trx") for run in p["runs"]]
         if all(v is not None for v in wbytes):
             computed["stats"]["write_bytes_per_trx"] = stats.summarize(wbytes).to_dict()
-        mine, theirs = _pairs(p, base) if paired else (p["runs"], base["runs"])
+        mine, theirs = paired_runs(p["runs"], base["runs"]) if paired \
+            else (p["runs"], base["runs"])
         computed["stats"]["ratio"] = _ratio([run["summary"][name] for run in mine],
                                             [run["summary"][name] for run in theirs],
                                             p is base, margin, paired)
@@ -186,15 +183,6 @@ def _warmed_up(doc: dict) -> str:
     return f"warmed up for {w['seconds']} s (its bound; the throughput still trended)"
 
 
-def _pairs(p: dict, base: dict) -> tuple[list, list]:
-    """The point's runs and the baseline's, paired by round (a switchback's repeat), in the
-    order of the rounds both have."""
-    theirs = {run["repeat"]: run for run in base["runs"]}
-    mine = sorted((run for run in p["runs"] if run["repeat"] in theirs),
-                  key=lambda run: run["repeat"])
-    return mine, [theirs[run["repeat"]] for run in mine]
-
-
 def compared_values(doc: dict, point_id: str, name: str) -> tuple[list, list, bool]:
     """(the point's values of a metric or cost, the baseline's, paired): the repeats its
     comparison with the baseline uses, a switchback's paired by round, as point_stats does.
@@ -203,21 +191,13 @@ def compared_values(doc: dict, point_id: str, name: str) -> tuple[list, list, bo
     device, a RAID's members summed) or its cost's. KeyError when a run did not measure it."""
     base, p = point(doc, doc["sweep"]["baseline"]), point(doc, point_id)
     paired = switchback(doc)
-    mine, theirs = _pairs(p, base) if paired else (p["runs"], base["runs"])
+    mine, theirs = paired_runs(p["runs"], base["runs"]) if paired else (p["runs"], base["runs"])
 
     def value(run: dict):
         if name in WINDOWED:
             return read_view.window_mean(run, *WINDOWED[name])
         return run_value(run["summary"], name, required=True)
     return [value(run) for run in mine], [value(run) for run in theirs], paired
-
-
-def smallest_effect(doc: dict) -> float:
-    """The margin of a result's equivalence verdicts, as a fraction: its recipe's smallest
-    effect worth knowing, which the run recorded (plan.smallest_effect_pct) so that the file
-    alone gives its statistics; results from before it was recorded take the default."""
-    pct = doc["plan"].get("smallest_effect_pct")
-    return stats.DEFAULT_SMALLEST_EFFECT if pct is None else pct / 100
 
 
 def cost_keys(p: dict, base: dict) -> list[str]:
@@ -233,16 +213,12 @@ def cost_stats(p: dict, base: dict, margin: float, paired: bool = False) -> dict
     (stats.compare_cost, or with paired stats.compare_paired by round; None for the baseline
     itself)} for each of cost_keys."""
     out = {}
-    mine, theirs = _pairs(p, base) if paired else (p["runs"], base["runs"])
+    mine, theirs = paired_runs(p["runs"], base["runs"]) if paired else (p["runs"], base["runs"])
     for key in cost_keys(p, base):
         values = [_cost(run)[key] for run in mine]
         base_values = [_cost(run)[key] for run in theirs]
-        if p is base:
-            ratio = None
-        elif paired:
-            ratio = stats.compare_paired(values, base_values, margin=margin, cost=True).to_dict()
-        else:
-            ratio = stats.compare_cost(values, base_values, margin=margin).to_dict()
+        ratio = None if p is base else \
+            stats.compared(values, base_values, margin, paired, cost=True).to_dict()
         out[key] = {**stats.summarize([_cost(run)[key] for run in p["runs"]]).to_dict(),
                     "ratio": ratio}
     return out
@@ -265,8 +241,7 @@ def _ratio(values: list, base_values: list, is_base: bool, margin: float,
     if is_base:
         return None
     if min(values + base_values) > 0:
-        compare = stats.compare_paired if paired else stats.compare
-        return compare(values, base_values, margin=margin).to_dict()
+        return stats.compared(values, base_values, margin, paired).to_dict()
     return {"ratio": None, "ci_low": None, "ci_high": None, "verdict": stats.NO_THROUGHPUT,
             "verdict_kind": stats.NO_THROUGHPUT, "tost_low": None, "tost_high": None}
 
@@ -318,9 +293,3 @@ def write_final(doc: dict, data_dir: Path = DATA_DIR) -> Path:
         raise FileExistsError(errno.EEXIST, "a result file of that name exists already; "
                               "it was kept", str(path))
     return path
-
-def server_of(doc: dict) -> tuple[str, tuple]:
-    """The server's flavour and (major, minor, patch), as the result records them."""
-    server = doc.get("server") or {}
-    digits = re.findall(r"\d+", str(server.get("version", "")))[:3]
-    return str(server.get("flavor", "")), tuple(int(d) for d in digits)

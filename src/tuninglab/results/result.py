@@ -12,6 +12,7 @@ tables, hovers and verdicts, the fleet's table and the benchmarks each ask it fo
 from __future__ import annotations
 
 import math
+import re
 import statistics
 from copy import copy
 from dataclasses import dataclass, field, fields, replace
@@ -343,6 +344,13 @@ class Result(_Read):
         """The server's flavor and version: "mariadb 10.11.6"."""
         return f"{self.raw['server']['flavor']} {self.raw['server']['version']}"
 
+    @property
+    def server_version(self) -> tuple[str, tuple]:
+        """The server's flavour and (major, minor, patch), as recipes/server_names.py takes them."""
+        server = self.raw.get("server") or {}
+        return str(server.get("flavor", "")), \
+            tuple(int(d) for d in re.findall(r"\d+", str(server.get("version", "")))[:3])
+
     def device(self, field: str) -> float | None:
         """A device baseline measure, None when it was not measured (or is 0)."""
         value = (self.raw.get("device_baseline") or {}).get(field)
@@ -367,33 +375,26 @@ class Result(_Read):
         record (bytes written per transaction, p95 latency) computed from them as a cost is
         (less or more; faster or slower for one where higher is better). None: the baseline,
         or a run of either lacks the metric."""
-        if point.is_baseline:
-            return None
-        if metric == self.metric:
-            return point.ratio
+        if point.is_baseline or metric == self.metric:
+            return None if point.is_baseline else point.ratio
         if metric in point.costs:
             return point.cost_ratio(metric)
-        mine, theirs = _paired(point, self.baseline_point) if self.design == "switchback" \
-            else (point.runs, self.baseline_point.runs)
+        paired, base = self.design == "switchback", self.baseline_point
+        mine, theirs = paired_runs(point.runs, base.runs) if paired else (point.runs, base.runs)
         values, base = ([run_value(run["summary"], metric) for run in runs]
                         for runs in (mine, theirs))
         if not values or not base or None in values + base:
             return None
-        # An amount (lower or neither way better) in less or more; a 0 has no logarithm, and
-        # compare_cost says so rather than failing.
+        # An amount (lower or neither way better) in less or more; a 0 has no logarithm.
         cost = is_amount(metric) or min(values + base) <= 0
-        margin = self.smallest_effect
-        if self.design == "switchback":
-            compared = stats.compare_paired(values, base, margin=margin, cost=cost)
-        else:
-            compared = (stats.compare_cost if cost else stats.compare)(values, base,
-                                                                       margin=margin)
+        compared = stats.compared(values, base, self.smallest_effect, paired, cost)
         return Ratio.of(compared.to_dict(), self.smallest_effect, _words(metric))
 
 
-def _paired(point: Point, base: Point) -> tuple[list, list]:
-    """A switchback point's runs and the baseline's, paired by round (document._pairs)."""
-    theirs = {run["repeat"]: run for run in base.runs}
-    mine = sorted((run for run in point.runs if run["repeat"] in theirs),
+def paired_runs(runs: list, base_runs: list) -> tuple[list, list]:
+    """A point's runs and the baseline's, paired by round (a switchback's repeat): the one
+    pairing every switchback comparison uses."""
+    theirs = {run["repeat"]: run for run in base_runs}
+    mine = sorted((run for run in runs if run["repeat"] in theirs),
                   key=lambda run: run["repeat"])
     return mine, [theirs[run["repeat"]] for run in mine]

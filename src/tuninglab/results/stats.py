@@ -246,6 +246,15 @@ def compare_cost(
     return _compare(xs, bs, confidence, margin, MORE, LESS)
 
 
+def compared(values: Iterable[float], baseline: Iterable[float], margin: float,
+             paired: bool = False, cost: bool = False) -> Comparison:
+    """A comparison as every reader of a result makes it: paired by round (a switchback's)
+    or not, as a cost (less or more) or as throughput (faster or slower)."""
+    if paired:
+        return compare_paired(values, baseline, margin=margin, cost=cost)
+    return (compare_cost if cost else compare)(values, baseline, margin=margin)
+
+
 def compare_paired(
     values: Iterable[float],
     baseline: Iterable[float],

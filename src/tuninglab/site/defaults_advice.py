@@ -12,7 +12,7 @@ from tuninglab.evidence.host_class import server_of
 from tuninglab.recipes.defaults_sets import TODAY
 from tuninglab.recipes.load import load
 from tuninglab.recipes.server_names import map_settings
-from tuninglab.results.document import server_of as result_server
+from tuninglab.results.result import Result
 from tuninglab.site.defaults_table import RECIPE, latest_per_server
 from tuninglab.units import same_value, shown_like
 
@@ -84,7 +84,7 @@ def default_of(doc: dict, setting: str):
     if not today or not today.get("runs"):
         return None
     read = today["runs"][0].get("effective") or {}
-    flavor, version = result_server(doc)
+    flavor, version = Result.of(doc).server_version
     for name in (setting, *map_settings({setting: "1M"}, flavor, version)):
         if name in read:
             return read[name]

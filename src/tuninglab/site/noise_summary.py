@@ -1,5 +1,5 @@
 """Run-to-run noise of every result file, for the notebook docs/notebooks/noise.ipynb: per
-point, the coefficient of variation (CV) of its repeats' primary metric (document.metric:
+point, the coefficient of variation (CV) of its repeats' primary metric (Result.metric:
 tps, new-order TPM or a scan's MiB/s) and of its runs' per-second series; what was skipped
 and why; and the figure, drawn by the site's own charts.js like a plotly fence's.
 

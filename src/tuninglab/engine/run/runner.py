@@ -43,6 +43,9 @@ class Options:
     variant: str = ""            # "" is the recipe's main experiment
     devices: tuple = ()          # real block devices instead of loop-device sandboxes
     destroy_data: bool = False   # the user's consent to erase them
+    # The claims the stop rule aims at, without --precision: (recipe label, (stop_rule.Aim,
+    # ...)) pairs, from the command that knows the claims (cli.py, campaign.py).
+    aims: tuple = ()
 
 
 def run_all(name: str, opts: Options, variant: str | None = None, say=print) -> list:
@@ -93,7 +96,7 @@ def run(name: str, opts: Options, say=print, prepared=None) -> Path | None:
                              datadir.is_cached(wd, binary, plan.experiment.dataset),
                              doc is not None))
         if stop_rule.active(plan.experiment.measure):
-            say(stop_rule.describe(plan))
+            say(stop_rule.describe(plan, opts.aims))
         say(_expected_precision(plan, wd))
         for line in validity_lines(plan, binary.flavor):
             say(line)
@@ -188,7 +191,7 @@ def _measure(plan, binary, wd, saved, opts, devices, say, fallback=None):
             with switchback.Session(plan, binary, template_data, runs_dir, devices,
                                     fio) as session:
                 doc = _document(doc, plan, binary, runs_dir, saved, opts, say)
-                _switchback(session, plan, doc, todo, saved, say)
+                _switchback(session, plan, doc, todo, saved, say, opts.aims)
             return _write(doc, saved, opts, say)
         except dynamic.NotSwitchable as exc:
             if e.measure.design == "switchback":
@@ -203,7 +206,7 @@ def _measure(plan, binary, wd, saved, opts, devices, say, fallback=None):
     doc = _document(doc, plan, binary, runs_dir, saved, opts, say, fallback)
     disk = doc["storage"]["device"]  # the work directory's device, recorded with the provenance
     clock = Progress(len(plan.runs), len(plan.runs) - len(todo), plan.run_seconds(), say)
-    for plan, todo in _rounds(plan, doc, todo, clock, say):
+    for plan, todo in _rounds(plan, doc, todo, clock, say, opts.aims):
         for run_ in todo:
             clock.begin(run_)
             first_of_point = not document.point(doc, run_.point.id)["runs"]
@@ -221,7 +224,7 @@ def _measure(plan, binary, wd, saved, opts, devices, say, fallback=None):
     return _write(doc, saved, opts, say)
 
 
-def _rounds(plan, doc, todo, clock, say):
+def _rounds(plan, doc, todo, clock, say, aims: tuple = ()):
     """(plan, runs to measure): the pending runs, then while the stop rule asks for more (if
     the recipe or the command line set one), one more round at a time."""
     if todo:
@@ -230,10 +233,10 @@ def _rounds(plan, doc, todo, clock, say):
         return
     plan = stop_rule.as_run(plan, doc)
     while True:
-        bigger, why = stop_rule.next_round(plan, doc)
+        bigger, why = stop_rule.next_round(plan, doc, aims=aims)
         say(why)
         if bigger is None:
-            stop_rule.record(doc, plan, why)
+            stop_rule.record(doc, plan, why, aims)
             return
         plan, todo = bigger, stop_rule.new_runs(bigger)
         clock.total += len(todo)
@@ -253,7 +256,7 @@ def _document(doc, plan, binary, runs_dir: Path, saved, opts, say, fallback=None
     return doc
 
 
-def _switchback(session, plan, doc, todo, saved, say) -> None:
+def _switchback(session, plan, doc, todo, saved, say, aims: tuple = ()) -> None:
     """The pending rounds as blocks on the session's server, each round saved as it ends."""
     e = plan.experiment
     say(f"switchback: {len(todo) // len(plan.points)} rounds of {len(plan.points)} blocks "
@@ -262,7 +265,7 @@ def _switchback(session, plan, doc, todo, saved, say) -> None:
         "measured)")
     clock = Progress(len(plan.runs), len(plan.runs) - len(todo), plan.run_seconds(), say)
     warmup, steady = e.measure.warmup, e.measure.steady
-    for plan, todo in _rounds(plan, doc, todo, clock, say):
+    for plan, todo in _rounds(plan, doc, todo, clock, say, aims):
         _blocks(session, plan, doc, todo, saved, clock, warmup, steady)
         # the server is warm: a new round only starts the load
         warmup, steady = e.measure.settle, False

@@ -4,24 +4,23 @@ would overrun the budget, or the repeats reach their maximum. It stops on the wi
 intervals, never on a verdict, so that adding rounds cannot go looking for an effect.
 
 Without --precision (or the recipe's [measure] precision), the target is the claims' when the
-command that runs the recipe aims at them (aiming(): `invoke recipe` and `invoke claims.rerun`
-give each claim the recipe's variant answers its own aim, evidence/claim_status.py), and the rule
-stops once each of those comparisons (its point, in its metric) is within its own aim; without
-any, the recipe's smallest effect worth knowing, on every ratio. The engine never reads the
-claims itself (site/ sits beside it): the command hands the aims in. Without --budget, three
-times the planned measuring time. The budget counts from the result's start (its fio baseline
+command that runs the recipe aims at them (Options.aims: `invoke recipe` and `invoke
+claims.rerun` give each claim the recipe's variant answers its own aim,
+evidence/claim_status.py), and the rule stops once each of those comparisons (its point, in its
+metric) is within its own aim; without any, the recipe's smallest effect worth knowing, on every
+ratio. The engine never reads the claims itself: the command hands the aims in. Without
+--budget, three times the planned measuring time. The budget counts from the result's start (its fio baseline
 and, after an interruption, the time until the rerun included)."""
 
 import dataclasses
 import datetime as dt
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.model import MAX_REPEATS
 from tuninglab.results import document, pooling, precision_need, stats
+from tuninglab.results.result import Result
 from tuninglab.units import human_seconds
 
 # Without --budget: this many times the planned measuring time (Phoronix Test Suite adds up to
@@ -38,37 +37,26 @@ class Aim:
     claim: str       # the claim's id, for the progress line
 
 
-# {recipe label ("name" or "name:variant"): (Aim, ...)} while a command aims at claims.
-_AIMS: ContextVar[dict] = ContextVar("stop_rule_aims", default={})
-
-
-@contextmanager
-def aiming(aims: dict):
-    """The claims' aims ({recipe label: (Aim, ...)}) for the runs started inside the block."""
-    token = _AIMS.set(dict(aims))
-    try:
-        yield
-    finally:
-        _AIMS.reset(token)
-
-
-def aims_of(plan) -> tuple:
-    """The claims' aims for this plan: none when --precision or the recipe sets a target."""
+def aims_of(plan, aims: tuple = ()) -> tuple:
+    """The claims' aims for this plan, of the command's (Options.aims: (recipe label, (Aim,
+    ...)) pairs, the label "name" or "name:variant"): none when --precision or the recipe sets a
+    target."""
     if plan.experiment.measure.precision_pct is not None:
         return ()
-    return tuple(_AIMS.get().get(plan.experiment.recipe.label, ()))
+    return next((tuple(mine) for label, mine in aims if label == plan.experiment.recipe.label),
+                ())
 
 
 def active(measure) -> bool:
     return measure.precision_pct is not None or measure.budget is not None
 
 
-def target_pct(plan) -> float:
+def target_pct(plan, aims: tuple = ()) -> float:
     """--precision (or the recipe's), else the tightest aim, else the smallest effect."""
     m = plan.experiment.measure
     if m.precision_pct is not None:
         return m.precision_pct
-    aims = aims_of(plan)
+    aims = aims_of(plan, aims)
     if aims:
         return min(a.pct for a in aims)
     from tuninglab.engine.run.record import smallest_effect_pct  # the recipe's, or the default
@@ -128,7 +116,7 @@ def aim_pct(doc: dict, plan, aim: Aim) -> float | None:
     0)."""
     point = next(p.id for p in plan.points if p.value == aim.point)
     values, base, paired = document.compared_values(doc, point,
-                                                    aim.metric or document.metric(doc))
+                                                    aim.metric or Result(doc).metric)
     if any(v is None for v in values + base):
         return None
     est = pooling.estimate(values, base, paired=paired)
@@ -158,13 +146,13 @@ def spent_s(doc: dict, now: dt.datetime | None = None) -> float:
     return (now - started).total_seconds() if started else 0.0
 
 
-def next_round(plan, doc: dict, now=None):
+def next_round(plan, doc: dict, now=None, aims: tuple = ()):
     """(the plan with one more round, or None to stop; why, in a line)."""
     rounds = rounds_done(doc)
-    target, budget = target_pct(plan), budget_s(plan)
-    spent, aims = spent_s(doc, now), aims_of(plan)
-    if aims:
-        met, width = aims_text(doc, plan, aims)
+    target, budget = target_pct(plan, aims), budget_s(plan)
+    spent, mine = spent_s(doc, now), aims_of(plan, aims)
+    if mine:
+        met, width = aims_text(doc, plan, mine)
         within, short = "each within its aim", "each within its aim"
     else:
         widest = widest_pct(doc)
@@ -189,12 +177,12 @@ def new_runs(plan) -> list:
     return [r for r in plan.runs if r.repeat == last]
 
 
-def record(doc: dict, plan, why: str) -> None:
+def record(doc: dict, plan, why: str, aims: tuple = ()) -> None:
     """The rule, and why it stopped, in the result's plan (the schema holds 300 characters of
     it); the order and repeats as run. Aimed at claims, precision_pct is the tightest aim."""
     if len(why) > 300:
         why = why[:299] + "…"
-    doc["plan"].update(precision_pct=target_pct(plan), budget_s=budget_s(plan), stopped=why,
+    doc["plan"].update(precision_pct=target_pct(plan, aims), budget_s=budget_s(plan), stopped=why,
                        repeats=rounds_done(doc),
                        order=[r.key for r in plan.runs])
 
@@ -206,12 +194,12 @@ def as_run(plan, doc: dict):
     return plan if rounds <= plan.experiment.measure.repeats else with_rounds(plan, rounds)
 
 
-def describe(plan) -> str:
+def describe(plan, aims: tuple = ()) -> str:
     """The dry run's line on the rule."""
-    m, aims = plan.experiment.measure, aims_of(plan)
-    until = (f"every ratio's 95% interval is within ±{target_pct(plan):g}%" if not aims else
+    m, mine = plan.experiment.measure, aims_of(plan, aims)
+    until = (f"every ratio's 95% interval is within ±{target_pct(plan):g}%" if not mine else
              "the claims' comparisons are within their aims (" +
-             ", ".join(f"{a.claim} ±{a.pct:g}%" for a in aims) + ")")
+             ", ".join(f"{a.claim} ±{a.pct:g}%" for a in mine) + ")")
     return (f"stop rule: after the {m.repeats} planned repeats, one more round (about "
             f"{human_seconds(round_seconds(plan))}) at a time until {until} "
             "or another round would overrun the budget of "

@@ -1,6 +1,8 @@
 """The topic pages' front matter, as evidence/topic_pages.py reads it without a YAML library:
 what MkDocs (PyYAML) reads from every page, and a clear refusal of anything else."""
 
+import re
+
 import pytest
 import yaml
 
@@ -62,10 +64,9 @@ REFUSED = [
 @pytest.mark.parametrize("body, message", REFUSED)
 def test_anything_else_is_refused_with_the_file_and_line(tmp_path, body, message):
     path = page(tmp_path, body)
-    with pytest.raises(FrontMatterError, match=r"^" + str(path).replace(".", r"\.") + r":\d+: "):
-        front_matter(path)
     with pytest.raises(FrontMatterError) as caught:
         front_matter(path)
+    assert re.match(re.escape(str(path)) + r":\d+: ", str(caught.value))
     assert message in str(caught.value)
 
 

@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from tuninglab.evidence import functional
-from tuninglab.evidence import result_files
+from tuninglab.evidence import functional, result_files
 from tuninglab.evidence.claims_map import Claim
 from tuninglab.evidence.host_class import host_class, server_of
 from tuninglab.evidence.sets import EvidenceSet, evidence_sets

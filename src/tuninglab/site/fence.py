@@ -62,8 +62,10 @@ def _chart(spec: dict) -> str:
         return shown.table(spec.get("variant", ""))
     if kind == "historical":
         source, meta, _ = historical.historical_table(spec["source"], spec["table"])
-        figure = historical_figures.historical_bars(spec["source"], spec["table"], spec.get("columns"))
-        return embed(figure) + f'<p class="tl-caption">{historical_figures.citation_html(source, meta)} ' \
+        figure = historical_figures.historical_bars(spec["source"], spec["table"],
+                                                    spec.get("columns"))
+        citation = historical_figures.citation_html(source, meta)
+        return embed(figure) + f'<p class="tl-caption">{citation} ' \
             f'Workload: {html.escape(source["source"]["workload"])}. Hardware: ' \
             f'{html.escape(source["source"]["hardware"])}. Software: ' \
             f'{html.escape(source["source"]["software"])}.</p>'

@@ -9,8 +9,8 @@ claims.rerun` give each claim the recipe's variant answers its own aim,
 evidence/claim_status.py), and the rule stops once each of those comparisons (its point, in its
 metric) is within its own aim; without any, the recipe's smallest effect worth knowing, on every
 ratio. The engine never reads the claims itself: the command hands the aims in. Without
---budget, three times the planned measuring time. The budget counts from the result's start (its fio baseline
-and, after an interruption, the time until the rerun included)."""
+--budget, three times the planned measuring time. The budget counts from the result's start
+(its fio baseline and, after an interruption, the time until the rerun included)."""
 
 import dataclasses
 import datetime as dt
@@ -182,8 +182,8 @@ def record(doc: dict, plan, why: str, aims: tuple = ()) -> None:
     it); the order and repeats as run. Aimed at claims, precision_pct is the tightest aim."""
     if len(why) > 300:
         why = why[:299] + "…"
-    doc["plan"].update(precision_pct=target_pct(plan, aims), budget_s=budget_s(plan), stopped=why,
-                       repeats=rounds_done(doc),
+    doc["plan"].update(precision_pct=target_pct(plan, aims), budget_s=budget_s(plan),
+                       stopped=why, repeats=rounds_done(doc),
                        order=[r.key for r in plan.runs])
 
 

@@ -219,7 +219,7 @@ def test_results_page_links_recipes_to_their_topic_page(tmp_path, monkeypatch):
 @pytest.mark.integration  # runs python
 def test_the_data_directory_can_be_overridden_for_the_site(tmp_path):
     out = subprocess.run([sys.executable, "-c",
-                          "from tuninglab.site import historical, result_files; "
+                          "from tuninglab.evidence import historical, result_files; "
                           "print(result_files.DATA_DIR); print(historical.HISTORICAL_DIR)"],
                          capture_output=True, text=True, check=True,
                          env={**os.environ, "TUNINGLAB_DATA_DIR": str(tmp_path)})

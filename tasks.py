@@ -86,7 +86,8 @@ def submit(c, path, description=None, keep_paths=False, data_dir=None):
                           "unit": "skip the integration tests (no servers started)"})
 def test(c, k=None, unit=False):
     """Run the test suite (unit and integration tests on the real server)."""
-    args = [sys.executable, "-m", "pytest", "-q"]
+    # The slowest tests printed at the end: where CI's time goes, for keeping it inside its limit.
+    args = [sys.executable, "-m", "pytest", "-q", "--durations=25"]
     if k:
         args += ["-k", k]
     if unit:

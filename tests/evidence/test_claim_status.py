@@ -68,7 +68,7 @@ def test_the_totals_say_what_the_answers_took(committed):
     if not answered:
         pytest.skip("no claim is answered by the committed results")
     n, seconds = claims_text.evidence_time(found)
-    results = {d["run_id"] for st in answered for d in st.verdict.evidence.results}
+    results = {r.run_id for st in answered for r in st.verdict.evidence.results}
     assert n == len(results) and seconds > 60 * n  # every result ran for minutes
     line = next(x for x in claims_text.totals(found) if x.startswith("The answers rest on "))
     assert line == (f"The answers rest on {n} results, {claims_text.human_seconds(seconds)} "

@@ -302,25 +302,6 @@ def test_new_document_then_finish_is_valid(tmp_path):
     assert Result(doc).smallest_effect == 0.05
 
 
-# --- compared_values ----------------------------------------------------------------------------
-
-def _io_run(writes, cost=None):
-    return {"repeat": 1, "summary": {"tps": 100.0, "io": {"writes_per_trx": writes},
-                                     "cost": cost or {"fsyncs_per_trx": 1.0}}}
-
-
-def test_compared_values_read_the_summary_then_its_io_then_its_cost():
-    doc = {"sweep": {"baseline": "10"}, "plan": {"design": "restart"},
-           "points": [{"id": "10", "value": "10", "runs": [_io_run(4.0), _io_run(4.2)]},
-                      {"id": "5", "value": "5", "runs": [_io_run(6.0), _io_run(6.3)]}]}
-    assert document.compared_values(doc, "5", "tps") == ([100.0, 100.0], [100.0, 100.0], False)
-    assert document.compared_values(doc, "5", "writes_per_trx") == ([6.0, 6.3], [4.0, 4.2],
-                                                                     False)
-    assert document.compared_values(doc, "5", "fsyncs_per_trx")[0] == [1.0, 1.0]
-    with pytest.raises(KeyError):
-        document.compared_values(doc, "5", "redo_bytes_per_trx")
-
-
 # --- final_path and writing ---------------------------------------------------------------------
 
 def test_final_path(tmp_path):

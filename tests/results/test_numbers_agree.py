@@ -13,7 +13,8 @@ import pytest
 
 from helpers import make_doc, with_costs
 from tuninglab.results import document, report, stats
-from tuninglab.results.result import Ratio, Result
+from tuninglab.results.ratio import Ratio
+from tuninglab.results.result import Result
 
 
 def ratio(kind: str, r: float, low: float, high: float, tost=(None, None),

@@ -11,6 +11,7 @@ from tuninglab.errors import UserError
 from tuninglab.recipes.load import load
 from tuninglab.recipes.regime import declared
 from tuninglab.results import document, read_view, regime
+from tuninglab.results.result import Result
 
 HOLD = 'hold_read_view = "10s"\n'
 WORKLOAD = '[workload]\nscript = "oltp_update_index"\nthreads = 4\n'
@@ -160,7 +161,8 @@ def test_a_windowed_metric_compares_each_run_over_its_own_drain():
                       {"id": "1", "value": "1",
                        "runs": [held_run(fast, [900.0] * 4 + [800.0, 1000.0] + [1000.0] * 4),
                                 held_run(HISTORY[:4] + [39000] * 6)]}]}
-    values, base, paired = document.compared_values(doc, "1", "tps_draining")
+    r = Result(doc)
+    values, base, paired = r.compared_values(r.point("1"), "tps_draining")
     assert (values, base, paired) == ([900.0, None], [600.0, 600.0], False)
 
 

@@ -8,7 +8,8 @@ import pytest
 
 from helpers import DATA, committed_results, make_doc
 from tuninglab.results import document, stats
-from tuninglab.results.result import Point, Ratio, Result
+from tuninglab.results.ratio import Ratio
+from tuninglab.results.result import Point, Result
 
 FILES = committed_results()
 
@@ -199,3 +200,25 @@ def test_the_text_of_a_flipped_comparison_reads_the_other_way():
                    "verdict_kind": "faster"})
     assert ratio.flipped().text() == "ratio 0.80 [0.62, 0.91]: slower"
 
+
+# --- compared_values ----------------------------------------------------------------------------
+
+def compared(doc, point_id, metric):
+    r = Result(doc)
+    return r.compared_values(r.point(point_id), metric)
+
+
+def _io_run(writes, cost=None):
+    return {"repeat": 1, "summary": {"tps": 100.0, "io": {"writes_per_trx": writes},
+                                     "cost": cost or {"fsyncs_per_trx": 1.0}}}
+
+
+def test_compared_values_read_the_summary_then_its_io_then_its_cost():
+    doc = {"sweep": {"baseline": "10"}, "plan": {"design": "restart"},
+           "points": [{"id": "10", "value": "10", "runs": [_io_run(4.0), _io_run(4.2)]},
+                      {"id": "5", "value": "5", "runs": [_io_run(6.0), _io_run(6.3)]}]}
+    assert compared(doc, "5", "tps") == ([100.0, 100.0], [100.0, 100.0], False)
+    assert compared(doc, "5", "writes_per_trx") == ([6.0, 6.3], [4.0, 4.2], False)
+    assert compared(doc, "5", "fsyncs_per_trx")[0] == [1.0, 1.0]
+    with pytest.raises(KeyError):
+        compared(doc, "5", "redo_bytes_per_trx")

@@ -16,6 +16,7 @@ from tuninglab.recipes.model import SWEPT_TABLES
 from tuninglab.results import labels
 from tuninglab.results.metrics import AXIS_CHARS, METRICS, axis_title
 from tuninglab.site import charts, fence, hostviews, io_chart
+from tuninglab.results.result import Result
 
 
 def figure_of(out: str) -> dict:
@@ -196,7 +197,7 @@ def test_a_series_of_one_second_a_run_or_of_none_is_a_sentence():
 
 def test_the_fence_shows_the_sentence_instead_of_a_chart(monkeypatch):
     monkeypatch.setattr(result_files, "results_for",
-                        lambda name, variant="": [flat("pages_flushed", 0)])
+                        lambda name, variant="": [Result(flat("pages_flushed", 0))])
     out = fence.plotly_fence(spec(kind="series", recipe="doublewrite", metric="pages_flushed"),
                              "plotly", "", {}, None)
     assert out == ('<p class="tl-empty">Pages flushed stayed at 0 pages/s in every run: '
@@ -207,7 +208,7 @@ def test_the_fence_shows_the_sentence_instead_of_a_chart(monkeypatch):
 
 
 def test_a_charted_series_keeps_its_chart(monkeypatch):
-    monkeypatch.setattr(result_files, "results_for", lambda name, variant="": [result()])
+    monkeypatch.setattr(result_files, "results_for", lambda name, variant="": [Result(result())])
     out = fence.plotly_fence(spec(kind="series", recipe="doublewrite", metric="tps"),
                              "plotly", "", {}, None)
     assert 'class="tl-chart"' in out and "tl-empty" not in out

@@ -11,6 +11,7 @@ from helpers import HOST_B, REAL, SCRIPT, result, spec, with_costs, write_result
 from tuninglab.evidence import result_files
 from tuninglab.results import stats
 from tuninglab.results.metrics import COST, METRICS
+from tuninglab.results.result import Result
 from tuninglab.site import fence, hostviews, result_tables
 
 ON, OFF = (p["id"] for p in REAL["points"])
@@ -23,7 +24,7 @@ def data(tmp_path, monkeypatch):
     return tmp_path
 
 
-def loaded(data, doc: dict) -> dict:
+def loaded(data, doc: dict) -> Result:
     """doc as the site reads it: written to the data directory, its statistics recomputed."""
     write_result(data, "doublewrite", doc)
     [shown] = result_files.results_for("doublewrite", data_dir=data)
@@ -125,7 +126,7 @@ def test_a_result_without_costs_looks_as_before():
 
 
 def test_a_cost_table_of_many_points_is_set_smaller_to_fit(data):
-    doc = loaded(data, with_costs(result(HOST_B), CHEAPER))
+    doc = loaded(data, with_costs(result(HOST_B), CHEAPER)).raw
     assert "tl-many" not in result_tables.costs(doc)
     doc["points"] = doc["points"] * 3  # six columns
     assert 'class="tl-verdicts tl-costs tl-many"' in result_tables.costs(doc)

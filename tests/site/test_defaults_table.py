@@ -9,6 +9,7 @@ import json
 from helpers import DATA
 from tuninglab.evidence import result_files
 from tuninglab.site import defaults_advice, defaults_table
+from tuninglab.results.result import Result
 
 MYSQL = DATA / "defaults" / "20261128T225212Z-acff7a7b-quick-3b04171e.json"
 MARIADB = DATA / "defaults" / "20261128T225506Z-acff7a7b-quick-0e20dc52.json"
@@ -16,7 +17,8 @@ MARIADB = DATA / "defaults" / "20261128T225506Z-acff7a7b-quick-0e20dc52.json"
 
 def table_of(monkeypatch, *paths) -> str:
     docs = [json.loads(p.read_text()) for p in paths]
-    monkeypatch.setattr(result_files, "results_for", lambda recipe, variant="": docs)
+    monkeypatch.setattr(result_files, "results_for",
+                        lambda recipe, variant="": [Result(d) for d in docs])
     return defaults_table.table()
 
 
@@ -58,7 +60,8 @@ def test_each_default_is_the_faster_value_the_slower_or_neither():
 
 def test_the_table_reads_each_servers_default_back_under_its_own_name(monkeypatch):
     docs = [json.loads(p.read_text()) for p in (MYSQL, MARIADB)]
-    monkeypatch.setattr(result_files, "results_for", lambda recipe, variant="": docs)
+    monkeypatch.setattr(result_files, "results_for",
+                        lambda recipe, variant="": [Result(d) for d in docs])
     out = defaults_advice.table()
     assert "<th>MariaDB 11.8 default</th><th>MySQL 9.7 default</th>" in out
     row = out[out.index("<code>innodb_purge_threads</code>"):]

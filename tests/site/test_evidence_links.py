@@ -40,8 +40,7 @@ def test_the_command_reruns_the_profile_the_page_shows_first(built, committed_da
     docs = result_files.results_for(topic, data_dir=committed_data)
     shown = hostviews.shown_by_default(docs)
     command = re.search(r"<pre><code>(.*?)</code>", _reproduce_box(built, topic))[1]
-    assert command == f"invoke recipe {topic}" + (" --quick" if shown["profile"] == "quick"
-                                                    else "")
+    assert command == f"invoke recipe {topic}" + (" --quick" if shown.profile == "quick" else "")
 
 
 def test_a_recipe_that_needs_a_flag_shows_it(built):

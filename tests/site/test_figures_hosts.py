@@ -27,6 +27,7 @@ from helpers import (
 )
 from tuninglab.evidence import result_files
 from tuninglab.site import charts, describe, fence, hostviews, result_listings
+from tuninglab.results.result import Result
 
 NAME = "AMD EPYC, 2 cores, 24 GiB, VM, virtio disk, mariadb 10.11.19"
 
@@ -161,7 +162,7 @@ def test_only_throughput_is_normalised():
 
 
 def test_the_fence_puts_the_toggle_only_on_charts_that_carry_it(monkeypatch):
-    monkeypatch.setattr(result_files, "results_for", lambda name, variant="": [result()])
+    monkeypatch.setattr(result_files, "results_for", lambda name, variant="": [Result(result())])
     tps = fence.plotly_fence(spec(kind="results", recipe="doublewrite"), "plotly", "", {}, None)
     assert tps.count('class="md-button tl-normalise" aria-pressed="false"') == 1
     assert "normalise" in figure_of(tps)
@@ -197,7 +198,7 @@ def test_an_invalid_result_is_listed_but_never_charted(tmp_path, monkeypatch):
     write_result(tmp_path, "doublewrite", result(HOST_B, "2026-11-22T00:00:00+00:00", invalid=[
         "innodb_doublewrite=ON repeat 1: TPC-C consistency condition(s) 2 broken after the run"]))
     charted = result_files.results_for("doublewrite", data_dir=tmp_path)
-    assert [d["host"]["id"] for d in charted] == [HOST_A]
+    assert [r.host_id for r in charted] == [HOST_A]
     monkeypatch.setattr(result_files, "DATA_DIR", tmp_path)
     out = fence.results_index_fence("", "results-index", "", {}, None)
     assert "Invalid, not charted: innodb_doublewrite=ON repeat 1: TPC-C consistency" in out
@@ -289,7 +290,8 @@ def strings(value):
 
 def test_hostile_text_in_a_results_chart_is_inert(monkeypatch):
     docs = [result(HOST_A), hostile()]
-    monkeypatch.setattr(result_files, "results_for", lambda name, variant="": docs)
+    monkeypatch.setattr(result_files, "results_for",
+                        lambda name, variant="": [Result(d) for d in docs])
     out = fence.plotly_fence(spec(kind="results", recipe="doublewrite"), "plotly", "", {}, None)
     parsed = assert_inert(out)
     figure = figure_of(out)

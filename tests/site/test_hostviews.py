@@ -7,6 +7,7 @@ import re
 from helpers import HOST_A, HOST_B, result, spec, write_result
 from tuninglab.evidence import result_files
 from tuninglab.site import charts, fence, hostviews
+from tuninglab.results.result import Result
 
 CONTRIBUTED = {"description": "host B", "submitted": "2026-11-22T00:00:00Z",
                "tool": "data.submit"}
@@ -65,7 +66,8 @@ def test_the_build_writes_an_index_and_one_file_per_host_and_variant(tmp_path):
 
 
 def _fence(kind, monkeypatch, docs, **kw):
-    monkeypatch.setattr(result_files, "results_for", lambda name, variant="": docs)
+    monkeypatch.setattr(result_files, "results_for",
+                        lambda name, variant="": [Result(d) for d in docs])
     return fence.plotly_fence(spec(kind=kind, recipe="doublewrite", **kw), "plotly", "", {},
                               None)
 

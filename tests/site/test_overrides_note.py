@@ -5,6 +5,7 @@ profile of the recipe text the result ran, and the plotly fence puts it by the h
 from helpers import HOST_A, result, spec
 from tuninglab.evidence import result_files
 from tuninglab.site import describe, fence
+from tuninglab.results.result import Result
 
 
 def overridden(**over) -> dict:
@@ -35,13 +36,14 @@ def test_a_recipe_text_that_no_longer_loads_shows_the_overrides_alone():
 
 def test_the_chart_says_so_beside_the_result(monkeypatch):
     doc = overridden(duration_s=30.0)
-    monkeypatch.setattr(result_files, "results_for", lambda name, variant="": [doc])
+    monkeypatch.setattr(result_files, "results_for", lambda name, variant="": [Result(doc)])
     for kind, kw in (("results", {}), ("series", {"metric": "tps"})):
         out = fence.plotly_fence(spec(kind=kind, recipe="doublewrite", **kw), "plotly", "", {},
                                  None)
         assert ('<p class="tl-caption tl-overrides">This result (2026-11-22) was run with '
                 "--duration 30s instead of the full profile&#x27;s 1m00s.</p>") in out, kind
-    monkeypatch.setattr(result_files, "results_for", lambda name, variant="": [result(HOST_A)])
+    monkeypatch.setattr(result_files, "results_for",
+                        lambda name, variant="": [Result(result(HOST_A))])
     out = fence.plotly_fence(spec(kind="results", recipe="doublewrite"), "plotly", "", {}, None)
     assert "tl-overrides" not in out
 

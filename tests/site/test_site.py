@@ -11,6 +11,7 @@ import yaml
 from helpers import DATA, REPO, TOPICS, result_paths
 from tuninglab.evidence import result_files
 from tuninglab.site import charts, fence
+from tuninglab.results.result import Result
 
 # Committed results, by name: never one a user's own run added to data/.
 DOUBLEWRITE = DATA / "doublewrite" / "20261122T003613Z-209a4cf4-full.json"
@@ -135,7 +136,7 @@ def test_text_from_data_files_cannot_escape_the_json(monkeypatch):
     doc = json.loads(DOUBLEWRITE.read_text())
     doc["host"]["cpu_model"] = "</script><script>alert(1)</script>"
     doc["points"][0]["value"] = "<img src=x onerror=alert(1)>"
-    monkeypatch.setattr(result_files, "results_for", lambda name, variant="": [doc])
+    monkeypatch.setattr(result_files, "results_for", lambda name, variant="": [Result(doc)])
     out = fence.plotly_fence(spec(kind="results", recipe="doublewrite"), "plotly", "", {}, None)
     assert "<script>alert" not in out and "<img" not in out
     payload = re.search(r'data-figure="([^"]*)"', out).group(1)
@@ -159,7 +160,7 @@ def test_trends_table_reads_the_series_not_the_stored_verdict(monkeypatch):
     doc = _series_doc({"steady": [500 + (t % 3) for t in range(n)],
                        "<b>behind</b>": [500 + 40 * t for t in range(n)]})
     doc["points"][0]["trends"] = {"runs": 3, "history_growing_runs": 3}   # a false claim
-    monkeypatch.setattr(result_files, "results_for", lambda name, variant="": [doc])
+    monkeypatch.setattr(result_files, "results_for", lambda name, variant="": [Result(doc)])
     out = fence.plotly_fence(spec(kind="trends", recipe="redo-size"), "plotly", "", {}, None)
     rows = re.findall(r"<tr><td[^>]*>(.*?)</td><td[^>]*>(.*?)</td>", out)
     assert rows[0][0] == "steady" and "growing in 0 of 3 runs" in rows[0][1]

@@ -42,10 +42,9 @@ def data(tmp_path, monkeypatch):
 
 def test_the_loader_recomputes_stored_statistics_from_the_runs(data):
     write_result(data, "doublewrite", forged(result(HOST_B, contribution=CONTRIBUTED)))
-    [doc] = result_files.results_for("doublewrite", data_dir=data)
-    assert [p["stats"] for p in doc["points"]] == \
-        [c["stats"] for c in document.point_stats(REAL)]
-    assert doc["methods"] == document.methods()
+    [r] = result_files.results_for("doublewrite", data_dir=data)
+    assert [p.stats for p in r.points] == [c["stats"] for c in document.point_stats(REAL)]
+    assert r.methods == document.methods()
 
 
 def test_a_forged_file_draws_what_its_runs_measured(data):
@@ -73,8 +72,8 @@ def test_a_future_dated_file_with_the_projects_host_replaces_nothing(data, capsy
     write_result(data, "doublewrite", result(PROJECT))
     write_result(data, "doublewrite", forged(result(PROJECT, "2099-01-01T00:00:00+00:00")))
     charted = result_files.results_for("doublewrite", data_dir=data)
-    assert [d["started"] for d in charted] == [REAL["started"]]
-    assert hostviews.shown_by_default(charted)["started"] == REAL["started"]
+    assert [r.started for r in charted] == [REAL["started"]]
+    assert hostviews.shown_by_default(charted).started == REAL["started"]
     assert result_files.future_dated(data) == [
         "doublewrite/2099-01-01T000000-" + PROJECT[:8] + ".json: dated in the future "
         "(started 2099-01-01T00:00:00+00:00)"]
@@ -171,14 +170,14 @@ def test_a_verdict_names_the_margin_its_file_records_and_the_interval_that_decid
     wide = result(HOST_B, contribution=CONTRIBUTED)
     wide["plan"]["smallest_effect_pct"] = 50
     write_result(data, "doublewrite", wide)
-    [doc] = result_files.results_for("doublewrite", data_dir=data)
-    ratio = doc["points"][1]["stats"]["ratio"]
+    [r] = result_files.results_for("doublewrite", data_dir=data)
+    ratio = r.points[1].stats["ratio"]
     assert ratio["verdict_kind"] == "equivalent"
-    text = describe.verdict_text(doc["points"][1])
+    text = describe.verdict_text(r.points[1])
     assert text == (f"ratio {ratio['ratio']:.2f} [{ratio['ci_low']:.2f}, {ratio['ci_high']:.2f}]"
                     f": equivalent within ±50% (90% CI [{ratio['tost_low']:.3f}, "
                     f"{ratio['tost_high']:.3f}])")
-    assert html.escape(text) in result_tables.verdicts(doc)
+    assert html.escape(text) in result_tables.verdicts(r)
 
 
 def test_a_noisy_verdict_reads_too_noisy_to_tell():

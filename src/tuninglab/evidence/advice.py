@@ -30,7 +30,7 @@ from tuninglab.evidence.claim_verdicts import Comparison
 from tuninglab.recipes import load
 from tuninglab.results.metrics import COST, METRICS
 from tuninglab.results.pooling import Pooled
-from tuninglab.results.result import Ratio
+from tuninglab.results.ratio import Ratio
 
 HOLDS, DOES_NOT_HOLD, CANNOT_TELL = "holds", "does not hold", "cannot tell here"
 KINDS = (HOLDS, DOES_NOT_HOLD, CANNOT_TELL)

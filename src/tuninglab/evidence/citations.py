@@ -1,7 +1,7 @@
 """How a page names a source and its result: "Zaitsev, 2004" and x1.25 (the claims tables,
 the defaults page)."""
 
-from tuninglab.results.result import Ratio
+from tuninglab.results.ratio import Ratio
 
 
 def cite(source: dict, beside_title: bool = False) -> str:

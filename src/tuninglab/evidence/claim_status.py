@@ -126,12 +126,12 @@ class Status:
 def margin_of(claim: Claim, v: Verdict, recipes_dir: Path = files.RECIPES_DIR) -> float:
     """The smallest effect worth knowing the verdict uses: its result's, else the recipe's."""
     if v.doc is not None:
-        return Result.of(v.doc).smallest_effect
+        return v.doc.smallest_effect
     pct = load(claim.recipe, recipes_dir, claim.variant).measure.smallest_effect_pct
     return (stats.DEFAULT_SMALLEST_EFFECT_PCT if pct is None else pct) / 100
 
 
-def _estimate(claim: Claim, doc: dict):
+def _estimate(claim: Claim, doc: Result):
     """One result's estimate of the claim's comparison, None without one."""
     return claim_verdicts.estimate(claim.point, claim.metric, doc)
 
@@ -146,11 +146,11 @@ def pooled_now(claim: Claim, v: Verdict) -> list[pooling.Estimate]:
 def round_sd(claim: Claim, v: Verdict, plan, here: Here) -> tuple[float | None, str]:
     """(the per-round sd of the claim's log ratio, where it comes from)."""
     s = v.evidence
-    docs = [] if s is None else list(s.results) + [d for d, _ in s.superseded]
-    same = [d for d in docs if Result.of(d).profile == here.profile]
-    docs = same or docs
-    sds = [e.se * math.sqrt(Result.of(d).repeats) for d in docs
-           if (e := _estimate(claim, d)) is not None]
+    results = [] if s is None else list(s.results) + [r for r, _ in s.superseded]
+    same = [r for r in results if r.profile == here.profile]
+    results = same or results
+    sds = [e.se * math.sqrt(r.repeats) for r in results
+           if (e := _estimate(claim, r)) is not None]
     if sds:
         profile = here.profile if same else "other profiles"
         return statistics.median(sds), f"{len(sds)} earlier result{'s' * (len(sds) != 1)} " \
@@ -250,7 +250,7 @@ def reach(pool: Pool, need: Need, plan, sd: float) -> Reach | str:
 
 def _regime_open(v: Verdict, profile: str) -> tuple[bool, str]:
     """Whether a rerun in this profile may reach the regime every result missed."""
-    ran = {Result.of(d).profile for d in v.evidence.results} if v.evidence else set()
+    ran = {r.profile for r in v.evidence.results} if v.evidence else set()
     if profile in ran:
         return False, (f"every {profile} result missed the recipe's regime check: the same "
                        "run would miss it again (the recipe needs a scenario that reaches it)")

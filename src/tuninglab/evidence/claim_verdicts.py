@@ -24,9 +24,10 @@ from tuninglab.evidence.host_class import host_class, server_of
 from tuninglab.evidence.sets import EvidenceSet, evidence_sets
 from tuninglab.errors import UserError
 from tuninglab.recipes.load import command, recipe_path
-from tuninglab.results import calibrations, document, pooling
+from tuninglab.results import calibrations, pooling
 from tuninglab.results import verdicts as words
-from tuninglab.results.result import Ratio, Result
+from tuninglab.results.ratio import Ratio
+from tuninglab.results.result import Result
 
 REPRODUCED = words.REPRODUCED
 SMALLER = words.SMALLER
@@ -47,7 +48,7 @@ class Verdict:
     kind: str                     # one of KINDS
     text: str                     # what the page prints
     ratio: Ratio | None           # the pooled comparison, oriented as the claim reads
-    doc: dict | None              # the set's latest result (its host, its file)
+    doc: Result | None            # the set's latest result (its host, its file)
     why: str = ""                 # a reason, for the verdicts that are not answers
     evidence: EvidenceSet | None = None
     pooled: pooling.Pooled | None = None
@@ -81,10 +82,9 @@ def _point(r: Result, value: str):
     return next((p for p in r.points if p.value == value), None)
 
 
-def _estimate(point: str, metric: str, doc: dict) -> tuple[pooling.Estimate | None, str]:
+def _estimate(point: str, metric: str, r: Result) -> tuple[pooling.Estimate | None, str]:
     """(one result's estimate of the point's comparison with its baseline, or None with why);
     metric "" is the result's primary one."""
-    r = Result.of(doc)
     p = _point(r, point)
     if p is None:
         return None, f"the result has no point {point!r}"
@@ -92,7 +92,7 @@ def _estimate(point: str, metric: str, doc: dict) -> tuple[pooling.Estimate | No
         return None, f"the point {point!r} is the result's baseline"
     metric = metric or r.metric
     try:
-        values, base, paired = document.compared_values(r.raw, p.id, metric)
+        values, base, paired = r.compared_values(p, metric)
     except KeyError:
         return None, f"the result did not measure {metric}"
     if any(v is None for v in values + base):
@@ -116,20 +116,20 @@ class Comparison:
     rerun: str = ""              # NOT_TESTABLE: the command that answers it on real hardware
 
 
-def estimate(point: str, metric: str, doc: dict) -> pooling.Estimate | None:
+def estimate(point: str, metric: str, doc: dict | Result) -> pooling.Estimate | None:
     """One result's estimate of the point's comparison with its baseline, or None."""
-    return _estimate(point, metric, doc)[0]
+    return _estimate(point, metric, Result.of(doc))[0]
 
 
 def regime_estimates(s: EvidenceSet, point: str, metric: str = "") -> tuple[list, int, list]:
     """(the estimates of the set's current results that reached the regime, how many missed
     it, why the others give none): what compare_set pools."""
     estimates, missed, whys = [], 0, []
-    for doc in s.results:
-        est, why = _estimate(point, metric, doc)
+    for r in s.results:
+        est, why = _estimate(point, metric, r)
         if est is None:
             whys.append(why)
-        elif not _point(Result.of(doc), point).regime_reached:
+        elif not _point(r, point).regime_reached:
             missed += 1
         else:
             estimates.append(est)
@@ -202,7 +202,7 @@ def between(s: EvidenceSet) -> tuple[float | None, int | None, str]:
 LAB_THROUGHPUT = "lab VM: its throughput is not the hardware's"
 
 
-def _functional_why(doc: dict) -> str:
+def _functional_why(doc: Result) -> str:
     """Why a lab VM result's throughput answers no claim, short."""
     reasons = " and ".join(functional.functional_reasons(doc, short=True))
     return LAB_THROUGHPUT.replace("lab VM:", f"lab VM, {reasons}:")
@@ -216,16 +216,15 @@ def verdict_for_set(claim: Claim, s: EvidenceSet) -> Verdict:
         return Verdict(c.kind, c.kind, None, doc, c.why, s, None, c.left_out, c.rerun)
     ratio = pooled_ratio(c.pooled, claim.invert)
     interval = words.Interval(ratio.ci_low, ratio.ci_high, ratio.tost_low, ratio.tost_high)
-    kind = words.judge(claim.source_ratio, interval, Result.of(doc).smallest_effect,
+    kind = words.judge(claim.source_ratio, interval, doc.smallest_effect,
                        claim.source_noise)
     return Verdict(kind, kind, ratio, doc, c.why, s, c.pooled, c.left_out)
 
 
-def verdict_for(claim: Claim, doc: dict) -> Verdict:
+def verdict_for(claim: Claim, doc: dict | Result) -> Verdict:
     """The claim's verdict on one result alone (a run's report, a test)."""
     r = Result.of(doc)
-    cls = host_class(doc)
-    s = EvidenceSet(r.recipe, r.variant, server_of(doc), cls, (doc,), ())
+    s = EvidenceSet(r.recipe, r.variant, server_of(r), host_class(r), (r,), ())
     return verdict_for_set(claim, s)
 
 

@@ -105,15 +105,15 @@ def totals(found: list) -> list[str]:
 def evidence_time(found: list) -> tuple[int, float]:
     """(how many results the answered claims' verdicts pool, their runs' time in seconds): what
     answering them has taken so far, each result counted once."""
-    docs = {}
+    results = {}
     for st in found:
         if st.answered and st.verdict.evidence is not None:
-            docs.update((d.get("run_id") or id(d), d) for d in st.verdict.evidence.results)
-    spans = [document.parse_time(d["finished"]) - document.parse_time(d["started"])
-             for d in docs.values()
-             if document.parse_time(d.get("started", "")) and
-             document.parse_time(d.get("finished", ""))]
-    return len(docs), sum(s.total_seconds() for s in spans)
+            results.update((r.run_id or id(r), r) for r in st.verdict.evidence.results)
+    spans = [document.parse_time(r.finished) - document.parse_time(r.started)
+             for r in results.values()
+             if document.parse_time(r.raw.get("started", "")) and
+             document.parse_time(r.raw.get("finished", ""))]
+    return len(results), sum(s.total_seconds() for s in spans)
 
 
 def _whose(here) -> str:

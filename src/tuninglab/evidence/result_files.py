@@ -41,9 +41,10 @@ def _load_results(directory: str, _stamp: float) -> tuple:
     return tuple(_load(path) for path in sorted(Path(directory).glob("*.json")))
 
 
-def _load(path: Path) -> dict:
-    """A result as the site shows it: plain text, statistics recomputed from its runs. One
-    whose runs give none is marked invalid (listed, never charted)."""
+def _load(path: Path) -> Result:
+    """A result as the evidence reads it: plain text, statistics recomputed from its runs, then
+    wrapped once as a Result (every reader downstream gets that one object). One whose runs
+    give none is marked invalid (listed, never charted)."""
     try:
         doc = _plain(json.loads(path.read_text()))
     except ValueError as exc:  # not JSON, not UTF-8, a 5,000-digit number: the build stops
@@ -55,7 +56,7 @@ def _load(path: Path) -> dict:
         doc["invalid"] = [*doc.get("invalid", []),
                           plain(f"its statistics cannot be computed from its runs ({exc})")]
     doc["_file"] = f"{FILES}/{path.parent.name}/{path.name}"  # where the site serves it
-    return doc
+    return Result(doc)
 
 
 def _plain(value):
@@ -69,9 +70,9 @@ def _plain(value):
     return value
 
 
-def future(doc: dict) -> str | None:
+def future(doc: dict | Result) -> str | None:
     """Why a result is dated in the future (its start, end or submission), or None."""
-    clock = now()
+    clock, doc = now(), Result.of(doc).raw
     contribution = doc.get("contribution")
     stamps = {"started": doc.get("started"), "finished": doc.get("finished"),
               "submitted": contribution.get("submitted") if isinstance(contribution, dict)
@@ -101,7 +102,7 @@ def stamp(directory: Path) -> float:
 
 
 def results_for(recipe: str, variant: str | None = "", data_dir: Path | None = None,
-                listing: bool = False) -> list[dict]:
+                listing: bool = False) -> list[Result]:
     """Result files of a recipe's main experiment or of one variant (None: all), oldest
     first. A result marked invalid (its TPC-C-like data broke a consistency condition) is
     never charted, nor one dated in the future (future): only a listing (the Results page)
@@ -109,12 +110,12 @@ def results_for(recipe: str, variant: str | None = "", data_dir: Path | None = N
     directory = Path(data_dir or DATA_DIR) / recipe  # at call time: a test may point it elsewhere
     if not directory.is_dir():
         return []
-    docs = _load_results(str(directory), stamp(directory))
-    return [d for d in docs if (variant is None or Result.of(d).variant == variant)
-            and (listing or not (Result.of(d).invalid or future(d)))]
+    results = _load_results(str(directory), stamp(directory))
+    return [r for r in results if (variant is None or r.variant == variant)
+            and (listing or not (r.invalid or future(r)))]
 
 
-def started(doc: dict) -> dt.datetime:
+def started(doc: dict | Result) -> dt.datetime:
     return dt.datetime.fromisoformat(Result.of(doc).started)
 
 

@@ -33,15 +33,22 @@ class EvidenceSet:
     variant: str
     server: str                 # "mariadb 10.11"
     host_class: HostClass
-    results: tuple              # current results, oldest first
+    results: tuple              # current results (Results), oldest first
     superseded: tuple           # (result, why) pairs, oldest first
+
+    def __post_init__(self):
+        # A set made of bare documents (a test's, a caller's own) reads as one made by
+        # evidence_sets: its results are Results, wrapped here once.
+        object.__setattr__(self, "results", tuple(map(Result.of, self.results)))
+        object.__setattr__(self, "superseded",
+                           tuple((Result.of(r), why) for r, why in self.superseded))
 
     @property
     def sittings(self) -> int:
-        return len({Result.of(d).sitting for d in self.results})
+        return len({r.sitting for r in self.results})
 
     @property
-    def latest(self) -> dict | None:
+    def latest(self) -> Result | None:
         return self.results[-1] if self.results else None
 
 
@@ -59,7 +66,7 @@ def evidence_sets(recipe: str, variant: str = "") -> list[EvidenceSet]:
         why = superseded_why(doc)
         (older.append((doc, why)) if why else current.append(doc))
     sets = [EvidenceSet(recipe, variant, server, cls, tuple(_oldest_first(cur)),
-                        tuple(sorted(old, key=lambda x: Result.of(x[0]).started)))
+                        tuple(sorted(old, key=lambda x: x[0].started)))
             for (server, cls), (cur, old) in groups.items()]
     return sorted(sets, key=lambda s: (s.host_class.contributed, s.host_class.lab,
                                        servers.rank(s.server), not _at_hardware_speed(s),
@@ -72,8 +79,8 @@ def _at_hardware_speed(s: EvidenceSet) -> bool:
     return s.latest is not None and functional.functional_only(s.latest) is None
 
 
-def _oldest_first(docs: list) -> list:
-    return sorted(docs, key=lambda d: Result.of(d).started)
+def _oldest_first(results: list[Result]) -> list[Result]:
+    return sorted(results, key=lambda r: r.started)
 
 
 # --- a machine's class ------------------------------------------------------------------------
@@ -92,4 +99,4 @@ def machine_of(host_id: str) -> HostClass | None:
         return host_class(max(records, key=lambda d: d["measured"]))
     results = mine(d for path in result_files.result_dirs(data)
                    for d in result_files.results_for(path.name, None, data))
-    return host_class(max(results, key=lambda d: Result.of(d).started)) if results else None
+    return host_class(max(results, key=lambda r: r.started)) if results else None

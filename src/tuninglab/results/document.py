@@ -12,8 +12,8 @@ from pathlib import Path
 import jsonschema
 
 from tuninglab.files import DATA_DIR, create_json
-from tuninglab.results import read_view, redo, regime, stats, timeseries
-from tuninglab.results.metrics import COST, WINDOWED, run_value
+from tuninglab.results import redo, regime, stats, timeseries
+from tuninglab.results.metrics import COST
 from tuninglab.results.result import Result, paired_runs
 
 SCHEMA_VERSION = 2  # 2: plan.design (restart or switchback); files of 1 stay valid
@@ -181,23 +181,6 @@ def _warmed_up(doc: dict) -> str:
     if w["steady"]:
         return f"warmed up until its throughput stopped trending ({w['seconds']} s)"
     return f"warmed up for {w['seconds']} s (its bound; the throughput still trended)"
-
-
-def compared_values(doc: dict, point_id: str, name: str) -> tuple[list, list, bool]:
-    """(the point's values of a metric or cost, the baseline's, paired): the repeats its
-    comparison with the baseline uses, a switchback's paired by round, as point_stats does.
-    A windowed metric (metrics.WINDOWED) is its series' mean over the window, None for a run
-    without it; any other is the run summary's own, its IO per transaction's (requests at the
-    device, a RAID's members summed) or its cost's. KeyError when a run did not measure it."""
-    base, p = point(doc, doc["sweep"]["baseline"]), point(doc, point_id)
-    paired = switchback(doc)
-    mine, theirs = paired_runs(p["runs"], base["runs"]) if paired else (p["runs"], base["runs"])
-
-    def value(run: dict):
-        if name in WINDOWED:
-            return read_view.window_mean(run, *WINDOWED[name])
-        return run_value(run["summary"], name, required=True)
-    return [value(run) for run in mine], [value(run) for run in theirs], paired
 
 
 def cost_keys(p: dict, base: dict) -> list[str]:

@@ -4,7 +4,8 @@ import textwrap
 
 from tuninglab.results import document, regime, stats, timeseries
 from tuninglab.results.metrics import COST, METRICS, decimals, ratio_decimals
-from tuninglab.results.result import Point, Ratio, Result
+from tuninglab.results.ratio import Ratio
+from tuninglab.results.result import Point, Result
 from tuninglab.results.stats import Summary
 
 

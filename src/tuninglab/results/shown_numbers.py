@@ -1,4 +1,4 @@
-"""How a comparison's numbers are shown so that they agree with its verdict (result.Ratio.text):
+"""How a comparison's numbers are shown so that they agree with its verdict (ratio.Ratio.text):
 to a number of decimals, but never rounded onto a value they are not where that value is what
 the verdict turns on: an interval end of 0.996 beside "slower" reads 1.00 to 2 decimals, which
 says the opposite of the verdict, so it shows as 0.996; an equivalence's 90% interval end of

@@ -55,7 +55,7 @@ NORMALISE = {"tps": ("fsync_per_s", 1000, "transactions/s per 1000 fsync/s"),
 MAX_HOSTS = 20
 
 
-def results_bars(docs: list[dict], metric: str) -> dict:
+def results_bars(docs: list[dict | Result], metric: str) -> dict:
     """Median per point with its 95% interval as error bars, one series per host (its latest
     result), so different machines stand side by side; beyond MAX_HOSTS, the project's own
     hosts and the latest contributions, then one series for all the others. For a throughput
@@ -63,15 +63,15 @@ def results_bars(docs: list[dict], metric: str) -> dict:
     by it ("normalise": what the page's toggle swaps in), comparing the settings' effect
     rather than raw speed."""
     label, unit = METRICS[metric].label, METRICS[metric].unit
-    setting = Result.of(docs[-1]).setting if docs else ""
+    docs = [Result.of(d) for d in docs]
+    setting = docs[-1].setting if docs else ""
     hover = _hovertemplate(setting, label, unit, ".1f")
     shown, others = split_hosts(latest_per_host(docs))
     names = [host_name(doc) for doc in shown]
     traces, normalised = [], []
     for doc, name in zip(shown, names):
         if names.count(name) > 1:  # two machines described alike: tell them apart
-            r = Result.of(doc)
-            name = f"{name} ({r.host_id[:8]})"  # a contribution's name says so already
+            name = f"{name} ({doc.host_id[:8]})"  # a contribution's name says so already
         trace, divided = _host_trace(doc, esc(name), metric, hover)
         traces.append(trace)
         normalised.append(divided)
@@ -106,10 +106,10 @@ def results_bars(docs: list[dict], metric: str) -> dict:
 FSYNC_BOUND = 0.2
 
 
-def fsync_free(doc: dict) -> bool:
+def fsync_free(doc: Result) -> bool:
     """Whether the result's baseline made fewer than FSYNC_BOUND fsyncs per transaction (a
     result that did not count them is not known to be)."""
-    cost = Result.of(doc).baseline_point.cost("fsyncs_per_trx")
+    cost = doc.baseline_point.cost("fsyncs_per_trx")
     return cost is not None and cost.median < FSYNC_BOUND
 
 
@@ -198,22 +198,22 @@ def _quantity(value: float, unit: str) -> str:
     return f"{value:,.{digits}f}" + ("%" if unit == "%" else f" {unit}")
 
 
-def split_hosts(hosts: list[dict]) -> tuple[list[dict], list[dict]]:
+def split_hosts(hosts: list[Result]) -> tuple[list[Result], list[Result]]:
     """(drawn one by one, aggregated): every host whose latest result is the project's own,
     then the latest contributions up to MAX_HOSTS; both oldest first."""
     if len(hosts) <= MAX_HOSTS:
         return hosts, []
-    own = [d for d in hosts if not Result.of(d).contributed]
-    contributed = [d for d in hosts if Result.of(d).contributed]
+    own = [r for r in hosts if not r.contributed]
+    contributed = [r for r in hosts if r.contributed]
     room = max(MAX_HOSTS - len(own), 0)
     recent = contributed[len(contributed) - room:] if room else []
     keep = {id(d) for d in own + recent}
     return ([d for d in hosts if id(d) in keep], [d for d in hosts if id(d) not in keep])
 
 
-def _host_trace(doc: dict, name: str, metric: str, hover: str) -> tuple[dict, list | None]:
+def _host_trace(r: Result, name: str, metric: str, hover: str) -> tuple[dict, list | None]:
     """One host's bars, and its [y, up, down] divided by its device (None: not normalisable)."""
-    scale, r = METRICS[metric].scale, Result.of(doc)
+    scale = METRICS[metric].scale
     # A disk-bound result without the memory model says so in every bar's hover, so that it
     # is never silently charted beside capped ones (the verdicts' table says it at length).
     about = "<br>".join(esc(text) for text in (
@@ -353,7 +353,7 @@ def series_lines(doc: dict, metric: str) -> dict:
                        "name": esc(setting_value(setting, point.value)),
                        "x": run["series"]["t"],
                        "y": [None if v is None else v * scale for v in values]})
-    flat = _flat(doc, metric, traces)
+    flat = _flat(r, metric, traces)
     if flat:
         return empty_chart(flat)
     drawn = [abs(v) for trace in traces for v in trace["y"] if v is not None]
@@ -367,7 +367,7 @@ def series_lines(doc: dict, metric: str) -> dict:
         "yaxis": value_axis(axis_title(metric), "tozero"), "legend": LEGEND}}
 
 
-def _flat(doc: dict, metric: str, traces: list) -> str | None:
+def _flat(r: Result, metric: str, traces: list) -> str | None:
     """Why a series chart would show nothing: no value at all, no two seconds of one run (a
     line needs two), or one value throughout (a flat line on an axis plotly centres on it,
     -1..1 for 0); None when there is a shape to see."""
@@ -380,7 +380,7 @@ def _flat(doc: dict, metric: str, traces: list) -> str | None:
         return f"At most one second of {m.label} was sampled a run here: too few for a line."
     if len(drawn) > 1:
         return None
-    everywhere = {v * m.scale for point in Result.of(doc).points for run in point.runs
+    everywhere = {v * m.scale for point in r.points for run in point.runs
                   for v in series_values(run.get("series") or {}, metric) or []
                   if v is not None}
     runs = "every run" if everywhere == drawn else "the first run at every setting"

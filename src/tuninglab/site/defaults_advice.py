@@ -77,14 +77,15 @@ def which(value, faster: str, slower: str) -> str:
     return SLOWER if same_value(slower, value) else NEITHER
 
 
-def default_of(doc: dict, setting: str):
+def default_of(doc: dict | Result, setting: str):
     """The server's own value of an option, read back at the point "today" (under the name
     the server gives it, where it renamed it); None when the result did not read it."""
-    today = next((p for p in doc["points"] if p["value"] == TODAY), None)
-    if not today or not today.get("runs"):
+    r = Result.of(doc)
+    today = next((p for p in r.points if p.value == TODAY), None)
+    if not today or not today.runs:
         return None
-    read = today["runs"][0].get("effective") or {}
-    flavor, version = Result.of(doc).server_version
+    read = today.runs[0].get("effective") or {}
+    flavor, version = r.server_version
     for name in (setting, *map_settings({setting: "1M"}, flavor, version)):
         if name in read:
             return read[name]

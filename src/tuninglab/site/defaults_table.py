@@ -9,6 +9,7 @@ from tuninglab.evidence import result_files, servers
 from tuninglab.evidence.host_class import host_class, server_of
 from tuninglab.recipes.defaults_sets import TODAY
 from tuninglab.recipes.load import load
+from tuninglab.results.result import Result
 from tuninglab.units import same_value as same, shown_like
 
 RECIPE = "defaults"
@@ -25,7 +26,7 @@ def table(variant: str = "") -> str:
     return "".join(_server_tables(doc, sources) for doc in docs)
 
 
-def latest_per_server(docs: list[dict]) -> list[dict]:
+def latest_per_server(docs: list[Result]) -> list[Result]:
     """The latest result of each server (any host: the values are the server's, not the
     host's), in the pages' order of servers."""
     latest = {}
@@ -34,21 +35,21 @@ def latest_per_server(docs: list[dict]) -> list[dict]:
     return [latest[k] for k in servers.ordered(latest)]
 
 
-def _server_tables(doc: dict, sources: dict) -> str:
-    points = {p["value"]: p for p in doc["points"]}
+def _server_tables(doc: Result, sources: dict) -> str:
+    points = {p.value: p for p in doc.points}
     today = points.get(TODAY)
-    if today is None or not today.get("runs"):
+    if today is None or not today.runs:
         return ""
-    read_back = today["runs"][0].get("effective") or {}
+    read_back = today.runs[0].get("effective") or {}
     out = []
     for name, point in points.items():
         if name == TODAY:
             continue
-        changed = {k: v for k, v in point["settings"].items()
-                   if today["settings"].get(k) != v}
+        changed = {k: v for k, v in point.settings.items()
+                   if today.settings.get(k) != v}
         rows = "".join(_row(k, read_back.get(k), v) for k, v in sorted(changed.items()))
         differ = sum(1 for k, v in changed.items() if not same(v, read_back.get(k, "")))
-        server = f"{servers.label(server_of(doc))} ({doc['server'].get('version', '?')})"
+        server = f"{servers.label(server_of(doc))} ({doc.raw['server'].get('version', '?')})"
         out.append(
             f'<div class="tl-defaults"><table><caption>{html.escape(server)}: its own defaults '
             f"against the set <code>{html.escape(name)}</code> ({differ} of {len(changed)} "

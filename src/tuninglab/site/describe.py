@@ -13,7 +13,8 @@ from tuninglab.errors import UserError
 from tuninglab.evidence import servers
 from tuninglab.evidence.host_class import CONTRIBUTED, hardware, host_class
 from tuninglab.recipes.load import from_text
-from tuninglab.results.result import Point, Ratio, Result
+from tuninglab.results.ratio import Ratio
+from tuninglab.results.result import Point, Result
 from tuninglab.units import human_seconds
 from tuninglab.visible import plain
 
@@ -131,8 +132,9 @@ def overrides_text(doc: dict) -> str | None:
     """What the command line changed of the result's profile, as plan/overrides records it:
     "run with --duration 30s instead of the quick profile's 15s"; None if nothing. The
     profile's own values come from the recipe text the result ran (recipe/text)."""
-    over = (Result.of(doc).raw.get("plan") or {}).get("overrides") or {}
-    profile = _profile_measure(doc)
+    r = Result.of(doc)
+    over = (r.raw.get("plan") or {}).get("overrides") or {}
+    profile = _profile_measure(r)
     parts = []
     for key, flag, field in OVERRIDE_FLAGS:
         if key not in over:
@@ -142,7 +144,7 @@ def overrides_text(doc: dict) -> str | None:
             parts.append(f"{flag} {shown}")
             continue
         was = getattr(profile, field)
-        parts.append(f"{flag} {shown} instead of the {Result.of(doc).profile} profile's "
+        parts.append(f"{flag} {shown} instead of the {r.profile} profile's "
                      f"{was if key == 'repeats' else human_seconds(was)}")
     return f"run with {', '.join(parts)}" if parts else None
 
@@ -150,19 +152,19 @@ def overrides_text(doc: dict) -> str | None:
 def skipped_text(doc: dict) -> str | None:
     """The recipe's points the result's server could not express (plan/skipped): "skipped the
     point fast, which MySQL 9.7.4 does not take"; None if none."""
-    skipped = (Result.of(doc).raw.get("plan") or {}).get("skipped") or []
+    r = Result.of(doc)
+    skipped = (r.raw.get("plan") or {}).get("skipped") or []
     if not skipped:
         return None
     values = ", ".join(str(s.get("value")) for s in skipped)
-    server = Result.of(doc).raw.get("server") or {}
+    server = r.raw.get("server") or {}
     who = servers.label(f"{server.get('flavor', 'its server')} {server.get('version', '')}")
     return f"skipped the point{'s' * (len(skipped) > 1)} {values}, which {who} does not take"
 
 
-def _profile_measure(doc: dict):
+def _profile_measure(r: Result):
     """The recorded profile's [measure] of the recipe text the result ran, or None when that
     text no longer loads (the site shows the overrides alone then)."""
-    r = Result.of(doc)
     try:
         recipe = next(x for x in from_text(r.recipe, r.raw["recipe"]["text"])
                       if x.variant == r.variant)

@@ -21,7 +21,6 @@ from tuninglab.evidence import functional, historical, result_files
 from tuninglab.evidence.topic_pages import TOPICS_DIR
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import command as recipe_command, load, load_all
-from tuninglab.results.result import Result
 from tuninglab.site import (charts, defaults_advice, defaults_table, describe, historical_figures,
                             hostviews, result_listings)
 from tuninglab.site.failure import fence_failure
@@ -84,22 +83,21 @@ def _result_chart(kind: str, spec: dict) -> str:
     docs = result_files.results_for(name, variant)
     if not docs:
         return _no_data(name, variant)
-    doc = hostviews.shown_by_default(docs)
-    r, bars = Result.of(doc), ""
+    r, bars = hostviews.shown_by_default(docs), ""
     if kind == "results":
         metric = spec.get("metric", r.metric)
         bars = embed(charts.results_bars(docs, metric))
         if metric != r.metric:
             return bars
-        if functional.functional_only(doc) and "write_bytes_per_trx" in r.points[0].stats:
+        if functional.functional_only(r) and "write_bytes_per_trx" in r.points[0].stats:
             bars = _io_first(docs) + bars
     view = "verdicts" if kind == "results" else \
         f"series:{spec['metric']}" if kind == "series" else kind
-    shown = hostviews.view(doc, view)
+    shown = hostviews.view(r, view)
     body = shown["html"] if "html" in shown else embed(shown["figure"])
     note = (f'<p class="tl-caption tl-overrides">{html.escape(shown["note"])}</p>'
             if shown.get("note") else "")
-    return bars + _host_view(docs, doc, name, variant, view, body + note)
+    return bars + _host_view(docs, r, name, variant, view, body + note)
 
 
 def _io_first(docs: list[dict]) -> str:
@@ -179,9 +177,9 @@ def _reproduce_box(r, flags: str = "") -> str:
                           planner.profile_estimates(load_all(r.name),
                                                     template_cached=False).items())
     docs = result_files.results_for(r.name, variant=None)
-    last = Result.of(docs[-1]).date if docs else "never"
-    main = [d for d in docs if not Result.of(d).variant]
-    quick = not main or Result.of(hostviews.shown_by_default(main)).profile == "quick"
+    last = docs[-1].date if docs else "never"
+    main = [d for d in docs if not d.variant]
+    quick = not main or hostviews.shown_by_default(main).profile == "quick"
     command = " ".join(x for x in (f"invoke recipe {r.name}", "--quick" if quick else "",
                                    flags) if x)
     needs = ", ".join(r.needs) or "nothing beyond the setup (no root)"

@@ -125,8 +125,8 @@ def write(site_dir: Path, data_dir: Path) -> dict:
     written, largest = 0, 0
     for directory in result_files.result_dirs(data_dir):
         docs = result_files.results_for(directory.name, variant=None, data_dir=data_dir)
-        for variant in sorted({Result.of(d).variant for d in docs}):
-            group = [d for d in docs if Result.of(d).variant == variant]
+        for variant in sorted({r.variant for r in docs}):
+            group = [r for r in docs if r.variant == variant]
             out = Path(site_dir) / group_path(directory.name, variant)
             out.mkdir(parents=True, exist_ok=True)
             _dump(out / "index.json", index(group))

@@ -76,13 +76,12 @@ def collect(data_dir: Path | None = None) -> Noise:
     data_dir = Path(data_dir or result_files.DATA_DIR)
     points, skipped, files, used = [], Counter(), 0, 0
     for directory in result_files.result_dirs(data_dir):
-        for doc in result_files.results_for(directory.name, variant=None, data_dir=data_dir,
-                                            listing=True):
+        for r in result_files.results_for(directory.name, variant=None, data_dir=data_dir,
+                                          listing=True):
             files += 1
-            r = Result.of(doc)
             if r.invalid:
                 skipped[INVALID] += 1
-            elif result_files.future(doc):
+            elif result_files.future(r):
                 skipped[FUTURE] += 1
             else:
                 mine = [_point(directory.name, r, p, skipped) for p in r.points]

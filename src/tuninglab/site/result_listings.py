@@ -8,7 +8,6 @@ from pathlib import Path
 
 from tuninglab.evidence import result_files
 from tuninglab.evidence.result_files import FILES, future, result_dirs, results_for
-from tuninglab.results.result import Result
 from tuninglab.site.describe import host_description, shorten, software_text
 
 
@@ -18,10 +17,9 @@ def by_kernel(data_dir: Path | None = None) -> list[dict]:
     as the Results page is (invalid ones count), but without those dated in the future."""
     groups = {}
     for directory in result_dirs(data_dir or result_files.DATA_DIR):
-        for doc in results_for(directory.name, variant=None, data_dir=data_dir, listing=True):
-            if future(doc):
+        for r in results_for(directory.name, variant=None, data_dir=data_dir, listing=True):
+            if future(r):
                 continue
-            r = Result.of(doc)
             kernels = {(lab.get("kernel", "?"), f"lab VM ({lab['accelerator']})")
                        for lab in r.labs} or {(r.software["kernel"], "host")}
             for kernel, where in kernels:
@@ -59,9 +57,8 @@ def results_index(data_dir: Path | None = None) -> list[dict]:
     data_dir = data_dir or result_files.DATA_DIR  # at call time, so a test can point it elsewhere
     rows = []
     for directory in result_dirs(data_dir):
-        for doc in sorted(results_for(directory.name, variant=None, data_dir=data_dir,
-                                      listing=True), key=result_files.started, reverse=True):
-            r = Result.of(doc)
+        for r in sorted(results_for(directory.name, variant=None, data_dir=data_dir,
+                                    listing=True), key=result_files.started, reverse=True):
             contribution = r.contribution
             rows.append({
                 "recipe": directory.name, "variant": r.variant, "file": r.file,
@@ -71,5 +68,5 @@ def results_index(data_dir: Path | None = None) -> list[dict]:
                 "contributed": contribution is not None,
                 "submitted": str((contribution or {}).get("submitted", ""))[:10],
                 "description": shorten(r.description or "", 200),
-                "invalid": shorten("; ".join([*r.invalid, *filter(None, [future(doc)])]), 300)})
+                "invalid": shorten("; ".join([*r.invalid, *filter(None, [future(r)])]), 300)})
     return sorted(rows, key=lambda r: (r["recipe"], r["variant"]))  # stable: newest first

@@ -23,7 +23,7 @@ from tuninglab.evidence.sets import evidence_sets
 from tuninglab.recipes.load import command as load_command, list_names, load_all
 from tuninglab.results import stats
 from tuninglab.results.metrics import COST, METRICS, is_amount
-from tuninglab.results.result import Ratio, Result
+from tuninglab.results.ratio import Ratio
 from tuninglab.site.failure import fence_failure
 from tuninglab.site.tabs import server_tabs
 
@@ -100,7 +100,7 @@ def _judged(c: Comparison, s, metric: str) -> Ratio | None:
     p = c.pooled
     if p is None:
         return None
-    r = Result.of(s.latest)
+    r = s.latest
     margin, key = r.smallest_effect, metric or r.metric
     # An amount (a cost, a runtime) is more or less; a rate, faster or slower.
     judged = stats.judged(p.ratio, (p.ci_low, p.ci_high), (p.tost_low, p.tost_high), margin,

@@ -55,7 +55,7 @@ def captioned(meta: dict, source: dict) -> str:
     return f"{meta['caption']} ({cite(source, beside_title=meta['caption'] == source['title'])})"
 
 
-def _today_what(c, doc: dict) -> str:
+def _today_what(c, doc: Result) -> str:
     base = _baseline_value(doc)
     pair = f"{base} vs {c.point}" if c.invert else f"{c.point} vs {base}"
     variant = f" ({c.variant})" if c.variant else ""
@@ -63,8 +63,8 @@ def _today_what(c, doc: dict) -> str:
     return f"{pair}{variant}{metric}"
 
 
-def _baseline_value(doc: dict) -> str:
-    return Result.of(doc).baseline_point.value
+def _baseline_value(doc: Result) -> str:
+    return doc.baseline_point.value
 
 
 def today_text(c, v: Verdict) -> str:
@@ -165,15 +165,15 @@ def _older(v: Verdict) -> str:
     older = v.evidence.superseded if v.evidence else ()
     if not older:
         return ""
-    items = "".join(f'<li><a href="{e(_site_link(doc))}">{e(Result.of(doc).date)}</a>: '
+    items = "".join(f'<li><a href="{e(_site_link(doc))}">{e(doc.date)}</a>: '
                     f"{e(why)}</li>" for doc, why in older)
     return (f'<details class="tl-older"><summary>older evidence ({len(older)} result'
             f'{"s" * (len(older) > 1)}, not judged)</summary><ul>{items}</ul></details>')
 
 
-def _site_link(doc: dict) -> str:
+def _site_link(doc: Result) -> str:
     """A result file's link from a page two levels down (docs/topics/<slug>/)."""
-    return "../../" + (Result.of(doc).file or "")
+    return "../../" + (doc.file or "")
 
 
 def _set_note(v: Verdict, several: bool) -> str:
@@ -185,17 +185,18 @@ def _set_note(v: Verdict, several: bool) -> str:
     return "; ".join(x for x in (where, _host_note(v.doc, False)) if x)
 
 
-def _host_note(doc: dict | None, several: bool) -> str:
+def _host_note(doc: dict | Result | None, several: bool) -> str:
     """Which host a verdict is from (when several ran the recipe), whether a contributor ran it
     (never to be taken for the project's own), and whether it ran without the memory model."""
     if doc is None:
         return ""
-    notes = [f"{describe.host_name(doc)}, {Result.of(doc).date}"] if several else []
-    if Result.of(doc).contributed and not several:  # else the host's name says so
+    r = Result.of(doc)
+    notes = [f"{describe.host_name(r)}, {r.date}"] if several else []
+    if r.contributed and not several:  # else the host's name says so
         notes.append("contributed")
-    if Result.of(doc).labs:
+    if r.labs:
         notes.append("in the lab VM, whose guest has no memory model")
-    elif describe.uncapped(doc):
+    elif describe.uncapped(r):
         notes.append("memory not capped: the OS may have cached the data")
     return "; ".join(notes)
 

@@ -114,9 +114,9 @@ def aim_pct(doc: dict, plan, aim: Aim) -> float | None:
     """The result's own 95% half-width on the aim's comparison (as claim_status computes the
     aim: the log ratio's t interval, pooling.estimate); None while it has none (one repeat, a
     0)."""
-    point = next(p.id for p in plan.points if p.value == aim.point)
-    values, base, paired = document.compared_values(doc, point,
-                                                    aim.metric or Result(doc).metric)
+    r = Result(doc)
+    point = r.point(next(p.id for p in plan.points if p.value == aim.point))
+    values, base, paired = r.compared_values(point, aim.metric or r.metric)
     if any(v is None for v in values + base):
         return None
     est = pooling.estimate(values, base, paired=paired)

@@ -2,9 +2,10 @@
 the arithmetic, not timed)."""
 
 import json
+import random
 
 from helpers import make_doc
-from tuninglab.bench import pooling_coverage
+from tuninglab.bench import pooling_coverage, sitting_coverage
 from tuninglab.results import calibrations
 
 
@@ -57,3 +58,32 @@ def test_real_records_are_checked_leaving_each_trials_sittings_out(tmp_path):
     (tmp_path / calibrations.DIR).mkdir()
     (tmp_path / calibrations.DIR / "x.json").write_text(json.dumps(records[0]))
     assert calibrations.load_all(tmp_path) == [records[0]]
+
+
+def test_the_sitting_models_figures_and_old_ones_come_from_the_same_trials(committed_data):
+    noises = pooling_coverage.committed_noise(committed_data)
+    c = sitting_coverage.model_coverage(noises, 3, 0.03, 2, trials=40)
+    assert 0.8 <= c.coverage <= 1.0 and 0.8 <= c.old_coverage <= 1.0
+    assert 0 < c.half_width < 0.5 and 0 < c.old_half_width and len(c.seconds) == 40
+    estimates, paired = pooling_coverage.aa_calibration(random.Random(1), noises, 0.03, 2,
+                                                        excess=0.03)
+    assert len(estimates) == 4 and paired == [False, True, False, True]
+    assert {e.sitting for e in estimates} == {"cal0", "cal1"}
+
+
+def test_the_sitting_models_table_names_every_figure_and_the_speed(committed_data):
+    noises = pooling_coverage.committed_noise(committed_data)
+    lines = []
+    missed = sitting_coverage.sitting_model_check(lines.append, noises, trials=2)
+    assert "2 trials per figure" in lines[0] and "0.90 up to a true spread of 10%" in lines[0]
+    rows = [line for line in lines if line.startswith("    spread")]
+    assert len(rows) == 16 and all(row.count(" old ") == 3 for row in rows)
+    assert lines[-2].startswith("  targets: ") and "ms target" in lines[-1]
+    assert all("calibration sittings, spread" in m for m in missed)
+
+
+def test_the_sitting_model_on_real_records_uses_record_coverages_draws(tmp_path):
+    records = [aa_record(f"{i:016x}", i) for i in range(6)]
+    new, old = sitting_coverage.record_model_coverage(records, 2, trials=40)
+    assert old == pooling_coverage.record_coverage(records, 2, trials=40)
+    assert 0.8 <= new <= 1.0

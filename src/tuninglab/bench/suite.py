@@ -1,7 +1,7 @@
 """`invoke bench`: every benchmark, or the one --only names, each printing its targets as ratios."""
 
-from tuninglab.bench import (engine, noise_control, pooling_coverage, precision, sandbox, scale,
-                             site, tpcc, vm)
+from tuninglab.bench import (engine, noise_control, precision, sandbox, scale, site,
+                             sitting_coverage, tpcc, vm)
 from tuninglab.errors import UserError
 
 # (--only name, heading, benchmark), in the order `invoke bench` runs them.
@@ -14,7 +14,7 @@ BENCHMARKS = (
     ("engine", "engine", engine.run),
     ("precision", "precision: switchback and restart designs", precision.run),
     ("noise", "noise control: pinning, dropping the page cache", noise_control.run),
-    ("pooling", "pooled estimates: A/A coverage of the 95% interval", pooling_coverage.run),
+    ("pooling", "pooled estimates: A/A coverage of the 95% interval", sitting_coverage.run),
 )
 
 

@@ -53,3 +53,38 @@ def test_every_verdict_is_defined_once():
 def test_a_source_ratio_must_be_positive():
     with pytest.raises(ValueError, match="must be > 0"):
         v.judge(0.0, iv(0.9, 1.1), 0.03)
+
+
+# --- the margin stated (issue 59) -------------------------------------------------------------
+
+def test_a_claim_of_no_difference_is_not_reproduced_only_wholly_outside_the_margin():
+    # deadline vs noop on the Xeon class: x0.95 [0.91, 0.999] excludes 1, mostly inside ±3%
+    assert v.judge(0.96, iv(0.91, 0.999, (0.92, 0.99)), 0.03, source_noise=0.10) == v.TOO_NOISY
+    assert v.judge(0.96, iv(0.90, 0.96), 0.03, source_noise=0.10) == v.NOT_REPRODUCED
+    assert v.judge(1.028, iv(1.031, 1.10), 0.03) == v.NOT_REPRODUCED
+
+
+def test_a_claimed_effect_inside_the_margin_today_is_no_effect_worth_knowing():
+    assert v.judge(1.30, iv(0.98, 1.025, (0.985, 1.02)), 0.03) == v.NO_EFFECT
+    # excluding 1 does not make a 2% effect one worth knowing
+    assert v.judge(1.30, iv(1.004, 1.028, (1.006, 1.026)), 0.03) == v.NO_EFFECT
+    assert v.judge(0.50, iv(0.975, 1.01, (0.98, 1.005)), 0.03) == v.NO_EFFECT
+    assert v.NO_EFFECT in v.ANSWERS
+
+
+def test_a_claimed_band_leaves_out_its_part_inside_the_margin():
+    # serie H: x1.035 with a 3% margin is judged against x1.03..x1.066, not x1.005
+    low, high = v.band(1.035, 0.03)
+    assert low == pytest.approx(1.03) and high == pytest.approx(1.035 * 1.03)
+    assert v.band(0.50, 0.03) == pytest.approx((0.50 / 1.03, 0.50 * 1.03))
+    assert v.band(1.028, 0.03) == pytest.approx((1 / 1.03, 1.03))    # no difference claimed
+    assert v.band(0.97, 0.03) == pytest.approx((0.97 / 1.03, 1 / 1.03))
+    # an interval that excludes 1 but stops short of the band is smaller than claimed
+    assert v.judge(1.035, iv(1.005, 1.029, (1.008, 1.031)), 0.03) == v.SMALLER
+    assert v.judge(1.035, iv(1.05, 1.33), 0.03) == v.REPRODUCED
+
+
+def test_a_verdict_says_what_it_was_judged_against():
+    assert v.band_text(1.035, 0.03) == "x1.035 ±3% (x1.030 to x1.066)"
+    assert v.band_text(1.30, 0.05) == "x1.3 ±5% (x1.238 to x1.365)"
+    assert v.band_text(1.028, 0.03) == "no difference (±3%)"

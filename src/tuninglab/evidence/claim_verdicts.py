@@ -54,6 +54,7 @@ class Verdict:
     pooled: pooling.Pooled | None = None
     left_out: int = 0             # results of the set that missed a regime check
     rerun: str = ""               # not testable here: where and how it would be answered
+    band: str = ""                # what an answer was judged against (verdicts.band_text)
 
     @property
     def answered_by(self) -> str:
@@ -216,9 +217,10 @@ def verdict_for_set(claim: Claim, s: EvidenceSet) -> Verdict:
         return Verdict(c.kind, c.kind, None, doc, c.why, s, None, c.left_out, c.rerun)
     ratio = pooled_ratio(c.pooled, claim.invert)
     interval = words.Interval(ratio.ci_low, ratio.ci_high, ratio.tost_low, ratio.tost_high)
-    kind = words.judge(claim.source_ratio, interval, doc.smallest_effect,
-                       claim.source_noise)
-    return Verdict(kind, kind, ratio, doc, c.why, s, c.pooled, c.left_out)
+    margin = doc.smallest_effect
+    kind = words.judge(claim.source_ratio, interval, margin, claim.source_noise)
+    band = words.band_text(claim.source_ratio, margin, claim.source_noise)
+    return Verdict(kind, kind, ratio, doc, c.why, s, c.pooled, c.left_out, band=band)
 
 
 def verdict_for(claim: Claim, doc: dict | Result) -> Verdict:

@@ -19,8 +19,9 @@ def _line(c, v) -> str:
     today = times_text(v.ratio)
     counted = f" ({v.counted})" if v.counted else ""
     why = f": {v.reasons}" if v.reasons else ""
+    band = f", judged against {v.band}" if v.band else ""
     return (f"  {c.id}: then {source_text(c)}, today {today}{counted}: {v.text}{why}\n"
-            f"      on {where}")
+            f"      on {where}{band}")
 
 
 def lines(recipe: str | None = None) -> list[str]:

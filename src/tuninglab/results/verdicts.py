@@ -8,9 +8,13 @@ X, the smallest effect worth knowing (the recipe's margin); and N, the source's 
 run-to-run swing (0 when it states none).
 
 A source effect within N or within X is a claim of "no difference": it is reproduced when today
-is equivalent within ±X, not reproduced when today's interval excludes 1, otherwise too noisy.
-A claimed effect is judged by where [L, U] lies against 1 and against S. "Consistent with S" allows
-X on each side of S: a source's 1.30 and today's [1.02, 1.27] agree to within the margin.
+is equivalent within ±X (the 90% interval inside it), not reproduced only when the 95% interval
+lies wholly outside ±X (an interval that excludes 1 by less than X is not a difference worth
+knowing), otherwise too noisy. A claimed effect is judged by where [L, U] lies against ±X,
+against 1 and against S: first, a 90% interval inside ±X is "no effect worth knowing here",
+whatever S; then "consistent with S" allows X on each side of S, less the part of that band
+inside ±X (x1.035 with X 3% is judged against x1.03 to x1.066, never against 1.005, which is no
+effect worth knowing). band() gives that band, so that every verdict can say what it met.
 """
 
 import math
@@ -20,6 +24,7 @@ REPRODUCED = "reproduced"
 SMALLER = "smaller than claimed"
 LARGER = "larger than claimed"
 NOT_REPRODUCED = "not reproduced"
+NO_EFFECT = "no effect worth knowing here"
 REVERSED = "reversed"
 TOO_NOISY = "too noisy to tell"
 REGIME_NOT_REACHED = "regime not reached"
@@ -37,10 +42,12 @@ VOCABULARY = {
              "below the source's ratio: the effect is real and smaller than claimed",
     LARGER: "today's interval excludes 1 on the source's side and lies wholly above the "
             "source's ratio: the effect is real and larger than claimed",
-    NOT_REPRODUCED: "today's interval rules the source's ratio out and holds 1 (or is "
-                    "equivalent within the margin); for a claim of no difference, today's "
-                    "interval excludes 1",
+    NOT_REPRODUCED: "today's interval rules the source's ratio out and holds 1; for a claim "
+                    "of no difference, today's 95% interval lies wholly outside the smallest "
+                    "effect worth knowing",
     REVERSED: "today's interval excludes 1 on the other side than the source's",
+    NO_EFFECT: "today's 90% interval lies inside the smallest effect worth knowing (±X): "
+               "whatever the source saw, the setting makes no difference worth knowing here",
     TOO_NOISY: "today's interval holds both 1 and the source's ratio: not enough evidence to "
                "tell, which is not the same as no difference",
     REGIME_NOT_REACHED: "today's runs were not in the situation the claim is about (the data "
@@ -55,7 +62,7 @@ VOCABULARY = {
                 "(before a memory cap or a regime check it now has): kept, not judged",
 }
 # The verdicts that answer the claim (a reader can act on them), in the order pages count them.
-ANSWERS = (REPRODUCED, SMALLER, LARGER, NOT_REPRODUCED, REVERSED)
+ANSWERS = (REPRODUCED, SMALLER, LARGER, NOT_REPRODUCED, REVERSED, NO_EFFECT)
 
 
 @dataclass(frozen=True)
@@ -73,7 +80,31 @@ def no_difference_claimed(source: float, margin: float, source_noise: float = 0.
 
 
 def equivalent(iv: Interval, margin: float) -> bool:
+    """Whether the 90% interval lies inside ±margin."""
     return 1 / (1 + margin) < iv.tost_low and iv.tost_high < 1 + margin
+
+
+def outside(iv: Interval, margin: float) -> bool:
+    """Whether the 95% interval lies wholly outside ±margin."""
+    return iv.low > 1 + margin or iv.high < 1 / (1 + margin)
+
+
+def band(source: float, margin: float, source_noise: float = 0.0) -> tuple[float, float]:
+    """The ratios a verdict counts as the source's: ±margin of 1 for a claim of no
+    difference; else ±margin around the source's ratio, less its part inside ±margin of 1."""
+    if no_difference_claimed(source, margin, source_noise):
+        return 1 / (1 + margin), 1 + margin
+    low, high = source / (1 + margin), source * (1 + margin)
+    return (max(low, 1 + margin), high) if source > 1 else (low, min(high, 1 / (1 + margin)))
+
+
+def band_text(source: float, margin: float, source_noise: float = 0.0) -> str:
+    """What a verdict was judged against, in words: "x1.035 ±3% (x1.030 to x1.066)", or "no
+    difference (±3%)" for a claim of no difference."""
+    if no_difference_claimed(source, margin, source_noise):
+        return f"no difference (±{margin:.0%})"
+    low, high = band(source, margin, source_noise)
+    return f"x{source:.4g} ±{margin:.0%} (x{low:.3f} to x{high:.3f})"
 
 
 def judge(source: float, iv: Interval, margin: float, source_noise: float = 0.0) -> str:
@@ -82,11 +113,13 @@ def judge(source: float, iv: Interval, margin: float, source_noise: float = 0.0)
     if not source > 0:
         raise ValueError(f"the source's ratio must be > 0, got {source!r}")
     if no_difference_claimed(source, margin, source_noise):
-        if iv.low > 1 or iv.high < 1:
-            return NOT_REPRODUCED
-        return REPRODUCED if equivalent(iv, margin) else TOO_NOISY
+        if equivalent(iv, margin):
+            return REPRODUCED
+        return NOT_REPRODUCED if outside(iv, margin) else TOO_NOISY
+    if equivalent(iv, margin):
+        return NO_EFFECT
     up = source > 1
-    band_low, band_high = source / (1 + margin), source * (1 + margin)
+    band_low, band_high = band(source, margin, source_noise)
     holds_source = iv.low <= band_high and band_low <= iv.high
     if (iv.low > 1) if up else (iv.high < 1):
         if holds_source:

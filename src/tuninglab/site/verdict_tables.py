@@ -134,6 +134,8 @@ def _server_cell(c, found: list[Verdict], server: str, notes: Notes) -> str:
     first, *others = found
     today = today_text(c, first)
     ratio = f'<br><span class="tl-today">{e(today)}</span>' if first.ratio is not None else ""
+    if first.band:
+        ratio += f'<br><span class="tl-band">judged against {e(first.band)}</span>'
     return (f'<td data-label="{e(header(server))}">'
             f'{_verdict_cell(first, _set_note(first, bool(others)), notes)}{ratio}'
             f'{_counted(first)}{_other_sets(others, notes)}{_older(first)}</td>')

@@ -77,11 +77,12 @@ def test_zfs_read_amplification_is_the_devices():
     assert claim("zfs2009-recordsize-read-amplification").metric == "device_read_bytes_per_trx"
 
 
-def test_less_purge_is_compared_while_purge_catches_up():
-    # Over the whole run, the held view's seconds (no purge at any thread count) dilute it.
-    c = claim("dimitri2010-less-purge-x2")
-    assert c.metric == "tps_draining" and "drained the backlog" in c.why
-    assert load(c.recipe, variant=c.variant).workload.hold_read_view > 0
+def test_an_accident_its_source_disowns_is_not_an_effect():
+    # Purge cut by a bug, the speed-up set aside by the source itself (issue 59): no claim.
+    claims, untestable = claims_map.load_map()
+    assert "dimitri2010-less-purge-x2" not in {c.id for c in claims}
+    found = [u for u in untestable if u.row == "speed-up seen when purge was accidentally reduced"]
+    assert found and all(u.kind == NOT_AN_EFFECT and "bug" in u.reason for u in found)
 
 
 def test_a_source_that_contradicts_itself_has_a_caveat_and_no_headline():

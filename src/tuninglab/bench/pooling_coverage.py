@@ -109,18 +109,23 @@ def simulate(rng: random.Random, noise: Noise, shift: float, sitting: str,
     return found and replace(found, sitting=sitting)
 
 
+def draw(rng: random.Random, noises: list[Noise], shift: float, sitting: str,
+         excess: float = 0.0) -> tuple[Estimate, Noise]:
+    """A simulated A/A result (simulate) as noisy as one of noises, drawn again until one
+    gives an estimate, and the noise it was drawn with."""
+    found = None
+    while found is None:
+        noise = rng.choice(noises)
+        found = simulate(rng, noise, shift, sitting, excess)
+    return found, noise
+
+
 def _results(rng, noises, k: int, between_sd: float, prefix: str) -> list[Estimate]:
     """k simulated A/A results from 1 to MAX_SITTINGS sittings (each sitting at least one)."""
     sittings = rng.randint(1, min(k, MAX_SITTINGS))
     shifts = [rng.gauss(0.0, between_sd) for _ in range(sittings)]
     where = list(range(sittings)) + [rng.randrange(sittings) for _ in range(k - sittings)]
-    out = []
-    for s in where:
-        found = None
-        while found is None:
-            found = simulate(rng, rng.choice(noises), shifts[s], f"{prefix}{s}")
-        out.append(found)
-    return out
+    return [draw(rng, noises, shifts[s], f"{prefix}{s}")[0] for s in where]
 
 
 def _calibration(rng, noises, between_sd: float,
@@ -140,10 +145,7 @@ def aa_calibration(rng, noises, between_sd: float, sittings: int = CALIBRATIONS,
     for s in range(sittings):
         shift = rng.gauss(0.0, between_sd)
         for kind in kinds:
-            found = None
-            while found is None:
-                noise = rng.choice(kind)
-                found = simulate(rng, noise, shift, f"cal{s}", excess)
+            found, noise = draw(rng, kind, shift, f"cal{s}", excess)
             estimates.append(found)
             paired.append(noise.paired)
     return estimates, paired

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from tuninglab.bench import pooling_coverage
 from tuninglab.bench.pooling_coverage import (CALIBRATIONS, DATA_DIR, MAX_SITTINGS, MIN_SITTINGS,
                                               PRECISE_SE, TARGET, Noise, aa_calibration,
-                                              committed_noise, simulate, standard_error)
+                                              committed_noise, draw, standard_error)
 from tuninglab.results import calibrations, pooling, sitting_model
 from tuninglab.results.pooling import Estimate
 
@@ -76,11 +76,7 @@ def _claim(rng, noises: list[Noise], sittings: int, spread: float,
     """A simulated A/A claim: one result per sitting, each sitting's deviation N(0, spread^2)."""
     estimates, paired = [], []
     for s in range(sittings):
-        shift = rng.gauss(0.0, spread)
-        found = None
-        while found is None:
-            noise = rng.choice(noises)
-            found = simulate(rng, noise, shift, f"s{s}", excess)
+        found, noise = draw(rng, noises, rng.gauss(0.0, spread), f"s{s}", excess)
         estimates.append(found)
         paired.append(noise.paired)
     return estimates, paired

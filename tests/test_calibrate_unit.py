@@ -118,7 +118,7 @@ def test_a_second_record_from_the_same_machine_adds_no_sitting(tmp_path):
     record = json.loads(first.read_text())
     said = calibrate.sittings_text(record, tmp_path)
     assert "had a record already" not in said and "records from 1 machine:" in said
-    assert "assume a between-sitting sd of 5% until `invoke lab.noise` runs on a second" in said
+    assert "its verdicts take the between-sitting sd as about " in said
     again = calibrate.write_record(docs, "2026-11-25T04:30:08+00:00", False, tmp_path)
     said = calibrate.sittings_text(json.loads(again.read_text()), tmp_path)
     assert said.startswith(f"this machine ({record['host']['id'][:8]}) had a record already: "
@@ -128,4 +128,4 @@ def test_a_second_record_from_the_same_machine_adds_no_sitting(tmp_path):
     other["host"]["id"] = "0" * 16
     (tmp_path / calibrations.DIR / "other.json").write_text(json.dumps(other))
     said = calibrate.sittings_text(other, tmp_path)
-    assert "records from 2 machines: its between-sitting spread is measured, sd " in said
+    assert "records from 2 machines: with them, its verdicts take the between-sitting sd " in said

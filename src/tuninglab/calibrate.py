@@ -22,9 +22,9 @@ from scipy.stats import t as student_t
 from tuninglab import files
 from tuninglab.engine.measure.noise import FILE
 from tuninglab.engine.run import runner
-from tuninglab.evidence.host_class import host_class, server_of
+from tuninglab.evidence.host_class import host_class
 from tuninglab.recipes.plan import RUN_OVERHEAD_S
-from tuninglab.results import calibrations, document, pooling
+from tuninglab.results import calibrations, document, sitting_model
 
 FIVE_MINUTES = 300.0
 POWER = 0.8  # the smallest effect detected this often
@@ -114,12 +114,10 @@ def calibrate(wd: Path | None = None, quick: bool = False, say=print,
 
 def sittings_text(record: dict, data_dir: Path) -> str:
     """What a new record adds to its host class's calibration: a sitting is one machine (its
-    host id), so a second record from the same machine adds A/A comparisons, not a sitting,
-    and the class's between-sitting spread stays assumed until two machines have records."""
+    host id), so a second record from the same machine adds A/A comparisons, not a sitting.
+    Every server's records of the class count (claim_verdicts.calibration's reason)."""
     cls = host_class(record)
-    mine = [r for r in calibrations.load_all(data_dir)
-            if host_class(r).key == cls.key
-            and server_of(r) == server_of(record)]
+    mine = [r for r in calibrations.load_all(data_dir) if host_class(r).key == cls.key]
     me = record["host"]["id"]
     machines = {r["host"]["id"] for r in mine}
     again = sum(r["host"]["id"] == me for r in mine) > 1
@@ -127,12 +125,11 @@ def sittings_text(record: dict, data_dir: Path) -> str:
             if again else "")
     count = f"{head}the host class ({cls.name}) has records from {len(machines)} " \
             f"machine{'s' * (len(machines) != 1)}"
-    found = calibrations.between_sitting_sd(mine)
-    if found:
-        return f"{count}: its between-sitting spread is measured, sd {100 * found[0]:.1f}%"
-    return (f"{count}: its verdicts assume a between-sitting sd of "
-            f"{100 * pooling.FALLBACK_BETWEEN_SD:g}% until `invoke lab.noise` runs on a second "
-            "machine of the class")
+    tau, excess = sitting_model.spreads([e for r in mine for e in calibrations.aa_estimates(r)])
+    return (f"{count}: with them, its verdicts take the between-sitting sd as about "
+            f"{100 * tau:.1f}% and a switchback's per-run excess as about {100 * excess:.1f}% "
+            f"(posterior medians; priors half-normal, {100 * sitting_model.TAU_SCALE:g}% and "
+            f"{100 * sitting_model.EXCESS_SCALE:g}%)")
 
 
 def write_record(docs: dict, measured: str, quick: bool, data_dir: Path) -> Path | None:

@@ -12,6 +12,7 @@ from tuninglab.evidence import sets as evidence
 from tuninglab.evidence import claim_status as cs
 from tuninglab.evidence import claim_verdicts, claims_map, claims_text, result_files
 from tuninglab.evidence.host_class import HostClass, host_class, runs_on
+from tuninglab.results import calibrations, pooling
 from tuninglab.results import verdicts as words
 from tuninglab.results.result import Result
 
@@ -95,16 +96,22 @@ def test_another_class_starts_its_own_evidence(committed):
                           "join (mariadb 10.11, Y, 64 cores), the 95% half-width")
 
 
-def test_on_another_class_a_claim_opens_from_this_hosts_noise(committed):
+def test_on_another_class_a_claim_opens_from_this_hosts_noise(committed, monkeypatch):
     """No results of its own yet: its time comes from this host's noise figures, and the pool is
-    this host's result alone (the between-sitting spread assumed)."""
+    this host's result alone with its class's calibrations; without any, the priors' spread
+    leaves it out of reach from one sitting, and the reason names lab.noise."""
     here = cs.Here(sitting="f" * 16, server="mariadb 10.11", machine=OTHER,
                    noise_sd=lambda plan: 0.05)
     c = next(c for c in claims_map.load_map()[0] if c.id == "zaitsev-read-ahead-off-large")
+    alone = cs.status(c, here)
+    assert alone.block == cs.OUT_OF_REACH and "`invoke lab.noise` on each" in alone.why
+    quiet = tuple(pooling.Estimate(0.002 * (-1) ** i, 0.004, 30, f"aa{i // 2}", i % 2 == 0)
+                  for i in range(24))  # a switchback's and a restart's A/A on 12 machines
+    monkeypatch.setattr(claim_verdicts, "calibration", lambda s: quiet)
     st = cs.status(c, here)
     assert st.verdict.kind == words.NOT_MEASURED and st.open
     assert st.reach is not None and st.basis == "this host's lab.noise figures"
-    assert st.reach.pooled_pct <= st.aim.pct
+    assert st.reach.pooled_pct <= st.aim.pct * cs.AIM_INSIDE
     unknown = cs.status(c, dataclasses.replace(here, noise_sd=None))
     assert unknown.open and unknown.block == cs.UNKNOWN
 
@@ -139,19 +146,18 @@ def test_on_another_server_the_command_names_it(committed):
     assert v.why.endswith("run invoke recipe doublewrite --server mysql-9.7 to measure it")
 
 
-def test_a_first_result_pools_with_its_classs_measured_spread(committed):
-    """A claim not measured yet on a class whose A/A calibrations come from two machines or
-    more: the pool a first result starts takes the spread they measure, not the assumed 5%."""
+def test_a_first_result_pools_with_its_classs_calibrations(committed):
+    """A claim not measured yet on a class whose machines have A/A calibrations: the pool a
+    first result starts holds every one of them, whatever server it ran; a lab VM recipe's,
+    whose class is known once it ran, none."""
     records = [json.loads(p.read_text()) for p in (committed / "calibrations").glob("*.json")]
-    machines = {}
-    for r in records:
-        machines.setdefault(host_class(r).key, set()).add(Result.of(r).host_id)
-    record = next(r for r in records if len(machines[host_class(r).key]) >= 2)
-    here = cs.Here(sitting="f" * 16, server=evidence.server_of(record),
-                   machine=host_class(record))
+    record = records[0]
+    mine = [r for r in records if host_class(r).key == host_class(record).key]
+    here = cs.Here(sitting="f" * 16, server="mysql 9.7", machine=host_class(record))
     unmeasured = claim_verdicts.Verdict(words.NOT_MEASURED, words.NOT_MEASURED, None, None)
     c = claims_map.claim("scan2008-deadline-vs-noop")
-    sd, n, where = cs.Pool.of(c, unmeasured, here).between
-    assert sd is not None and n >= 2 and "A/A calibration sittings" in where
+    pool = cs.Pool.of(c, unmeasured, here)
+    assert {e.sitting for e in pool.calibration} == {Result.of(r).host_id for r in mine}
+    assert len(pool.calibration) == sum(len(calibrations.aa_estimates(r)) for r in mine)
     lab = claims_map.claim("zaitsev-write-cache-off-large")
-    assert cs.Pool.of(lab, unmeasured, here).between == (None, None, "")
+    assert cs.Pool.of(lab, unmeasured, here).calibration == ()

@@ -9,14 +9,16 @@ what a rerun aims at is the need at today's pooled ratio (precision_need.need_at
 centred there must exclude 1 or the source's band), which is narrower than the need when today's
 ratio lies between the two.
 
-The estimate pools exactly as the verdict will (results/pooling.py): the set's current results
-as they are, plus one new result from this host, a sitting of its own (or one more result of
-its sitting), whose standard error is the per-round noise over the square root of its rounds
-(sampling error shrinks with the square root of the rounds; nothing else does). So it counts
-what more rounds here cannot shrink: the host class's between-sitting spread and the other
-sittings' own noise (a sitting's results are weighed equally, however noisy). When even a
-noiseless new result leaves the pooled interval wider than the need, the claim is out of reach
-from this sitting, and says so. The per-round noise comes from the recipe variant's earlier
+The estimate pools exactly as the verdict will (results/sitting_model.py): the set's current
+results as they are, plus one new result from this host, a sitting of its own (or one more
+result of its sitting), whose standard error is the per-round noise over the square root of its
+rounds (sampling error shrinks with the square root of the rounds; nothing else does), with the
+host class's A/A calibrations. So it counts what more rounds here cannot shrink: the between-
+sitting spread the model still allows and the other sittings' own noise. The rounds are the
+fewest that bring the pooled interval within AIM_INSIDE of the need (the new result moves the
+pooled ratio, and the need with it); when even the most rounds a result may have, at this
+host's per-round noise, leave it wider, the claim is out of reach from this sitting, and says
+so. The per-round noise comes from the recipe variant's earlier
 results (of the same profile where there are some), else from this host's `invoke lab.noise`
 figures, else it is unknown. The time is the recipe's plan for that many rounds (recipes/
 plan.py's estimate, the template build included). evidence/ never imports the engine: the command
@@ -41,11 +43,17 @@ from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load
 from tuninglab.recipes.model import MAX_REPEATS, label as recipe_label
 from tuninglab.recipes.raid import member_serials
-from tuninglab.results import pooling, precision_need, stats
+from tuninglab.results import pooling, precision_need, sitting_model, stats
 from tuninglab.results import verdicts as words
 from tuninglab.results.precision_need import Need
 from tuninglab.results.result import Result
 
+# The pooled half-width a rerun aims at, as a share of the need: a little inside it, because
+# the new result moves the pooled ratio and the need moves with it (precision_need.need_at).
+AIM_INSIDE = 0.9
+# Below this many calibrated machines a class's spread is mostly its prior's, and out of reach
+# says `invoke lab.noise` narrows it (one precise result: ±22% with none, ±4% with six quiet).
+FEW_CALIBRATIONS = 3
 # What keeps an unanswered claim from an answer here (Status.block), for the totals.
 NOT_HERE, LAB_THROUGHPUT, OUT_OF_REACH, TOO_FINE, SAME_REGIME, NO_PLAN, UNKNOWN = (
     "not testable here", "lab VM throughput", "out of reach from this sitting",
@@ -56,9 +64,9 @@ OPEN = (words.TOO_NOISY, words.NOT_MEASURED, words.ONLY_OLDER, words.REGIME_NOT_
 ASSUMPTIONS = ("a new result from this host pools with the claim's evidence set as a sitting "
                "of its own; its sampling error shrinks with the square root of its rounds, "
                "from the per-round noise of the recipe's earlier results (else this host's "
-               "`invoke lab.noise` figures); today's pooled ratio, the between-sitting spread "
-               "and the other sittings' results stay as they are; times include the template "
-               "build")
+               "`invoke lab.noise` figures); today's pooled ratio, the host class's A/A "
+               "calibrations and the other sittings' results stay as they are; times include "
+               "the template build")
 
 
 @dataclass(frozen=True)
@@ -161,56 +169,51 @@ def round_sd(claim: Claim, v: Verdict, plan, here: Here) -> tuple[float | None, 
 
 # --- the reach of one new result ---------------------------------------------------------------
 
-def _half(pooled: pooling.Pooled) -> float:
-    return claim_verdicts.pooled_ratio(pooled).half_width_pct
-
-
 def _plan_of(e, rounds: int, design: str):
     bigger = dataclasses.replace(e.measure, repeats=max(rounds, e.measure.repeats))
     return planner.build(dataclasses.replace(e, measure=bigger), 1, design)
 
 
 def pooled_with(existing: list, centre: float, sd: float, rounds: int, paired: bool,
-                between: tuple, sitting: str) -> pooling.Pooled:
+                calibration: tuple, sitting: str) -> pooling.Pooled:
     """The pooled interval with one new result of `rounds` rounds added."""
     new = pooling.Estimate(centre, sd / math.sqrt(rounds), rounds - 1 if paired
-                           else 2 * rounds - 2, sitting)
-    b_sd, b_n, b_from = between
-    return pooling.pool(existing + [new], between_sd=b_sd, between_from=b_from,
-                        between_sittings=b_n)
+                           else 2 * rounds - 2, sitting, paired)
+    return sitting_model.pool(existing + [new], list(calibration))
 
 
 @dataclass(frozen=True)
 class Pool:
     """An evidence set's pool as it would be with one new result from this host: the estimates
-    pooled now, the new one's log ratio (today's pooled one), the host class's between-sitting
-    spread (claim_verdicts.between) and this host's sitting."""
+    pooled now, the new one's log ratio (today's pooled one), the host class's A/A calibrations
+    (claim_verdicts.calibration) and this host's sitting."""
     existing: list
     centre: float = 0.0
-    between: tuple = (None, None, "")
+    calibration: tuple = ()
     sitting: str = "this host"
 
     @classmethod
     def of(cls, claim: Claim, v: Verdict, here: Here) -> "Pool":
         s = v.evidence or _first_set(claim, here)
         return cls(pooled_now(claim, v), math.log(v.pooled.ratio) if v.pooled else 0.0,
-                   claim_verdicts.between(s) if s else (None, None, ""), here.sitting)
+                   claim_verdicts.calibration(s) if s else (), here.sitting)
 
     def half(self, sd: float, rounds: int, paired: bool) -> float:
-        return _half(pooled_with(self.existing, self.centre, sd, rounds, paired, self.between,
-                                 self.sitting))
+        pooled = pooled_with(self.existing, self.centre, sd, rounds, paired, self.calibration,
+                             self.sitting)
+        return claim_verdicts.pooled_ratio(pooled).half_width_pct
 
-    def floor_why(self, need: Need) -> str:
-        """Why no result of this sitting can bring it within the need ("" if one can)."""
-        floor = self.half(1e-9, 2, False)
-        if floor <= need.pct:
-            return ""
-        b_sd, _, b_from = self.between
-        spread = f"{pooling.FALLBACK_BETWEEN_SD:.0%} assumed" if b_sd is None else \
-            f"{b_sd:.1%} from {b_from}"
-        return (f"out of reach from this sitting: even a noiseless result leaves the pooled "
-                f"interval ±{floor:.1f}% (the between-sitting spread, {spread}, and the "
-                f"other sittings' own noise): it needs results from more sittings")
+    def out_of_reach(self, best: float, rounds: int) -> str:
+        """Why no result of this sitting brings the pooled interval within the need, when its
+        most rounds leave it at ±best%."""
+        cal = len({e.sitting for e in self.calibration})
+        more = " (and `invoke lab.noise` on each: the class's calibrations narrow it)" \
+            if cal < FEW_CALIBRATIONS else ""
+        return (f"out of reach from this sitting: {rounds} rounds at this host's per-round "
+                f"noise leave the pooled interval ±{best:.1f}% (what the host class's "
+                f"{cal} A/A calibration sitting{'s' * (cal != 1)} leave of the between-"
+                "sitting spread, and the other sittings' own noise): it needs results from "
+                f"more sittings{more}")
 
 
 def _first_set(claim: Claim, here: Here) -> EvidenceSet | None:
@@ -228,17 +231,16 @@ def _first_set(claim: Claim, here: Here) -> EvidenceSet | None:
 
 
 def reach(pool: Pool, need: Need, plan, sd: float) -> Reach | str:
-    """The fewest rounds of a new result that bring the pooled interval within the need (a
-    bisection: more rounds never widen it), or why none does."""
-    paired = plan.switchback
+    """The fewest rounds of a new result that bring the pooled interval within AIM_INSIDE of
+    the need (a bisection: more rounds never widen it), or why none does."""
+    paired, target = plan.switchback, need.pct * AIM_INSIDE
     best = pool.half(sd, MAX_REPEATS, paired)
-    if best > need.pct:
-        return (pool.floor_why(need) or f"out of reach from this sitting: {MAX_REPEATS} "
-                f"rounds leave the pooled interval ±{best:.1f}%")
+    if best > target:
+        return pool.out_of_reach(best, MAX_REPEATS)
     low, high = max(2, plan.experiment.measure.repeats), MAX_REPEATS
     while low < high:
         mid = (low + high) // 2
-        low, high = (mid + 1, high) if pool.half(sd, mid, paired) > need.pct else (low, mid)
+        low, high = (mid + 1, high) if pool.half(sd, mid, paired) > target else (low, mid)
     df = low - 1 if paired else 2 * low - 2
     own = precision_need.pct_of_log(stats.t_quantile(0.95, df) * sd / math.sqrt(low))
     return Reach(low, _plan_of(plan.experiment, low, plan.design).estimate(),
@@ -297,9 +299,6 @@ def _here(claim: Claim, v: Verdict, base: Status, here: Here) -> Status:
     """An open claim's reach here, or what keeps it from one."""
     need = base.aim
     pool = Pool.of(claim, v, here)
-    why = pool.floor_why(need)
-    if why:
-        return dataclasses.replace(base, why=why, block=OUT_OF_REACH)
     try:
         e = load(claim.recipe, here.recipes_dir, claim.variant).experiment(here.profile)
     except UserError as exc:

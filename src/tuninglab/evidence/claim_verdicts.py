@@ -3,9 +3,10 @@ computed at build time from the claims map (claims_map) and every comparable res
 written by hand, never the latest file alone.
 
 Each current result of the set gives its comparison of the claim's point with the recipe's
-baseline (its repeats, as its own ratio uses them); results/pooling.py pools them into one ratio
-with a 95% interval, counting results and sittings, with the host class's between-sitting spread
-from its A/A calibrations (results/calibrations.py) where it has them. results/verdicts.py then
+baseline (its repeats, as its own ratio uses them); results/sitting_model.py pools them into one
+ratio with a 95% interval, counting results and sittings, the host class's A/A calibrations
+(results/calibrations.py) in the same likelihood: they tell it how far a sitting and a
+switchback's run stray. results/verdicts.py then
 judges that interval against the size the source claimed, in the one vocabulary it defines.
 
 A result whose point or baseline missed a regime check is left out of the pool (it answers
@@ -24,7 +25,7 @@ from tuninglab.evidence.host_class import host_class, server_of
 from tuninglab.evidence.sets import EvidenceSet, evidence_sets
 from tuninglab.errors import UserError
 from tuninglab.recipes.load import command, recipe_path
-from tuninglab.results import calibrations, pooling
+from tuninglab.results import calibrations, pooling, sitting_model
 from tuninglab.results import verdicts as words
 from tuninglab.results.ratio import Ratio
 from tuninglab.results.result import Result
@@ -146,9 +147,7 @@ def compare_set(s: EvidenceSet, point: str, metric: str = "") -> Comparison:
                           rerun=functional.hardware_rerun(s.latest))
     estimates, missed, whys = regime_estimates(s, point, metric)
     if estimates:
-        sd, n, source = between(s)
-        pooled = pooling.pool(estimates, between_sd=sd, between_from=source,
-                              between_sittings=n)
+        pooled = sitting_model.pool(estimates, list(calibration(s)))
         why = f"{missed} result{'s' * (missed != 1)} left out: regime not reached" \
             if missed else ""
         return Comparison(s, pooled, "", why, missed)
@@ -186,15 +185,19 @@ def _records(data_dir: str, _stamp: float) -> tuple:
     return tuple(calibrations.load_all(Path(data_dir)))
 
 
-def between(s: EvidenceSet) -> tuple[float | None, int | None, str]:
-    """The host class's between-sitting spread from its A/A calibrations, and where from."""
-    mine = [c for c in _calibration_records()
-            if host_class(c).key == s.host_class.key and server_of(c) == s.server]
-    found = calibrations.between_sitting_sd(mine)
-    if found is None:
-        return None, None, ""
-    sd, n = found
-    return sd, n, f"the host class's {n} A/A calibration sittings"
+def calibration(s: EvidenceSet) -> tuple[pooling.Estimate, ...]:
+    """The host class's A/A estimates (each labelled with its machine's host id, a switchback's
+    flagged as paired), from the records of every server measured on the class's machines: an
+    A/A measures how far a comparison of nothing moves between the class's machines and runs,
+    and nothing measured says that differs by server (every committed record is MariaDB 10.11's;
+    filtering by server left 11.8 and 9.7 "without calibrations" on the same machines)."""
+    return tuple(e for c in _calibration_records() if host_class(c).key == s.host_class.key
+                 for e in calibrations.aa_estimates(c))
+
+
+def calibration_sittings(s: EvidenceSet) -> int:
+    """How many machines of the set's host class have A/A calibration records."""
+    return len({e.sitting for e in calibration(s)})
 
 
 # --- the verdict of a set ---------------------------------------------------------------------

@@ -57,6 +57,7 @@ class Estimate:
     se: float            # its standard error
     df: float            # degrees of freedom of its t interval
     sitting: str = ""    # estimates with the same label come from one sitting
+    paired: bool = False  # a switchback's paired comparison (its per-run excess: sitting_model)
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,7 @@ def estimate(values: Iterable[float], baseline: Iterable[float],
             raise ValueError(f"paired values: {len(lx)} values but {len(lb)} baseline values")
         diffs = [x - b for x, b in zip(lx, lb)]
         se, df = statistics.stdev(diffs) / math.sqrt(len(diffs)), len(diffs) - 1
-        return Estimate(statistics.mean(diffs), se, df) if se > 0 else None
+        return Estimate(statistics.mean(diffs), se, df, paired=True) if se > 0 else None
     vx, vb = statistics.variance(lx) / len(lx), statistics.variance(lb) / len(lb)
     if vx + vb == 0:
         return None

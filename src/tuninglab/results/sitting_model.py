@@ -1,5 +1,5 @@
 """One comparison from several results, by a Bayesian random-effects model (issue 59): the
-successor of pooling.pool's interval, not yet the verdicts' (they still call pooling.pool).
+successor of pooling.pool's interval, and what every verdict and claims.status pool by.
 
 Why another model: pooling.pool takes the between-sitting sd tau from the host class's A/A
 calibrations as a moment estimate (mean of y^2 - se^2, truncated at 0) and a t quantile on
@@ -63,7 +63,7 @@ from typing import Sequence
 import numpy as np
 from scipy import special
 
-from tuninglab.results import pooling
+from tuninglab.results import calibrations
 from tuninglab.results.pooling import Estimate, Pooled
 
 # The half-normal priors' scales (log scale): tau's set by coverage up to a true spread of 10%,
@@ -124,7 +124,7 @@ def _check(estimates: Sequence[Estimate], paired: Sequence[bool] | None, what: s
 def _sittings(estimates: Sequence[Estimate], paired: Sequence[bool] | None,
               prefix: str = "") -> dict[str, list[_Result]]:
     """The estimates as the model's results, by sitting label (in order of appearance)."""
-    flags = paired if paired is not None else [False] * len(estimates)
+    flags = paired if paired is not None else [e.paired for e in estimates]
     out: dict[str, list[_Result]] = {}
     for e, sb in zip(estimates, flags):
         out.setdefault(prefix + e.sitting, []).append(
@@ -304,7 +304,7 @@ def posterior(estimates: list[Estimate], calibration: list[Estimate],
               calibration_paired: Sequence[bool] | None = None) -> Posterior:
     """The joint posterior of mu, tau and x given the claim's estimates and the host class's
     A/A calibrations, marginalised (the module's model). paired / calibration_paired: whether
-    each estimate is a switchback's comparison (None: none is)."""
+    each estimate is a switchback's comparison (None: each estimate's own, Estimate.paired)."""
     if not estimates:
         raise ValueError("nothing to pool: no estimate")
     _check(estimates, paired, "estimate")
@@ -313,8 +313,9 @@ def posterior(estimates: list[Estimate], calibration: list[Estimate],
     results = [r for group in sittings for r in group]
     taus, log_tau = tau_nodes()
     excess, log_x = excess_nodes()
-    cal = _calibration_log_lik(tuple(calibration), tuple(calibration_paired or
-                                                         [False] * len(calibration)))
+    cal = _calibration_log_lik(tuple(calibration), tuple(
+        calibration_paired if calibration_paired is not None
+        else [e.paired for e in calibration]))
     points, weights = _grid(float(np.median([r.y for r in results])), results)
     kernels = _kernels(points, weights, taus, points)
     logs = log_tau[:, None, None] + log_x[None, None, :] + cal[:, None, :]
@@ -329,6 +330,18 @@ def posterior(estimates: list[Estimate], calibration: list[Estimate],
                      by_node.sum(axis=0) / by_node.sum())
 
 
+def spreads(calibration: list[Estimate]) -> tuple[float, float]:
+    """The posterior medians of tau (the between-sitting sd) and x (a switchback's per-run
+    excess) given the A/A calibrations alone (each estimate's Estimate.paired): what a host
+    class's records say before any claim's results."""
+    taus, log_tau = tau_nodes()
+    excess, log_x = excess_nodes()
+    logs = log_tau[:, None] + log_x[None, :] + _calibration_log_lik(
+        tuple(calibration), tuple(e.paired for e in calibration))
+    joint = np.exp(logs - logs.max())
+    return node_median(taus, joint.sum(axis=1)), node_median(excess, joint.sum(axis=0))
+
+
 def node_median(values: np.ndarray, weights: np.ndarray) -> float:
     """The median of a parameter's posterior on its nodes (the node where half is reached)."""
     return float(values[np.searchsorted(np.cumsum(weights) / weights.sum(), 0.5)])
@@ -341,7 +354,8 @@ def pool(estimates: list[Estimate], calibration: list[Estimate], confidence: flo
     equal-tailed intervals at `confidence` and at 2 * confidence - 1, from the module's model;
     calibration: the host class's A/A estimates (calibrations.aa_estimates of each record, or
     calibration_of). paired / calibration_paired flag each estimate that is a switchback's (its
-    per-run excess); None: none is. between_sd is tau's posterior median."""
+    per-run excess); None: each estimate's own (Estimate.paired). between_sd is tau's posterior
+    median."""
     if not 0.5 < confidence < 1:
         raise ValueError(f"confidence must be between 0.5 and 1 (exclusive); got {confidence}")
     post = posterior(estimates, calibration, paired, calibration_paired)
@@ -369,16 +383,7 @@ def method_text(k: int, sittings: int, cal_sittings: int, confidence: float = 0.
 
 
 def calibration_of(records: list[dict]) -> tuple[list[Estimate], list[bool]]:
-    """The records' A/A estimates (as calibrations.aa_estimates gives them: each labelled with
-    its record's host id) and, for each, whether it is a switchback's."""
-    estimates, paired = [], []
-    for record in records:
-        for design in ("switchback", "restart"):
-            entry = record["designs"].get(design)
-            found = entry and pooling.estimate(entry["point_values"], entry["baseline_values"],
-                                               entry["paired"])
-            if found:
-                estimates.append(Estimate(found.log_ratio, found.se, found.df,
-                                          record["host"]["id"]))
-                paired.append(bool(entry["paired"]))
-    return estimates, paired
+    """The records' A/A estimates (calibrations.aa_estimates: each labelled with its record's
+    host id, a switchback's flagged as paired) and, for each, whether it is a switchback's."""
+    estimates = [e for record in records for e in calibrations.aa_estimates(record)]
+    return estimates, [e.paired for e in estimates]

@@ -4,7 +4,7 @@ here" (counted apart for the claims page). Read from the committed map and recip
 
 import pytest
 
-from tuninglab.evidence import claims_map, historical
+from tuninglab.evidence import claims_counts, claims_map, historical
 from tuninglab.evidence.claims_keys import NOT_AN_EFFECT, NOT_TESTABLE
 from tuninglab.recipes.load import load, load_all
 
@@ -156,12 +156,12 @@ def test_every_describes_the_setup_entry_is_not_an_effect():
 
 def test_the_counts_add_up_to_every_source_result():
     _, untestable = claims_map.load_map()
-    total = claims_map.counts()
+    total = claims_counts.counts()
     assert total.not_testable + total.not_an_effect == len(untestable)
     assert total.not_an_effect > total.not_testable > 0 and total.claimed > 0
     assert total.results == sum(len(claims_map.results_of(meta, rows)) for meta, rows in
                                 _every_table())
-    per_source = [claims_map.counts(s) for s in {u.source for u in untestable}]
+    per_source = [claims_counts.counts(s) for s in {u.source for u in untestable}]
     assert sum(c.results for c in per_source) == total.results
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from helpers import write_claims_map as write_map
 from tuninglab.errors import UserError
-from tuninglab.evidence import claims_map
+from tuninglab.evidence import claims_counts, claims_map
 
 DIRECT_IO = """[[claim]]
 id = "d26"
@@ -204,7 +204,46 @@ def test_counts_tell_claims_from_the_two_kinds_of_untestable(tmp_path):
     text = DIRECT_IO + ('[[untestable]]\ntable = "direct-io-2-6.csv"\nreason = "x"\n'
                         '[[untestable]]\ntable = "claims.csv"\nreason = "y"\n'
                         'kind = "not-an-effect"\n')
-    counts = claims_map.counts(ZAITSEV, write_map(tmp_path, text))
+    counts = claims_counts.counts(ZAITSEV, write_map(tmp_path, text))
     assert (counts.claims, counts.claimed, counts.not_testable, counts.not_an_effect,
             counts.results) == (1, 1, 1, 16, 18)
-    assert claims_map.counts("zfs-innodb-2009", tmp_path / "claims").results == 0
+    assert claims_counts.counts("zfs-innodb-2009", tmp_path / "claims").results == 0
+
+
+REDO = """[[claim]]
+id = "redo"
+table = "redo-log-size.csv"
+row = "gain of 1024MB over 128MB redo log"
+reads = "gain-percent"
+recipe = "redo-size"
+point = "1G"
+"""
+DIMITRI = "dimitri-2010-purge-redo"
+
+
+def test_a_row_reporting_the_same_result_is_covered_by_the_claim_and_counted_once(tmp_path):
+    """Issue 59: the UC2010 notes report the purge post's dbSTRESS comparison again; one
+    source result is one claim, however many posts give it."""
+    again = "gain of the larger redo log on dbSTRESS (UC2010 notes)"
+    directory = write_map(tmp_path, REDO + f"same_rows = [{again!r}]\n".replace("'", '"'),
+                          DIMITRI)
+    claims, _ = claims_map.load_map(directory)
+    assert claims[0].same_rows == (again,)
+    assert not any(again in p for p in claims_map.problems(directory))
+    assert claims_counts.counts(DIMITRI, directory).claimed == 2  # both rows answered by one claim
+
+
+@pytest.mark.parametrize("rows, message", [
+    ('["no such row"]', "same_rows: 'no such row' is not another result row of "
+                        "redo-log-size.csv"),
+    ('["gain of 1024MB over 128MB redo log"]', "same_rows: 'gain of 1024MB over 128MB redo "
+                                               "log' is not another result row"),
+    ('["larger redo log tried on dbSTRESS (UC2010 notes)"]',
+     "same_rows: 'larger redo log tried on dbSTRESS (UC2010 notes)' gives x11.24, not the "
+     "claim's x1.3; expected a row that reports the same result"),
+    ('"gain of the larger redo log on dbSTRESS (UC2010 notes)"',
+     "same_rows: expected an array of strings, got the string"),
+])
+def test_same_rows_must_be_other_rows_giving_the_same_ratio(tmp_path, rows, message):
+    assert error(tmp_path, REDO + f"same_rows = {rows}\n", DIMITRI).startswith(
+        f"{DIMITRI}.toml [[claim]] #1: {message}")

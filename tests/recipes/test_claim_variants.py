@@ -38,11 +38,12 @@ def test_pti_takes_the_kernels_values_only_and_never_on_with_mitigations_off(tmp
     assert "lab.pti: expected one of auto, on, off, got 'maybe'" in message
 
 
-def test_the_scheduler_scan_must_read_its_table_from_the_device():
+def test_the_scheduler_scan_must_read_its_table_from_the_device_for_a_minute():
     r = load("io-schedulers", variant="scan")
-    [c] = conditions(r)
-    assert (c["metric"], c["at_least"], c["of"], c["statistic"]) == (
+    device, minute = conditions(r)
+    assert (device["metric"], device["at_least"], device["of"], device["statistic"]) == (
         "scan_device_read_pct", 90.0, "each", "value")
+    assert (minute["metric"], minute["at_least"], minute["of"]) == ("scan_seconds", 60.0, "each")
     assert conditions(load("io-schedulers"))[0]["metric"] == "server_read_bytes_per_trx"
 
 

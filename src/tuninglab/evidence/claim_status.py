@@ -1,28 +1,26 @@
 """Where each source claim stands and what answering it would take here (`invoke claims.status`,
-and the plan of `invoke claims.rerun`): its pooled verdict (claim_verdicts) on the evidence
-set a new result from this host would join (its server and its host class, where the command
-knows them, else the claim's first set, the one the claims page counts; a class or server with
-no result yet is "not measured yet" there), the precision it needs (results/precision_need.py),
-the precision it has, and the rounds and time one new result from this host would take to bring
-the pooled interval within that need. While a claim is too noisy to tell,
-what a rerun aims at is the need at today's pooled ratio (precision_need.need_at: an interval
-centred there must exclude 1 or the source's band), which is narrower than the need when today's
-ratio lies between the two.
+and the plan of `invoke claims.rerun`): its pooled verdict (claim_verdicts) on the evidence set a
+new result from this host would join (its server and its host class, where the command knows them,
+else the claim's first set, the one the claims page counts; a class or server with no result yet is
+"not measured yet" there), the precision it needs (results/precision_need.py), the precision it
+has, and the rounds and time one new result from this host would take to bring the pooled interval
+within that need. While a claim is too noisy to tell, what a rerun aims at is the need at today's
+pooled ratio (precision_need.need_at: an interval centred there must exclude 1 or the source's
+band), which is narrower than the need when today's ratio lies between the two.
 
 The estimate pools exactly as the verdict will (results/sitting_model.py): the set's current
-results as they are, plus one new result from this host, a sitting of its own (or one more
-result of its sitting), whose standard error is the per-round noise over the square root of its
-rounds (sampling error shrinks with the square root of the rounds; nothing else does), with the
-host class's A/A calibrations. So it counts what more rounds here cannot shrink: the between-
-sitting spread the model still allows and the other sittings' own noise. The rounds are the
-fewest that bring the pooled interval within AIM_INSIDE of the need (the new result moves the
-pooled ratio, and the need with it); when even the most rounds a result may have, at this
-host's per-round noise, leave it wider, the claim is out of reach from this sitting, and says
-so. The per-round noise comes from the recipe variant's earlier
-results (of the same profile where there are some), else from this host's `invoke lab.noise`
-figures, else it is unknown. The time is the recipe's plan for that many rounds (recipes/
-plan.py's estimate, the template build included). evidence/ never imports the engine: the command
-hands in what it knows of this host (Here).
+results as they are, plus one new result from this host, a sitting of its own (or one more result
+of its sitting), whose standard error is the per-round noise over the square root of its rounds
+(sampling error shrinks with the square root of the rounds; nothing else does), with the host
+class's A/A calibrations. So it counts what more rounds here cannot shrink: the between-sitting
+spread the model still allows and the other sittings' own noise. The rounds are the fewest that
+bring the pooled interval within AIM_INSIDE of the need (the new result moves the pooled ratio, and
+the need with it); when even the most rounds a result may have, at this host's per-round noise,
+leave it wider, the claim is out of reach from this sitting, and says so. The per-round noise comes
+from the recipe variant's earlier results (of the same profile where there are some), else from
+this host's `invoke lab.noise` figures, else it is unknown. The time is the recipe's plan for that
+many rounds (recipes/plan.py's estimate, the template build included). evidence/ never imports the
+engine: the command hands in what it knows of this host (Here).
 """
 
 import dataclasses
@@ -85,9 +83,9 @@ class Here:
     lab_kvm: bool = False
 
     def joins(self, s: EvidenceSet) -> bool:
-        """Whether a result from this host would join the set: a lab VM's set by the machine
-        it ran on (its server is the guest image's, not this host's)."""
-        server = self.server is None or s.host_class.lab or s.server == self.server
+        """Whether a result from this host would join the set: its server's, on its machine's
+        class (a lab VM's set answers for its guest's server alone, on the machine it ran on)."""
+        server = self.server is None or s.server == self.server
         return server and (self.machine is None or runs_on(s.host_class, self.machine))
 
     @property
@@ -266,7 +264,11 @@ def verdict_here(claim: Claim, here: Here) -> Verdict:
     mine = next((v for v in found if v.evidence is None or here.joins(v.evidence)), None)
     if mine is not None:
         return mine
-    how = servers.how_to_measure(claim.recipe, claim.variant, here.server or servers.REFERENCE)
+    server = here.server or servers.REFERENCE
+    cannot = servers.cannot_measure(claim.recipe, claim.variant, server)
+    if cannot:
+        return Verdict(words.NOT_TESTABLE, words.NOT_TESTABLE, None, None, cannot)
+    how = servers.how_to_measure(claim.recipe, claim.variant, server)
     return Verdict(words.NOT_MEASURED, words.NOT_MEASURED, None, None,
                    f"no result on {here.where} yet: {how}")
 

@@ -56,6 +56,7 @@ class Verdict:
     left_out: int = 0             # results of the set that missed a regime check
     rerun: str = ""               # not testable here: where and how it would be answered
     band: str = ""                # what an answer was judged against (verdicts.band_text)
+    quick: int = 0                # pooled results of the quick profile
 
     @property
     def answered_by(self) -> str:
@@ -70,11 +71,14 @@ class Verdict:
 
     @property
     def counted(self) -> str:
-        """"3 results, 2 sittings" (empty without a pool)."""
+        """"3 results, 2 sittings (1 quick)" (empty without a pool): quick and full results
+        pool as one experiment, since a quick profile changes only the timing (warm-up,
+        duration, repeats: tests/recipes pins that), but a reader sees how many were quick."""
         if self.pooled is None:
             return ""
         k, s = self.pooled.k, self.pooled.sittings
-        return f"{k} result{'s' * (k != 1)}, {s} sitting{'s' * (s != 1)}"
+        quick = f" ({self.quick} quick)" if self.quick else ""
+        return f"{k} result{'s' * (k != 1)}, {s} sitting{'s' * (s != 1)}{quick}"
 
 
 # --- the comparison a result gives ------------------------------------------------------------
@@ -116,6 +120,7 @@ class Comparison:
     why: str = ""
     left_out: int = 0            # results that missed a regime check
     rerun: str = ""              # NOT_TESTABLE: the command that answers it on real hardware
+    quick: int = 0               # pooled results of the quick profile (the same experiment)
 
 
 def estimate(point: str, metric: str, doc: dict | Result) -> pooling.Estimate | None:
@@ -126,7 +131,18 @@ def estimate(point: str, metric: str, doc: dict | Result) -> pooling.Estimate | 
 def regime_estimates(s: EvidenceSet, point: str, metric: str = "") -> tuple[list, int, list]:
     """(the estimates of the set's current results that reached the regime, how many missed
     it, why the others give none): what compare_set pools."""
-    estimates, missed, whys = [], 0, []
+    estimates, _, missed, whys = _regime(s, point, metric)
+    return estimates, missed, whys
+
+
+def pooled_results(s: EvidenceSet, point: str, metric: str = "") -> list[Result]:
+    """The set's results whose estimates compare_set pools (their regime reached)."""
+    return _regime(s, point, metric)[1]
+
+
+def _regime(s: EvidenceSet, point: str, metric: str) -> tuple[list, list, int, list]:
+    """regime_estimates, with the results the estimates come from (in their order)."""
+    estimates, used, missed, whys = [], [], 0, []
     for r in s.results:
         est, why = _estimate(point, metric, r)
         if est is None:
@@ -135,7 +151,8 @@ def regime_estimates(s: EvidenceSet, point: str, metric: str = "") -> tuple[list
             missed += 1
         else:
             estimates.append(est)
-    return estimates, missed, whys
+            used.append(r)
+    return estimates, used, missed, whys
 
 
 def compare_set(s: EvidenceSet, point: str, metric: str = "") -> Comparison:
@@ -145,12 +162,13 @@ def compare_set(s: EvidenceSet, point: str, metric: str = "") -> Comparison:
     if functional.functional_only(s.latest) and not metric:
         return Comparison(s, None, NOT_TESTABLE, _functional_why(s.latest),
                           rerun=functional.hardware_rerun(s.latest))
-    estimates, missed, whys = regime_estimates(s, point, metric)
+    estimates, used, missed, whys = _regime(s, point, metric)
     if estimates:
         pooled = sitting_model.pool(estimates, list(calibration(s)))
         why = f"{missed} result{'s' * (missed != 1)} left out: regime not reached" \
             if missed else ""
-        return Comparison(s, pooled, "", why, missed)
+        quick = sum(r.profile == "quick" for r in used)
+        return Comparison(s, pooled, "", why, missed, quick=quick)
     if missed:
         return Comparison(s, None, REGIME_NOT_REACHED,
                           "the page's regime table says which check it missed", missed)
@@ -195,11 +213,6 @@ def calibration(s: EvidenceSet) -> tuple[pooling.Estimate, ...]:
                  for e in calibrations.aa_estimates(c))
 
 
-def calibration_sittings(s: EvidenceSet) -> int:
-    """How many machines of the set's host class have A/A calibration records."""
-    return len({e.sitting for e in calibration(s)})
-
-
 # --- the verdict of a set ---------------------------------------------------------------------
 
 # Why a lab VM's throughput answers nothing (its costs do): the emulated CPU is not the hardware's.
@@ -223,7 +236,8 @@ def verdict_for_set(claim: Claim, s: EvidenceSet) -> Verdict:
     margin = doc.smallest_effect
     kind = words.judge(claim.source_ratio, interval, margin, claim.source_noise)
     band = words.band_text(claim.source_ratio, margin, claim.source_noise)
-    return Verdict(kind, kind, ratio, doc, c.why, s, c.pooled, c.left_out, band=band)
+    return Verdict(kind, kind, ratio, doc, c.why, s, c.pooled, c.left_out, band=band,
+                   quick=c.quick)
 
 
 def verdict_for(claim: Claim, doc: dict | Result) -> Verdict:

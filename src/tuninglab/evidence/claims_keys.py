@@ -12,7 +12,7 @@ from tuninglab.errors import UserError
 CLAIM_KEYS = {"id": str, "table": str, "row": str, "column": str, "source_baseline": str,
               "reads": str, "recipe": str, "variant": str, "point": str, "invert": bool,
               "metric": str, "headline": bool, "why": str, "source_noise": float,
-              "caveat": str}
+              "caveat": str, "same_rows": list}
 UNTESTABLE_KEYS = {"table": str, "rows": list, "columns": list, "reason": str, "topic": str,
                    "kind": str}
 # What an [[untestable]] entry's results are: an effect no recipe here can test, or no effect

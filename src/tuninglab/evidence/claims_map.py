@@ -6,7 +6,8 @@ row, in one value column) and the rows of its tables of claims (numbers its text
 is either a [[claim]], naming the recipe, variant, point and metric that answer it today, or
 covered by an [[untestable]] entry with its reason and its kind: an effect no recipe here can
 test, or no effect at all. Every result of every source is one or the other: `problems()` lists
-what is not, and the strict build fails on it; `counts()` counts each kind for the claims page.
+what is not, and the strict build fails on it; claims_counts.py counts each kind for the claims
+page.
 Each key's value has one TOML type (claims_keys.py): another is refused, never converted.
 
     [[claim]]
@@ -31,6 +32,9 @@ Each key's value has one TOML type (claims_keys.py): another is refused, never c
                                  # difference" (issue 37); default 0.0, none stated
     caveat = "..."               # optional: what weakens the claim as the source gives it (it
                                  # contradicts itself...); a claim with one is never a headline
+    same_rows = ["..."]          # optional: rows of the same table that report this very
+                                 # result again (another post citing the same run): covered and
+                                 # answered by this claim, never a second claim
 
     [[untestable]]
     table = "hyperthreading.csv"
@@ -52,7 +56,7 @@ from pathlib import Path
 from tuninglab import files
 from tuninglab.errors import UserError
 from tuninglab.evidence import historical
-from tuninglab.evidence.claims_keys import (CLAIM_KEYS, NOT_AN_EFFECT, NOT_TESTABLE,
+from tuninglab.evidence.claims_keys import (CLAIM_KEYS, NOT_TESTABLE,
                                         UNTESTABLE_KEYS, check_keys, toml_value)
 from tuninglab.recipes.load import load
 from tuninglab.results.metrics import COST, PRIMARY, WINDOWED
@@ -80,6 +84,7 @@ class Claim:
     topic: str           # the recipe's topic page
     source_noise: float = 0.0  # the source's stated run-to-run swing, a fraction; 0: none
     caveat: str = ""     # what weakens the claim as the source gives it; "": nothing
+    same_rows: tuple = ()  # rows of its table that report the same result again
 
 
 @dataclass(frozen=True)
@@ -201,13 +206,30 @@ def _claim(slug: str, entry: dict, where: str) -> Claim:
                         "(the home page gives no room for it); expected headline = false")
     source, meta, rows = _table(slug, entry["table"], where)
     ratio, column, base = _source_ratio(entry, meta, rows, where)
+    same = _same_rows(entry, meta, rows, ratio, where)
     return Claim(id=entry["id"], source=slug, table=entry["table"], row=entry["row"],
                  column=column, source_baseline=base, source_ratio=ratio,
                  recipe=entry["recipe"], variant=entry.get("variant", ""),
                  point=entry["point"], invert=entry.get("invert", False),
                  metric=entry.get("metric", ""), headline=entry.get("headline", False),
                  why=entry.get("why", ""), topic=_recipe_topic(entry, where),
-                 source_noise=entry.get("source_noise", 0.0), caveat=entry.get("caveat", ""))
+                 source_noise=entry.get("source_noise", 0.0), caveat=entry.get("caveat", ""),
+                 same_rows=same)
+
+
+def _same_rows(entry: dict, meta: dict, rows: list, ratio: float, where: str) -> tuple:
+    """A claim's same_rows, each a result row of its table other than its own that gives the
+    same ratio (it reports the same result: a row that differs is a result of its own)."""
+    labels = {r for r, _ in results_of(meta, rows)}
+    for label in entry.get("same_rows", []):
+        if label not in labels or label == entry["row"]:
+            raise UserError(f"{where}: same_rows: {label!r} is not another result row of "
+                            f"{entry['table']}")
+        again, _, _ = _source_ratio(entry | {"row": label}, meta, rows, where)
+        if not math.isclose(again, ratio, rel_tol=1e-9):
+            raise UserError(f"{where}: same_rows: {label!r} gives x{again:g}, not the "
+                            f"claim's x{ratio:g}; expected a row that reports the same result")
+    return tuple(entry.get("same_rows", []))
 
 
 def _entries(data: dict, section: str, path: Path) -> list:
@@ -251,6 +273,11 @@ def _untestable(slug: str, entry: dict, claimed: set, where: str) -> list[Untest
             and c in entry.get("columns", [c])]
 
 
+def rows_of(c: Claim) -> tuple:
+    """The rows a claim covers: its own, the one it is relative to, those reporting it again."""
+    return (c.row, c.source_baseline) + c.same_rows
+
+
 def _load_file(path: Path) -> tuple[list[Claim], list[Untestable]]:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -263,8 +290,7 @@ def _load_file(path: Path) -> tuple[list[Claim], list[Untestable]]:
                         "[[untestable]])")
     claims = [_claim(slug, e, _where(path, "claim", i)) for i, e in
               enumerate(_entries(data, "claim", path))]
-    claimed = {(c.table, c.row, c.column) for c in claims} | \
-        {(c.table, c.source_baseline, c.column) for c in claims}
+    claimed = {(c.table, r, c.column) for c in claims for r in rows_of(c)}
     untestable = []
     for i, e in enumerate(_entries(data, "untestable", path)):
         # An entry without rows (or columns) covers what no claim and no earlier entry does.
@@ -316,8 +342,7 @@ def problems(directory: Path | None = None, base: Path = historical.HISTORICAL_D
     """Every source result the map neither claims nor explains, and every topic with more than
     one headline claim: one line each."""
     claims, untestable = load_map(directory)
-    covered = {(c.source, c.table, c.row, c.column) for c in claims} | \
-        {(c.source, c.table, c.source_baseline, c.column) for c in claims} | \
+    covered = {(c.source, c.table, r, c.column) for c in claims for r in rows_of(c)} | \
         {(u.source, u.table, u.row, u.column) for u in untestable}
     out = []
     for source_dir in sorted(Path(base).iterdir()):
@@ -335,37 +360,6 @@ def problems(directory: Path | None = None, base: Path = historical.HISTORICAL_D
     out += [f"data/claims: topic {t!r} has {topics.count(t)} headline claims (one at most)"
             for t in sorted(set(topics)) if topics.count(t) > 1]
     return out
-
-
-@dataclass(frozen=True)
-class Counts:
-    """What the map makes of the source results, for the claims page."""
-    claims: int          # [[claim]] entries (one result may have two: one per workload)
-    claimed: int         # source results a claim answers (its row, or the row it re-bases on)
-    not_testable: int    # results that are effects no recipe here can test
-    not_an_effect: int   # results that are no effect at all (setups, listings, advice)
-
-    @property
-    def results(self) -> int:
-        return self.claimed + self.not_testable + self.not_an_effect
-
-
-def counts(source: str = "", directory: Path | None = None,
-           base: Path = historical.HISTORICAL_DIR) -> Counts:
-    """The claims, and the source results claimed, not testable here and not an effect: of one
-    source (its slug), or of every source ("")."""
-    claims, untestable = load_map(directory)
-    claims = [c for c in claims if c.source == source or not source]
-    untestable = [u for u in untestable if u.source == source or not source]
-    claimed = set()
-    for c in claims:
-        _, meta, rows = historical.historical_table(c.source, c.table, base)
-        results = set(results_of(meta, rows))
-        claimed |= {(c.source, c.table, r, c.column) for r in (c.row, c.source_baseline)
-                    if (r, c.column) in results}
-    kinds = [u.kind for u in untestable]
-    return Counts(len(claims), len(claimed), kinds.count(NOT_TESTABLE),
-                  kinds.count(NOT_AN_EFFECT))
 
 
 def check(directory: Path | None = None, base: Path = historical.HISTORICAL_DIR) -> list[str]:

@@ -5,7 +5,8 @@ stands with the precision it needs and the time answering it would take here (`i
 claims.status`, claim_status.py)."""
 
 from tuninglab.errors import UserError
-from tuninglab.evidence import claim_status, claim_verdicts, claims_map
+from tuninglab.evidence import (claim_status, claim_verdicts, claims_answered, claims_counts,
+                                claims_map)
 from tuninglab.evidence.citations import source_text, times_text
 from tuninglab.recipes.load import check_name, list_names
 from tuninglab.results import document
@@ -45,7 +46,15 @@ def report(recipe: str | None = None) -> str:
         return f"No source claim maps to {what} (data/claims/)."
     return (f"Source claims answered by {what}: pooled over every comparable result "
             "(one server, one host class); the words are defined on the site's claims page.\n"
-            + "\n".join(found))
+            + "\n".join(found) + "\n" + answered_text(recipe))
+
+
+def answered_text(recipe: str | None = None) -> str:
+    """Per server and host class, the distinct source results answered (claims_answered)."""
+    claims = [c for c in claims_map.load_map()[0] if recipe is None or c.recipe == recipe]
+    total = claims_answered.distinct(claims)
+    return "Answered, each source result once:\n" + "\n".join(
+        "  " + claims_answered.line(a, total) for a in claims_answered.tally(claims))
 
 
 # --- invoke claims.status ---------------------------------------------------------------------
@@ -134,7 +143,7 @@ def status_report(topic: str | None = None, here=claim_status.Here(), claims=Non
             f"take here (profile {here.profile}).")
     rest = []
     if topic is None and claims is None:
-        n = claims_map.counts()
+        n = claims_counts.counts()
         rest = [f"Besides the claims, the map's other source results: {n.not_testable} no "
                 f"recipe here can test and {n.not_an_effect} that are no effect (the claims "
                 "page gives each one's reason)."]

@@ -123,6 +123,8 @@ METRICS = {m.key: m for m in (
            HIGHER, axis="throughput while draining (tps)"),
     Metric("scan_device_read_pct", "bytes the device read during the scan, as a share of "
            "InnoDB's", "%", NONE, axis="device reads / InnoDB's reads (%)"),
+    Metric("scan_seconds", "how long the scan read its table", "s", NONE,
+           axis="scan time (s)"),
     Metric("logs_shared_disk", "redo log on the data's physical disk (1 shared, 0 not)", "",
            NONE, axis="log on the data's disk (1: yes)"),
 )}
@@ -145,7 +147,7 @@ REGIME_SERIES = ("tps", "new_order_tpm", "latency_p95_ms", "history_list_length"
 # The lab VM's facts a regime check may name (results/regime.guest_value reads them).
 GUEST = ("guest_threads_per_core", "guest_write_cache", "guest_fsyncs_per_s", "guest_pti")
 # A run's storage and scan facts a regime check may name (results/regime.fact_value reads them).
-RUN_FACTS = ("scan_device_read_pct", "logs_shared_disk")
+RUN_FACTS = ("scan_device_read_pct", "scan_seconds", "logs_shared_disk")
 REGIME_METRICS = REGIME_SERIES + COST + GUEST + RUN_FACTS
 
 # The workload kinds ([workload] tool), defined here for every package (recipes/model.py

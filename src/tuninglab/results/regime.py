@@ -138,6 +138,9 @@ def fact_value(run: dict, metric: str) -> float | None:
             return None
         return 1.0 if set(data) & set(logs) else 0.0
     summary = run.get("summary") or {}
+    if metric == "scan_seconds":
+        seconds = summary.get("runtime_s")
+        return None if seconds is None else _round(float(seconds))
     device = (summary.get("io") or {}).get("read_bytes")
     innodb = summary.get("scanned_bytes")
     if device is None or not innodb:

@@ -18,7 +18,8 @@ from markdown.extensions import Extension
 from markdown.inlinepatterns import InlineProcessor
 
 from tuninglab.errors import UserError
-from tuninglab.evidence import claim_verdicts, claims_keys, claims_map, historical, servers
+from tuninglab.evidence import (claim_verdicts, claims_answered, claims_keys, claims_map,
+                                historical, servers)
 from tuninglab.evidence.citations import cite, source_text, times_text
 from tuninglab.evidence.claim_verdicts import Verdict
 from tuninglab.evidence.topic_pages import TOPICS_DIR
@@ -46,6 +47,8 @@ def claim_text(c) -> str:
     source, meta = _source_meta(c)
     row, base = (historical.shown_label(meta, x) for x in (c.row, c.source_baseline or ""))
     what = row if not c.column else f"{row} vs {base} ({c.column})"
+    again = "; ".join(historical.shown_label(meta, x) for x in c.same_rows)
+    what += f" (the same result, reported again as: {again})" if again else ""
     return f"{what}. {captioned(meta, source)}"
 
 
@@ -304,7 +307,7 @@ def _all_claims() -> str:
     source."""
     check_complete()
     claims, untestable = claims_map.load_map()
-    parts = [vocabulary(claims, untestable)]
+    parts = [vocabulary(claims, untestable), answered_table(claims)]
     for slug in sorted({c.source for c in claims} | {u.source for u in untestable}):
         s = historical.historical_source(slug)["source"]
         table = _table([c for c in claims if c.source == slug],
@@ -332,7 +335,26 @@ def vocabulary(claims: list, untestable: list) -> str:
                    for k, text in verdict_words.VOCABULARY.items())
     return ('<h2 id="verdicts">The verdicts</h2><div class="tl-vocabulary"><table><thead><tr>'
             '<th>Verdict</th><th>Source results</th><th>Meaning</th></tr></thead><tbody>'
-            + rows + '</tbody></table></div>')
+            + rows + '</tbody></table></div><p class="tl-caption">Each claim counted once, by '
+            'its verdict on its largest evidence set, whichever server and host class that '
+            'is; the next table counts per server and host class.</p>')
+
+
+def answered_table(claims: list) -> str:
+    """Per server and host class, how many distinct source results are answered, of how many
+    measured, from how many sittings (evidence/claims_answered.py)."""
+    total = claims_answered.distinct(claims)
+    rows = "".join(f'<tr><td>{e(servers.label(a.server))}</td><td>{e(a.host_class)}</td>'
+                   f'<td>{a.answered} of {total}</td><td>{a.measured}</td>'
+                   f'<td>{a.sittings if a.answered else "-"}</td></tr>'
+                   for a in claims_answered.tally(claims))
+    return ('<h2 id="answered">Answered, per server and host class</h2><p>Each source result '
+            'counts once, however many claims or pages ask it; a verdict answers for its own '
+            'server and host class alone (a lab VM result for its guest\'s server, on the '
+            'machine it ran on).</p><div class="tl-answered"><table><thead><tr><th>Server</th>'
+            '<th>Host class</th><th>Source results answered</th><th>Measured</th>'
+            '<th>Sittings the answers rest on</th></tr></thead><tbody>' + rows +
+            '</tbody></table></div>')
 
 
 # --- inline forms ---------------------------------------------------------------------------

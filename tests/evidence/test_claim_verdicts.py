@@ -148,6 +148,16 @@ def test_the_verdict_is_sized_against_the_source(data_dir):
     assert v.kind in (words.SMALLER, words.NOT_REPRODUCED)  # a hundredfold is ruled out
 
 
+def test_a_claim_whose_source_is_in_doubt_judges_no_ratio_of_the_source(data_dir):
+    (plain,) = cv.verdicts(claim())
+    (v,) = cv.verdicts(claim(caveat="its base configuration lists the setting already"))
+    assert v.ratio.ratio == plain.ratio.ratio  # the same measurement
+    iv = words.Interval(v.ratio.ci_low, v.ratio.ci_high, v.ratio.tost_low, v.ratio.tost_high)
+    assert v.kind == words.doubted(plain.kind, iv, 0.03)
+    if v.kind == words.SOURCE_IN_DOUBT:
+        assert v.band == words.doubted_band(0.03)
+
+
 def test_an_inverted_claim_reads_the_pooled_comparison_the_other_way(data_dir):
     (v,) = cv.verdicts(claim())
     (w,) = cv.verdicts(claim(invert=True))

@@ -49,14 +49,13 @@ def test_aa_estimates_are_recomputed_and_labelled_with_the_sitting():
 
 
 def test_the_between_sitting_sd_needs_two_sittings_and_subtracts_the_own_noise():
-    assert calibrations.between_sitting_sd([record()]) is None
-    sd, sittings = calibrations.between_sitting_sd([record(), record("b" * 16)])
+    assert calibrations.between_sd_of(calibrations.aa_estimates(record())) is None
+    both = calibrations.aa_estimates(record()) + calibrations.aa_estimates(record("b" * 16))
+    sd, sittings = calibrations.between_sd_of(both)
     assert sittings == 2 and sd == 0.0  # these A/As lie well within their own se
     far = pooling.Estimate(0.3, 0.01, 5.0, "x"), pooling.Estimate(-0.3, 0.01, 5.0, "y")
     sd, _ = calibrations.between_sd_of(list(far))
     assert sd == pytest.approx(math.sqrt(0.09 - 0.0001))
-    sd, n = calibrations.between_sitting_sd([record(), record("b" * 16)], design="restart")
-    assert n == 2
 
 
 def test_load_all_reads_the_records_and_refuses_a_bad_one(tmp_path):

@@ -88,3 +88,20 @@ def test_a_verdict_says_what_it_was_judged_against():
     assert v.band_text(1.035, 0.03) == "x1.035 ±3% (x1.030 to x1.066)"
     assert v.band_text(1.30, 0.05) == "x1.3 ±5% (x1.238 to x1.365)"
     assert v.band_text(1.028, 0.03) == "no difference (±3%)"
+
+
+def test_a_caveat_lowers_an_answer_that_judges_the_source_to_source_in_doubt():
+    """Issue 59: serie H's source lists doublewrite off in its base configuration too, so
+    [1.05, 1.33] "reproduced" its x1.035 only by a ratio the source cannot support."""
+    serie_h = iv(1.05, 1.33, (1.07, 1.30))
+    assert v.judge(1.035, serie_h, 0.03) == v.REPRODUCED
+    assert v.doubted(v.REPRODUCED, serie_h, 0.03) == v.SOURCE_IN_DOUBT
+    for kind in (v.SMALLER, v.LARGER, v.NOT_REPRODUCED, v.REVERSED):
+        assert v.doubted(kind, serie_h, 0.03) == v.SOURCE_IN_DOUBT
+    # what judges nothing of the source stays; equivalence still answers
+    for kind in (v.NO_EFFECT, v.TOO_NOISY, v.REGIME_NOT_REACHED):
+        assert v.doubted(kind, serie_h, 0.03) == kind
+    inside = iv(0.98, 1.025, (0.985, 1.02))
+    assert v.doubted(v.REPRODUCED, inside, 0.03) == v.NO_EFFECT
+    assert v.SOURCE_IN_DOUBT in v.VOCABULARY and v.SOURCE_IN_DOUBT not in v.ANSWERS
+    assert "caveat" in v.doubted_band(0.03) and "±3%" in v.doubted_band(0.03)

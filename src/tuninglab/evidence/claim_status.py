@@ -19,8 +19,8 @@ the need with it); when even the most rounds a result may have, at this host's p
 leave it wider, the claim is out of reach from this sitting, and says so. The per-round noise comes
 from the recipe variant's earlier results (of the same profile where there are some), else from
 this host's `invoke lab.noise` figures, else it is unknown. The time is the recipe's plan for that
-many rounds (recipes/plan.py's estimate, the template build included). evidence/ never imports the
-engine: the command hands in what it knows of this host (Here).
+many rounds (recipes/plan.py's estimate, the template build included). The command hands in what
+it knows of this host (Here): evidence/ never imports the engine.
 """
 
 import dataclasses
@@ -46,18 +46,15 @@ from tuninglab.results import verdicts as words
 from tuninglab.results.precision_need import Need
 from tuninglab.results.result import Result
 
-# The pooled half-width a rerun aims at, as a share of the need: a little inside it, because
-# the new result moves the pooled ratio and the need moves with it (precision_need.need_at).
-AIM_INSIDE = 0.9
+# The pooled half-width a rerun aims at, as a share of the need: a little inside it (the new
+AIM_INSIDE = 0.9  # result moves the pooled ratio, and the need with it: precision_need.need_at)
 # Below this many calibrated machines a class's spread is mostly its prior's, and out of reach
-# says `invoke lab.noise` narrows it (one precise result: ±22% with none, ±4% with six quiet).
-FEW_CALIBRATIONS = 3
+FEW_CALIBRATIONS = 3  # names `invoke lab.noise` (one precise result: ±22% with none, ±4% with 6)
 # What keeps an unanswered claim from an answer here (Status.block), for the totals.
 NOT_HERE, LAB_THROUGHPUT, OUT_OF_REACH, TOO_FINE, SAME_REGIME, NO_PLAN, UNKNOWN = (
     "not testable here", "lab VM throughput", "out of reach from this sitting",
     "needs under ±1%", "regime missed by the same run", "no plan here", "time unknown")
-# The verdicts a new result here may turn into an answer (REGIME_NOT_REACHED only when this
-# profile is not the one every result that missed it ran).
+# The verdicts a new result here may turn into an answer (REGIME_NOT_REACHED: in another profile).
 OPEN = (words.TOO_NOISY, words.NOT_MEASURED, words.ONLY_OLDER, words.REGIME_NOT_REACHED)
 ASSUMPTIONS = ("a new result from this host pools with the claim's evidence set as a sitting "
                "of its own; its sampling error shrinks with the square root of its rounds, "
@@ -284,9 +281,12 @@ def status(claim: Claim, here: Here = Here(), v: Verdict | None = None) -> Statu
                                  v.ratio.ratio) if v.kind == words.TOO_NOISY and v.ratio else None
     base = Status(claim, v, need, current, open=False, need_now=now)
     if v.kind not in OPEN:
-        if v.kind != words.NOT_TESTABLE:
-            return base
+        if v.kind != words.NOT_TESTABLE:  # a source in doubt says why no rerun answers it
+            return dataclasses.replace(base, why=v.reasons * (v.kind == words.SOURCE_IN_DOUBT))
         return dataclasses.replace(base, block=NOT_HERE, why=v.reasons)
+    disk = claim_verdicts.named_disk_only(claim.recipe, claim.variant)
+    if disk:  # a sandbox never reaches its regime, and claims.rerun runs on one
+        return dataclasses.replace(base, block=NOT_HERE, why=f"answered {disk}")
     if v.kind == words.REGIME_NOT_REACHED:
         ok, why = _regime_open(v, here.profile)
         if not ok:

@@ -11,7 +11,9 @@ judges that interval against the size the source claimed, in the one vocabulary 
 
 A result whose point or baseline missed a regime check is left out of the pool (it answers
 another question); when every result missed one, the verdict says "regime not reached". A lab VM
-result's throughput answers no claim (the emulated CPU is not the hardware's); its costs do.
+result's throughput answers no claim (the emulated CPU is not the hardware's); its costs do. A
+claim with a caveat (its source contradicts itself) is judged against no ratio of the source's
+(verdicts.doubted).
 """
 
 import dataclasses
@@ -24,7 +26,7 @@ from tuninglab.evidence.claims_map import Claim
 from tuninglab.evidence.host_class import host_class, server_of
 from tuninglab.evidence.sets import EvidenceSet, evidence_sets
 from tuninglab.errors import UserError
-from tuninglab.recipes.load import command, recipe_path
+from tuninglab.recipes.load import command, load, recipe_path
 from tuninglab.results import calibrations, pooling, sitting_model
 from tuninglab.results import verdicts as words
 from tuninglab.results.ratio import Ratio
@@ -39,6 +41,7 @@ TOO_NOISY = words.TOO_NOISY
 REGIME_NOT_REACHED = words.REGIME_NOT_REACHED
 NOT_TESTABLE = words.NOT_TESTABLE
 NOT_AN_EFFECT = words.NOT_AN_EFFECT
+SOURCE_IN_DOUBT = words.SOURCE_IN_DOUBT
 NOT_MEASURED = words.NOT_MEASURED
 ONLY_OLDER = words.ONLY_OLDER
 KINDS = tuple(words.VOCABULARY)
@@ -171,8 +174,21 @@ def compare_set(s: EvidenceSet, point: str, metric: str = "") -> Comparison:
         return Comparison(s, pooled, "", why, missed, quick=quick)
     if missed:
         return Comparison(s, None, REGIME_NOT_REACHED,
-                          "the page's regime table says which check it missed", missed)
+                          "the page's regime table says which check it missed", missed,
+                          rerun=named_disk_only(s.recipe, s.variant))
     return Comparison(s, None, NOT_MEASURED, whys[-1])
+
+
+def named_disk_only(recipe: str, variant: str) -> str:
+    """Where an experiment whose dataset is sized to a named disk ([dataset] read_seconds: the
+    2008 scan) answers, and by what command; "" for any other. On a loop device its tables keep
+    the shape's rows, which a scan reads in far less time than its regime check asks."""
+    try:
+        sized = load(recipe, variant=variant).dataset.read_seconds
+    except UserError:
+        return ""
+    return (f"on a named disk, its tables sized to it, by: {command(recipe, variant)} "
+            "--device /dev/sdX --destroy-data") if sized else ""
 
 
 def comparisons(recipe: str, variant: str, point: str, metric: str = "") -> list[Comparison]:
@@ -215,6 +231,9 @@ def calibration(s: EvidenceSet) -> tuple[pooling.Estimate, ...]:
 
 # --- the verdict of a set ---------------------------------------------------------------------
 
+# Why no rerun answers a claim whose source is in doubt (its caveat, shown beside it).
+DOUBTED = "its caveat puts the source's ratio in doubt: a rerun measures the setting, not the claim"
+
 # Why a lab VM's throughput answers nothing (its costs do): the emulated CPU is not the hardware's.
 LAB_THROUGHPUT = "lab VM: its throughput is not the hardware's"
 
@@ -236,7 +255,13 @@ def verdict_for_set(claim: Claim, s: EvidenceSet) -> Verdict:
     margin = doc.smallest_effect
     kind = words.judge(claim.source_ratio, interval, margin, claim.source_noise)
     band = words.band_text(claim.source_ratio, margin, claim.source_noise)
-    return Verdict(kind, kind, ratio, doc, c.why, s, c.pooled, c.left_out, band=band,
+    why = c.why
+    if claim.caveat:  # the source contradicts itself: no ratio of its to judge against
+        kind = words.doubted(kind, interval, margin)
+    if kind == words.SOURCE_IN_DOUBT:
+        band = words.doubted_band(margin)
+        why = "; ".join(x for x in (DOUBTED, c.why) if x)
+    return Verdict(kind, kind, ratio, doc, why, s, c.pooled, c.left_out, band=band,
                    quick=c.quick)
 
 

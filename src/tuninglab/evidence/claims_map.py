@@ -31,7 +31,9 @@ Each key's value has one TOML type (claims_keys.py): another is refused, never c
                                  # fraction (a float): an effect within it is a claim of "no
                                  # difference" (issue 37); default 0.0, none stated
     caveat = "..."               # optional: what weakens the claim as the source gives it (it
-                                 # contradicts itself...); a claim with one is never a headline
+                                 # contradicts itself...); a claim with one is never a headline,
+                                 # and its verdict judges no ratio of the source's ("source in
+                                 # doubt", results/verdicts.doubted)
     same_rows = ["..."]          # optional: rows of the same table that report this very
                                  # result again (another post citing the same run): covered and
                                  # answered by this claim, never a second claim

@@ -112,6 +112,10 @@ class Dataset:
     warehouses: int | None = None   # the TPC-C-like scale W (tool = TPCC); None otherwise
     # The server's memory, page cache included (engine/server/memory.py); None: not capped
     memory_limit: str | None = None
+    # A scan's tables sized on a named device to a scan this long (recipes/scan_size.py), and
+    # the device's sequential read rate it was sized to (MiB/s; None: not sized)
+    read_seconds: float | None = None
+    device_read_mib_s: float | None = None
 
     def memory_problem(self) -> str | None:
         """Why the memory limit cannot hold the buffer pool and the server, or None."""

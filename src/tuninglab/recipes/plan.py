@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 
 from tuninglab.errors import UserError
+from tuninglab.recipes import scan_size
 from tuninglab.units import human_seconds
 
 # Per-run cost besides warm-up and measurement: copy the template datadir, start, stop
@@ -348,7 +349,7 @@ def swept_settings(plan: Plan) -> dict:
 def _dataset_text(d) -> str:
     if d.warehouses:
         return f"{d.warehouses} TPC-C-like warehouses"
-    return f"{d.tables} tables x {d.table_size} rows"
+    return f"{d.tables} tables x {d.table_size} rows{scan_size.text(d)}"
 
 
 def _active_text(w, d) -> str:

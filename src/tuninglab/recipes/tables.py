@@ -38,7 +38,8 @@ from tuninglab.recipes.scripts import TPCC_SCRIPT
 
 
 def parse_dataset(t: Reader) -> Dataset:
-    t.only("shape", "tables", "table_size", "buffer_pool_size", "memory_limit", "warehouses")
+    t.only("shape", "tables", "table_size", "buffer_pool_size", "memory_limit", "warehouses",
+           "read_seconds")
     shape = t.get("shape", str)
     if shape not in SHAPES:
         t.fail("shape", f"expected one of {', '.join(SHAPES)}, got {shape!r}")
@@ -47,7 +48,8 @@ def parse_dataset(t: Reader) -> Dataset:
                       t.positive_int("table_size", default["table_size"]),
                       t.size("buffer_pool_size", default["buffer_pool_size"]),
                       t.positive_int("warehouses", None),
-                      parse_memory_limit(t, "memory_limit", default["memory_limit"]))
+                      parse_memory_limit(t, "memory_limit", default["memory_limit"]),
+                      t.duration("read_seconds", minimum=1) if "read_seconds" in t.data else None)
     problem = dataset.memory_problem()
     if problem:
         t.fail("memory_limit", problem)

@@ -7,7 +7,9 @@ file whose stored numbers its values do not give).
 
 Across sittings of one host class (the lead groups records by class), the A/A log ratios say
 how far a comparison of nothing moves from one sitting to the next beyond its own standard
-error: between_sitting_sd, which pooling.pool takes as the class's between-sitting sd.
+error (between_sd_of, a method-of-moments estimate). Verdicts no longer take it: they pool by
+results/sitting_model.py, which reads the records' A/A estimates (aa_estimates) in its own
+likelihood; the pooling benches keep between_sd_of for pooling.pool, their baseline.
 """
 
 from __future__ import annotations
@@ -121,13 +123,6 @@ def between_sd_of(estimates: list[Estimate]) -> tuple[float, int] | None:
         return None
     tau2 = sum(sum(v) / len(v) for v in per.values()) / len(per)
     return math.sqrt(max(tau2, 0.0)), len(per)
-
-
-def between_sitting_sd(records: list[dict],
-                       design: str | None = None) -> tuple[float, int] | None:
-    """The between-sitting sd of the records' A/A log ratios (between_sd_of), from one design's
-    comparisons or (None) both; None with fewer than 2 sittings."""
-    return between_sd_of([e for r in records for d, e in _by_design(r) if design in (None, d)])
 
 
 # --- validation --------------------------------------------------------------------------------

@@ -1,8 +1,13 @@
-"""One comparison from several results: the pooled ratio of a point to its baseline, with its 95%
-interval, from every result of an evidence set (the lead's: same experiment, server and host
-class), each result one Estimate (its log ratio, standard error and degrees of freedom, as
-stats.compare or compare_paired computes them) labelled with the sitting (one machine instance)
-it came from.
+"""One comparison from several results: each result one Estimate (its log ratio, standard error
+and degrees of freedom, as stats.compare or compare_paired computes them) labelled with the
+sitting (one machine instance) it came from, and the Pooled ratio of a point to its baseline
+with its 95% interval.
+
+No verdict pools by pool() any more: every verdict and claims.status pool by
+results/sitting_model.py, which returns the same Pooled. pool() and FALLBACK_BETWEEN_SD stay,
+deliberately, as the baseline that `invoke bench --only pooling` prints the sitting model's
+coverage beside (bench/pooling_coverage.py, bench/sitting_coverage.py): what follows is that
+baseline's model.
 
 The model: a result's log ratio = the effect + its sitting's deviation + its own noise. The
 sitting's deviation (sd tau, "between-sitting") is shared by every result of that sitting, so

@@ -15,6 +15,10 @@ against 1 and against S: first, a 90% interval inside ±X is "no effect worth kn
 whatever S; then "consistent with S" allows X on each side of S, less the part of that band
 inside ±X (x1.035 with X 3% is judged against x1.03 to x1.066, never against 1.005, which is no
 effect worth knowing). band() gives that band, so that every verdict can say what it met.
+
+A claim whose source contradicts itself (the claims map's caveat) supports no ratio to judge
+against: doubted() lowers an answer that judges the source's ratio to "source in doubt", which
+keeps today's interval as a measurement and judges only whether it is an effect worth knowing.
 """
 
 import math
@@ -30,6 +34,7 @@ TOO_NOISY = "too noisy to tell"
 REGIME_NOT_REACHED = "regime not reached"
 NOT_TESTABLE = "not testable here"
 NOT_AN_EFFECT = "not an effect"
+SOURCE_IN_DOUBT = "source in doubt"
 NOT_MEASURED = "not measured yet"
 ONLY_OLDER = "only older evidence"
 
@@ -57,6 +62,10 @@ VOCABULARY = {
                   "throughput claim, a kernel that no longer boots)",
     NOT_AN_EFFECT: "the source's number compares nothing (a listing, an iostat column, an "
                    "absolute figure, advice): there is no effect to reproduce",
+    SOURCE_IN_DOUBT: "the source's own figures put its ratio in doubt (the claim's caveat says "
+                     "how): today's interval stands as a measurement of the setting, judged "
+                     "against no ratio of the source's; only an interval inside the smallest "
+                     "effect worth knowing still answers it (no effect worth knowing here)",
     NOT_MEASURED: "no result of the experiment that answers it exists yet",
     ONLY_OLDER: "every result of that experiment ran under conditions the recipe now refuses "
                 "(before a memory cap or a regime check it now has): kept, not judged",
@@ -131,3 +140,21 @@ def judge(source: float, iv: Interval, margin: float, source_noise: float = 0.0)
     if holds_source:
         return TOO_NOISY
     return NOT_REPRODUCED
+
+
+# The answers that judge today's interval against the source's ratio: what a caveat takes away.
+JUDGE_THE_SOURCE = (REPRODUCED, SMALLER, LARGER, NOT_REPRODUCED, REVERSED)
+
+
+def doubted(kind: str, iv: Interval, margin: float) -> str:
+    """A caveated claim's verdict from judge()'s: an answer that judges the source's ratio
+    becomes SOURCE_IN_DOUBT, or NO_EFFECT when the 90% interval lies inside ±margin (a claim of
+    no difference "reproduced"); the other verdicts judge nothing of the source and stay."""
+    if kind not in JUDGE_THE_SOURCE:
+        return kind
+    return NO_EFFECT if equivalent(iv, margin) else SOURCE_IN_DOUBT
+
+
+def doubted_band(margin: float) -> str:
+    """What a SOURCE_IN_DOUBT verdict was judged against, in band_text's place."""
+    return f"±{margin:.0%} only (the source's ratio is in doubt: see its caveat)"

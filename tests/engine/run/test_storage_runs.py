@@ -24,7 +24,7 @@ from helpers import (
     needs_real_server,
     servers_under,
 )
-from tuninglab.engine.run import runner
+from tuninglab.engine.run import runner, sizing
 from tuninglab.errors import UserError
 from tuninglab.results import document
 
@@ -145,6 +145,26 @@ def test_a_scan_on_a_named_device_gives_a_valid_result_and_leaves_the_device(scr
         assert device in subprocess.run(["losetup", "-l", "-n", "-O", "NAME"],
                                         capture_output=True, text=True).stdout
         assert leftovers(wd)["mounts"] == [] and servers_under(wd) == []
+
+
+def test_a_scan_sized_to_a_named_device_reads_it_and_refuses_what_it_cannot_hold(scratch):
+    """Issue 59: [dataset] read_seconds sizes a scan's tables to the named disk's sequential read
+    rate, which real fio measures read-only before anything is written; a loop device of 256 MiB
+    cannot hold a minute's scan at any rate it reads, and the run says so."""
+    fixture_recipe(scratch / "recipes", "tiny-scan",
+                   replace={"table_size = 5000\n": 'table_size = 5000\nread_seconds = "60s"\n'})
+    wd, backing = scratch / "wd", scratch / "disk.img"
+    with attached_loop(backing, size=256 * 2**20) as device:
+        opts = runner.Options(recipes_dir=scratch / "recipes", data_dir=scratch / "data",
+                              workdir=wd, devices=(device,), destroy_data=True, dry_run=True)
+        with pytest.raises(UserError, match=rf"{device}: a 60 s scan at its \d+ MiB/s "
+                                            r"sequential read needs 2 tables x .* more than 80% "
+                                            r"of its 0.2 GiB"):
+            runner.run("tiny-scan", opts, say=lambda *_: None)
+        (key, rate), = json.loads((wd / sizing.RATES).read_text()).items()
+        assert key == f"{device} {256 * 2**20}" and rate > 0
+    assert os.stat(backing).st_blocks == 0  # still sparse: fio only read it
+    assert not (scratch / "data").exists()
 
 
 def test_a_separate_redo_log_gets_its_own_sandbox_and_device(scratch):

@@ -6,9 +6,9 @@ import os
 from pathlib import Path
 from typing import NamedTuple
 
-from tuninglab import units
+from tuninglab import files, units
 from tuninglab.engine.host import hostinfo
-from tuninglab.engine.run import stop_rule
+from tuninglab.engine.run import sizing, stop_rule
 from tuninglab.engine.server import allocators, pinning
 from tuninglab.engine.server import mysqld as srv
 from tuninglab.engine.measure.phase import OWN_CONNECTIONS
@@ -49,6 +49,10 @@ def prepare(recipe: Recipe, opts) -> Prepared:
     plan = planner.build(experiment, opts.seed)
     stop_rule.check(plan)
     devices = check_devices(recipe, opts, plan.points)
+    if devices and experiment.dataset.read_seconds:  # a scan sized to the named disk
+        wd = Path(opts.workdir or files.default_workdir()).resolve()
+        experiment = sizing.sized(experiment, devices[0], wd)
+        plan = planner.build(experiment, opts.seed)
     binary = srv.find(opts.mysqld, opts.server, opts.workdir)
     sysbench.executable()
     plan = expressible(recipe, plan, binary)   # every point's options checked

@@ -119,8 +119,10 @@ def dataset_description(d) -> dict:
     if d.warehouses:  # sysbench's tables do not apply to the TPC-C-like workload
         return {"shape": d.shape, "warehouses": d.warehouses,
                 "buffer_pool_size": d.buffer_pool_size}
+    sized = {} if d.device_read_mib_s is None else {  # a scan sized to its device
+        "read_seconds": d.read_seconds, "device_read_mib_s": d.device_read_mib_s}
     return {"shape": d.shape, "tables": d.tables, "table_size": d.table_size,
-            "buffer_pool_size": d.buffer_pool_size}
+            "buffer_pool_size": d.buffer_pool_size, **sized}
 
 
 def workload_description(e) -> dict:

@@ -145,7 +145,7 @@ def sitting_model_check(say, noises: list[Noise], trials: int = MODEL_TRIALS) ->
     """The sitting model's table (module docstring), then whether each figure meets its target
     and how long pooling a claim took; returns the figures that miss (empty: all met)."""
     error = math.sqrt(TARGET * (1 - TARGET) / trials)
-    say(f"the sitting model (results/sitting_model.py, issue 59; not yet the verdicts'): "
+    say(f"the sitting model (results/sitting_model.py, what every verdict pools by): "
         f"simulated A/A claims, one result per sitting, each as noisy as a committed comparison "
         f"(a switchback's also {SIM_EXCESS:.0%} off per run, unseen by its se), with the host "
         f"class's calibration simulated likewise; {trials} trials per figure: coverage of 1 by "

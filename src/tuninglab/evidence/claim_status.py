@@ -284,7 +284,7 @@ def status(claim: Claim, here: Here = Here(), v: Verdict | None = None) -> Statu
         if v.kind != words.NOT_TESTABLE:  # a source in doubt says why no rerun answers it
             return dataclasses.replace(base, why=v.reasons * (v.kind == words.SOURCE_IN_DOUBT))
         return dataclasses.replace(base, block=NOT_HERE, why=v.reasons)
-    disk = claim_verdicts.named_disk_only(claim.recipe, claim.variant)
+    disk = claim_verdicts.named_disk_only(claim.recipe, claim.variant, here.recipes_dir)
     if disk:  # a sandbox never reaches its regime, and claims.rerun runs on one
         return dataclasses.replace(base, block=NOT_HERE, why=f"answered {disk}")
     if v.kind == words.REGIME_NOT_REACHED:

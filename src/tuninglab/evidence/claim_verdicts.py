@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from tuninglab import files
 from tuninglab.evidence import functional, result_files
 from tuninglab.evidence.claims_map import Claim
 from tuninglab.evidence.host_class import host_class, server_of
@@ -179,12 +180,12 @@ def compare_set(s: EvidenceSet, point: str, metric: str = "") -> Comparison:
     return Comparison(s, None, NOT_MEASURED, whys[-1])
 
 
-def named_disk_only(recipe: str, variant: str) -> str:
+def named_disk_only(recipe: str, variant: str, recipes_dir: Path = files.RECIPES_DIR) -> str:
     """Where an experiment whose dataset is sized to a named disk ([dataset] read_seconds: the
     2008 scan) answers, and by what command; "" for any other. On a loop device its tables keep
     the shape's rows, which a scan reads in far less time than its regime check asks."""
     try:
-        sized = load(recipe, variant=variant).dataset.read_seconds
+        sized = load(recipe, recipes_dir, variant).dataset.read_seconds
     except UserError:
         return ""
     return (f"on a named disk, its tables sized to it, by: {command(recipe, variant)} "

@@ -80,6 +80,9 @@ def test_the_sitting_models_table_names_every_figure_and_the_speed(committed_dat
     assert len(rows) == 16 and all(row.count(" old ") == 3 for row in rows)
     assert lines[-2].startswith("  targets: ") and "ms target" in lines[-1]
     assert all("calibration sittings, spread" in m for m in missed)
+    # a figure under its target is drawn again, 4 times as often, and judged on all 10 trials
+    assert all(m.endswith("of 10 trials") for m in missed)
+    assert all(("[10 trials]" in row) == (row.count("[") > 0) for row in rows)
 
 
 def test_the_sitting_model_on_real_records_uses_record_coverages_draws(tmp_path):

@@ -4,6 +4,7 @@ claims' aims, this host's noise figures, and the command line's errors."""
 
 import dataclasses
 import math
+import types
 
 import pytest
 
@@ -11,6 +12,7 @@ from helpers import fixture_recipe, result_paths
 from tuninglab import campaign, cli
 from tuninglab.engine.measure import noise
 from tuninglab.errors import UserError
+from tuninglab.evidence import claim_jobs as cj
 from tuninglab.evidence import claim_status as cs
 from tuninglab.evidence import claim_verdicts, result_files
 from tuninglab.evidence.claims_map import Claim
@@ -43,7 +45,7 @@ def test_the_dry_run_lists_the_runs_by_answers_per_hour_and_starts_nothing(commi
     assert f"Estimates assume: {cs.ASSUMPTIONS}." in lines
     runs = [x for x in lines if x[:5].strip().rstrip(".").isdigit()]
     found = cs.statuses(here=campaign.here(tmp_path / "work"))
-    jobs = cs.jobs(found)
+    jobs = cj.jobs(found)
     chosen, _ = campaign.schedule(jobs, 3 * 3600,
                                   campaign.image_builds(jobs, tmp_path / "work", "full"))
     assert [x.split(":")[0].split(". ", 1)[1] for x in runs] == \
@@ -58,7 +60,7 @@ def test_the_dry_run_lists_the_runs_by_answers_per_hour_and_starts_nothing(commi
 
 def test_an_interrupted_run_goes_first(committed, tmp_path):
     wd = tmp_path / "work"
-    jobs = cs.jobs(cs.statuses(here=campaign.here(wd)))
+    jobs = cj.jobs(cs.statuses(here=campaign.here(wd)))
     if len(jobs) < 2:
         pytest.skip("the committed results leave fewer than two runs to order")
     last = jobs[-1]
@@ -71,7 +73,7 @@ def test_an_interrupted_run_goes_first(committed, tmp_path):
 
 
 def test_a_run_that_does_not_fit_the_budget_is_left_out(committed, tmp_path):
-    jobs = [j for j in cs.jobs(cs.statuses(here=campaign.here(tmp_path))) if j.seconds]
+    jobs = [j for j in cj.jobs(cs.statuses(here=campaign.here(tmp_path))) if j.seconds]
     if not jobs:
         pytest.skip("no run with a known time")
     shortest = min(j.seconds for j in jobs)
@@ -79,9 +81,16 @@ def test_a_run_that_does_not_fit_the_budget_is_left_out(committed, tmp_path):
     assert chosen == [] and out == jobs
 
 
+def test_a_run_left_out_says_its_time_or_that_it_is_unknown_never_0s():
+    unknown = cj.Job("redo-size", "", (types.SimpleNamespace(reach=None),))
+    assert "time unknown" in campaign._left_out_why(unknown)
+    assert "0s" not in campaign._left_out_why(unknown)
+    assert campaign.schedule([unknown], 30)[1] == [unknown]
+
+
 def test_a_lab_vm_image_not_built_yet_is_counted_once_before_the_first_run_that_boots_it(
         tmp_path):
-    jobs = [cs.Job(name, "", ()) for name in ("zfs-recordsize", "doublewrite", "raid-level",
+    jobs = [cj.Job(name, "", ()) for name in ("zfs-recordsize", "doublewrite", "raid-level",
                                               "raid10")]
     builds = campaign.image_builds(jobs, tmp_path, "full")
     # doublewrite runs on the host; raid10 boots the image raid-level's build made
@@ -97,7 +106,7 @@ def test_a_lab_vm_image_not_built_yet_is_counted_once_before_the_first_run_that_
 @dataclasses.dataclass(frozen=True)
 class _Timed:
     """A job with a known time (claim_status.Job's comes from its claims' reach)."""
-    job: cs.Job
+    job: cj.Job
     seconds: float
     statuses: tuple = ()
     per_hour: float = 1.0

@@ -25,8 +25,9 @@ from tuninglab.engine.measure.provenance import host_id
 from tuninglab.engine.run import resume, runner, stop_rule
 from tuninglab.engine.server import mysqld, roots
 from tuninglab.errors import Interrupted, UserError
-from tuninglab.evidence import claim_status, result_files
-from tuninglab.evidence.claim_status import Here, Job
+from tuninglab.evidence import claim_jobs, claim_status, result_files
+from tuninglab.evidence.claim_jobs import Job
+from tuninglab.evidence.claim_status import Here
 from tuninglab.evidence.host_class import server_name
 from tuninglab.evidence.sets import machine_of
 from tuninglab.recipes import plan
@@ -219,7 +220,7 @@ def rerun(topic=None, budget="3h", profile="full", dry_run=False, workdir=None, 
     wd = Path(workdir or files.default_workdir())
     me = here(wd, profile, recipes_dir, server=server)
     before = {st.claim.id: st for st in claim_status.statuses(topic, me, claims)}
-    jobs = ordered(claim_status.jobs(list(before.values())), wd, profile)
+    jobs = ordered(claim_jobs.jobs(list(before.values())), wd, profile)
     builds = image_builds(jobs, wd, profile, recipes_dir)
     chosen, left_out = schedule(jobs, seconds, builds)
     say(f"Campaign (profile {profile}, budget {human_seconds(seconds)}, host {me.sitting[:8]}, "
@@ -228,8 +229,7 @@ def rerun(topic=None, budget="3h", profile="full", dry_run=False, workdir=None, 
     for n, (job, share) in enumerate(chosen, 1):
         say(job_line(n, job, share, wd, profile, builds))
     for job in left_out:
-        say(f"  left out: {job.label} (about {human_seconds(job.seconds or 0)}, more than the "
-            "budget has left)")
+        say(f"  left out: {job.label} ({_left_out_why(job)})")
     say(_not_run(before.values()))
     say(f"Estimates assume: {claim_status.ASSUMPTIONS}.")
     if dry_run:
@@ -238,9 +238,16 @@ def rerun(topic=None, budget="3h", profile="full", dry_run=False, workdir=None, 
     return _run(chosen, seconds, before, me, wd, profile, say, server)
 
 
+def _left_out_why(job) -> str:
+    """Why a run did not fit: its time, or, unknown, that the known ones took the budget."""
+    if job.seconds is None:
+        return "time unknown: it runs after those whose time is known, and they take the budget"
+    return f"about {human_seconds(job.seconds)}, more than the budget has left"
+
+
 def _not_run(found) -> str:
     found = list(found)
-    blocks = claim_status.blocked(found)
+    blocks = claim_jobs.blocked(found)
     counted = ", ".join(f"{n} {b}" for b, n in blocks.items()) or "none"
     return (f"Answered already: {sum(st.answered for st in found)}. Not run, no run here "
             f"answers them: {counted} (`invoke claims.status` says why for each).")
@@ -284,7 +291,8 @@ def _changes(job: Job, before: dict, me: Here, say) -> list:
         now = claim_status.status(st.claim, me)
         old = before[st.claim.id]
         say(f"  {st.claim.id}: {old.verdict.kind} -> {now.verdict.kind}"
-            + (f" (±{now.current_pct:.1f}%, needs ±{now.need.pct:g}%)"
+            + (f" (±{now.current_pct:.1f}%, needs ±{now.aim.pct:g}%"
+               + " at today's ratio" * (now.need_now is not None) + ")"
                if now.current_pct is not None else ""))
         if now.answered:
             out.append((old, now))

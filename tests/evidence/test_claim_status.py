@@ -10,6 +10,7 @@ import pytest
 
 from helpers import fixture_recipe
 from tuninglab.errors import UserError
+from tuninglab.evidence import claim_jobs as cj
 from tuninglab.evidence import claim_status as cs
 from tuninglab.evidence import claim_verdicts, claims_map, claims_text, result_files
 from tuninglab.evidence.claims_map import Claim
@@ -137,7 +138,8 @@ def test_what_more_rounds_cannot_shrink_makes_a_claim_out_of_reach(tiny):
                                    tiny, sd=0.2), str)
 
 
-def test_the_noise_comes_from_earlier_results_else_the_hosts_figures(committed, tiny):
+def test_the_noise_comes_from_earlier_results_else_the_hosts_figures_the_larger_of_both(
+        committed, tiny):
     c = next(x for x in claims_map.load_map()[0] if x.recipe == "redo-size" and not x.variant)
     v = claim_verdicts.verdicts(c)[0]
     sd, basis = cs.round_sd(c, v, tiny, HERE)
@@ -146,6 +148,12 @@ def test_the_noise_comes_from_earlier_results_else_the_hosts_figures(committed, 
     assert cs.round_sd(c, none, tiny, HERE) == (None, "")
     figures = dataclasses.replace(HERE, noise_sd=lambda plan: 0.04)
     assert cs.round_sd(c, none, tiny, figures) == (0.04, "this host's lab.noise figures")
+    # A host noisier than the earlier results' rounds plans from its own noise.
+    noisy = dataclasses.replace(HERE, noise_sd=lambda plan: sd * 3)
+    assert cs.round_sd(c, v, tiny, noisy) == (sd * 3, "this host's lab.noise figures "
+                                              f"(noisier than {basis})")
+    quiet = dataclasses.replace(HERE, noise_sd=lambda plan: sd / 3)
+    assert cs.round_sd(c, v, tiny, quiet) == (sd, basis)
 
 
 # --- what keeps a claim from an answer here ---------------------------------------------------
@@ -211,12 +219,12 @@ def test_runs_are_ordered_by_expected_answers_per_hour_unknown_times_last():
     found = [status("slow", "a", 3600), status("unknown", "b"), status("fast", "c", 600),
              status("two-1", "d", 1800), status("two-2", "d", 1200),
              status("closed", "e", 60, open_=False), status("variant", "a", 900, "v")]
-    jobs = cs.jobs(found)
+    jobs = cj.jobs(found)
     assert [j.label for j in jobs] == ["c", "d", "a:v", "a", "b"]
     two = jobs[1]
     assert two.seconds == 1800 and two.per_hour == pytest.approx(4.0)  # one run, 2 answers
     assert jobs[-1].seconds is None and jobs[-1].per_hour == 0.0
-    assert cs.blocked(found) == {cs.OUT_OF_REACH: 1}
+    assert cj.blocked(found) == {cs.OUT_OF_REACH: 1}
 
 
 def test_a_claim_too_noisy_aims_at_the_need_at_todays_ratio(committed):

@@ -18,7 +18,8 @@ from tuninglab import files, units
 from tuninglab.contrib import design, read_view, readback
 from tuninglab.contrib.jsonpaths import at, runs
 from tuninglab.errors import UserError
-from tuninglab.recipes import defaults_sets, load, plan as planner, scan_size, server_list
+from tuninglab.recipes import (dataset_record, defaults_sets, load, plan as planner, scan_size,
+                              server_list)
 from tuninglab.recipes.model import PLAIN_NAME
 from tuninglab.recipes.server_names import gone, map_settings, refuses_value
 from tuninglab.results.result import Result
@@ -205,17 +206,11 @@ def dataset_description(d, recorded: dict | None = None) -> dict:
     """The dataset as the engine records it (engine/run/record.dataset_description); a scan's
     dataset sized to its device (recipes/scan_size.py) as that rate, which the document
     records, sizes it."""
-    if d.warehouses:
-        return {"shape": d.shape, "warehouses": d.warehouses,
-                "buffer_pool_size": d.buffer_pool_size}
     rate = (recorded or {}).get("device_read_mib_s")
     if d.read_seconds and isinstance(rate, (int, float)) and not isinstance(rate, bool) \
             and rate > 0:
         d = scan_size.sized(d, rate)
-    sized = {} if d.device_read_mib_s is None else {
-        "read_seconds": d.read_seconds, "device_read_mib_s": d.device_read_mib_s}
-    return {"shape": d.shape, "tables": d.tables, "table_size": d.table_size,
-            "buffer_pool_size": d.buffer_pool_size, **sized}
+    return dataset_record.recorded(d)
 
 
 def workload_description(e) -> dict:

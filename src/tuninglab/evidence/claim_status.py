@@ -17,8 +17,9 @@ spread the model still allows and the other sittings' own noise. The rounds are 
 bring the pooled interval within AIM_INSIDE of the need (the new result moves the pooled ratio, and
 the need with it); when even the most rounds a result may have, at this host's per-round noise,
 leave it wider, the claim is out of reach from this sitting, and says so. The per-round noise comes
-from the recipe variant's earlier results (of the same profile where there are some), else from
-this host's `invoke lab.noise` figures, else it is unknown. The time is the recipe's plan for that
+from the recipe variant's earlier results (of the same profile where there are some) or from
+this host's `invoke lab.noise` figures, the larger where both exist (a noisier host than the
+earlier ones never plans from their quiet), else it is unknown. The time is the recipe's plan for that
 many rounds (recipes/plan.py's estimate, the template build included). The command hands in what
 it knows of this host (Here): evidence/ never imports the engine.
 """
@@ -39,7 +40,7 @@ from tuninglab.evidence.host_class import HostClass, runs_on
 from tuninglab.evidence.sets import EvidenceSet
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load
-from tuninglab.recipes.model import MAX_REPEATS, label as recipe_label
+from tuninglab.recipes.model import MAX_REPEATS
 from tuninglab.recipes.raid import member_serials
 from tuninglab.results import pooling, precision_need, sitting_model, stats
 from tuninglab.results import verdicts as words
@@ -54,12 +55,13 @@ FEW_CALIBRATIONS = 3  # names `invoke lab.noise` (one precise result: ±22% with
 NOT_HERE, LAB_THROUGHPUT, OUT_OF_REACH, TOO_FINE, SAME_REGIME, NO_PLAN, UNKNOWN = (
     "not testable here", "lab VM throughput", "out of reach from this sitting",
     "needs under ±1%", "regime missed by the same run", "no plan here", "time unknown")
+DOUBTED = "source in doubt"   # no rerun answers what the source cannot support
 # The verdicts a new result here may turn into an answer (REGIME_NOT_REACHED: in another profile).
 OPEN = (words.TOO_NOISY, words.NOT_MEASURED, words.ONLY_OLDER, words.REGIME_NOT_REACHED)
 ASSUMPTIONS = ("a new result from this host pools with the claim's evidence set as a sitting "
                "of its own; its sampling error shrinks with the square root of its rounds, "
-               "from the per-round noise of the recipe's earlier results (else this host's "
-               "`invoke lab.noise` figures); today's pooled ratio, the host class's A/A "
+               "from the per-round noise of the recipe's earlier results or this host's "
+               "`invoke lab.noise` figures, the larger; today's pooled ratio, the host class's A/A "
                "calibrations and the other sittings' results stay as they are; times include "
                "the template build")
 
@@ -147,19 +149,24 @@ def pooled_now(claim: Claim, v: Verdict) -> list[pooling.Estimate]:
 
 
 def round_sd(claim: Claim, v: Verdict, plan, here: Here) -> tuple[float | None, str]:
-    """(the per-round sd of the claim's log ratio, where it comes from)."""
+    """(the per-round sd of the claim's log ratio, where it comes from): the recipe's earlier
+    results', else this host's noise figures, whichever is the larger where both exist."""
     s = v.evidence
     results = [] if s is None else list(s.results) + [r for r, _ in s.superseded]
     same = [r for r in results if r.profile == here.profile]
     results = same or results
     sds = [e.se * math.sqrt(r.repeats) for r in results
            if (e := _estimate(claim, r)) is not None]
+    mine = here.noise_sd(plan) if here.noise_sd else None
     if sds:
         profile = here.profile if same else "other profiles"
-        return statistics.median(sds), f"{len(sds)} earlier result{'s' * (len(sds) != 1)} " \
-                                       f"({profile})"
-    sd = here.noise_sd(plan) if here.noise_sd else None
-    return (sd, "this host's lab.noise figures") if sd else (None, "")
+        basis = f"{len(sds)} earlier result{'s' * (len(sds) != 1)} ({profile})"
+        # Never quieter than this host measured itself: other machines' rounds were (a
+        # read-ahead plan aimed at ±1.9% from them reached ±5.9% on a noisier machine).
+        if mine and mine > statistics.median(sds):
+            return mine, f"this host's lab.noise figures (noisier than {basis})"
+        return statistics.median(sds), basis
+    return (mine, "this host's lab.noise figures") if mine else (None, "")
 
 
 # --- the reach of one new result ---------------------------------------------------------------
@@ -281,8 +288,10 @@ def status(claim: Claim, here: Here = Here(), v: Verdict | None = None) -> Statu
                                  v.ratio.ratio) if v.kind == words.TOO_NOISY and v.ratio else None
     base = Status(claim, v, need, current, open=False, need_now=now)
     if v.kind not in OPEN:
-        if v.kind != words.NOT_TESTABLE:  # a source in doubt says why no rerun answers it
-            return dataclasses.replace(base, why=v.reasons * (v.kind == words.SOURCE_IN_DOUBT))
+        if v.kind == words.SOURCE_IN_DOUBT:  # it says why no rerun answers it
+            return dataclasses.replace(base, block=DOUBTED, why=v.reasons)
+        if v.kind != words.NOT_TESTABLE:
+            return base
         return dataclasses.replace(base, block=NOT_HERE, why=v.reasons)
     disk = claim_verdicts.named_disk_only(claim.recipe, claim.variant, here.recipes_dir)
     if disk:  # a sandbox never reaches its regime, and claims.rerun runs on one
@@ -312,8 +321,8 @@ def _here(claim: Claim, v: Verdict, base: Status, here: Here) -> Status:
     sd, basis = round_sd(claim, v, plan, here)
     if sd is None:
         return dataclasses.replace(base, open=True, block=UNKNOWN, why="time unknown: no "
-                                   "result of it yet and no noise figures of this host "
-                                   "(`invoke lab.noise`)")
+                                   "result of it yet and no noise figures of this host in "
+                                   "the work directory (`invoke lab.noise` there)")
     found = reach(pool, need, plan, sd)
     if isinstance(found, str):
         return dataclasses.replace(base, why=found, basis=basis, block=OUT_OF_REACH)
@@ -353,48 +362,3 @@ def chosen(topic: str | None = None, claims=None) -> list[Claim]:
 
 def statuses(topic: str | None = None, here: Here = Here(), claims=None) -> list[Status]:
     return [status(c, here) for c in chosen(topic, claims)]
-
-
-# --- the runs that would answer them -----------------------------------------------------------
-
-@dataclass(frozen=True)
-class Job:
-    """One recipe variant to run for the open claims it answers."""
-    recipe: str
-    variant: str
-    statuses: tuple             # the open claims it answers (Status)
-
-    @property
-    def label(self) -> str:
-        return recipe_label(self.recipe, self.variant)
-
-    @property
-    def seconds(self) -> float | None:
-        """The time of its slowest claim's reach (one run answers them all), None if unknown."""
-        times = [s.reach.seconds for s in self.statuses if s.reach]
-        return max(times) if len(times) == len(self.statuses) else None
-
-    @property
-    def per_hour(self) -> float:
-        """Expected answers per hour (0 when its time is unknown: it goes last)."""
-        return 0.0 if not self.seconds else len(self.statuses) / (self.seconds / 3600)
-
-
-def jobs(found: list[Status]) -> list[Job]:
-    """The open claims grouped by recipe variant, in order of expected answers per hour (the
-    ones whose time is unknown last, in the map's order)."""
-    groups: dict[tuple, list] = {}
-    for s in found:
-        if s.open:
-            groups.setdefault((s.claim.recipe, s.claim.variant), []).append(s)
-    out = [Job(recipe, variant, tuple(group)) for (recipe, variant), group in groups.items()]
-    return sorted(out, key=lambda j: -j.per_hour)
-
-
-def blocked(found: list[Status]) -> dict[str, int]:
-    """The unanswered claims no run here answers, counted by what keeps them from one."""
-    out: dict[str, int] = {}
-    for st in found:
-        if not st.answered and not st.open:
-            out[st.block] = out.get(st.block, 0) + 1
-    return out

@@ -5,8 +5,8 @@ stands with the precision it needs and the time answering it would take here (`i
 claims.status`, claim_status.py)."""
 
 from tuninglab.errors import UserError
-from tuninglab.evidence import (claim_status, claim_verdicts, claims_answered, claims_counts,
-                                claims_map)
+from tuninglab.evidence import (claim_jobs, claim_status, claim_verdicts, claims_answered,
+                                claims_counts, claims_map)
 from tuninglab.evidence.citations import source_text, times_text
 from tuninglab.recipes.load import check_name, list_names
 from tuninglab.results import document
@@ -91,11 +91,11 @@ def status_line(st) -> str:
 def totals(found: list) -> list[str]:
     """Answered N of M, and the time to answer the rest here."""
     answered = sum(st.answered for st in found)
-    jobs = claim_status.jobs(found)
+    jobs = claim_jobs.jobs(found)
     known = [j for j in jobs if j.seconds]
     counted = sum(len(j.statuses) for j in known)
     unknown = sum(len(j.statuses) for j in jobs if not j.seconds)
-    blocks = claim_status.blocked(found)
+    blocks = claim_jobs.blocked(found)
     out = [f"Answered {answered} of {len(found)} claims. Open and answerable here: "
            f"{counted + unknown}; {counted} of them in about "
            f"{human_seconds(sum(j.seconds for j in known))} ({len(known)} run"

@@ -9,6 +9,7 @@ from tuninglab.engine.measure import phase as measure
 
 from tuninglab.engine.server import memory, pinning
 from tuninglab.engine.workloads import scan, sysbench
+from tuninglab.recipes import dataset_record
 from tuninglab.results import stats
 from tuninglab.results.document import SCHEMA_VERSION, now
 
@@ -116,13 +117,7 @@ def smallest_effect_pct(m) -> float:
 
 
 def dataset_description(d) -> dict:
-    if d.warehouses:  # sysbench's tables do not apply to the TPC-C-like workload
-        return {"shape": d.shape, "warehouses": d.warehouses,
-                "buffer_pool_size": d.buffer_pool_size}
-    sized = {} if d.device_read_mib_s is None else {  # a scan sized to its device
-        "read_seconds": d.read_seconds, "device_read_mib_s": d.device_read_mib_s}
-    return {"shape": d.shape, "tables": d.tables, "table_size": d.table_size,
-            "buffer_pool_size": d.buffer_pool_size, **sized}
+    return dataset_record.recorded(d)   # data.check rebuilds the same (contrib/experiment.py)
 
 
 def workload_description(e) -> dict:

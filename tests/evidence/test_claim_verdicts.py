@@ -229,7 +229,8 @@ def test_a_topic_row_shows_how_many_results_and_sittings_its_verdict_rests_on():
 # --- the home page ----------------------------------------------------------------------------
 
 def home_rows() -> list[str]:
-    page = home_table.topics_fence("", "topics", "", {}, None)
+    """The advice tabs' rows (the glance's are cards of their own)."""
+    page = home_table.topics_fence('part = "advice"', "topics", "", {}, None)
     return re.findall(r"<tr><td data-label=\"Topic\">.*?</tr>", page)
 
 
@@ -247,11 +248,15 @@ def test_the_home_page_never_shows_lab_vm_throughput_as_a_verdict():
             assert 'tl-v-cannot-tell-here"' in row
 
 
-def test_the_home_page_names_the_usual_host_class_once():
-    page = home_table.topics_fence("", "topics", "", {}, None)
+def test_the_home_page_names_the_usual_host_class_once_in_each_part():
+    page = home_table.topics_fence('part = "advice"', "topics", "", {}, None)
     usual = re.search(r'Unless a row names another, "Today" is measured on (.*?)\.</p>', page)
     # a lab VM row names its own class, which holds the host's ("2 vCPUs on <host>")
     assert usual and len(re.findall("(?<!vCPUs on )" + re.escape(usual.group(1)), page)) == 1
+    glance = home_table.topics_fence('part = "glance"', "topics", "", {}, None)
+    named = re.search(r'<p class="tl-caption">Measured on (.*?) unless a cell names another',
+                      glance)
+    assert named and len(re.findall("(?<!vCPUs on )" + re.escape(named.group(1)), glance)) == 1
 
 
 def test_a_lab_vm_throughput_claim_says_the_command_that_answers_it_on_hardware():

@@ -1,6 +1,6 @@
 """Each topic page's first screen, in a real browser (Debian's chromium through Playwright) on a
-laptop's screen and a phone's: the advice and today's ranked effects with their verdicts stand
-in it, and no row that answers nothing ("not testable here") does."""
+laptop's screen and a phone's: the advice, the command that reruns the first comparison and
+today's ranked effects with their verdicts stand in it, and no row that answers nothing ("not testable here") does."""
 
 import pytest
 
@@ -25,7 +25,10 @@ FIRST_SCREEN = """() => {
         // by content-visibility), so they have an offsetParent and a place on the page.
         .filter(r => r.checkVisibility() && r.textContent.includes('not testable here'))
         .map(top);
+    // The command that reruns the first comparison (or measures the topic on this server).
+    const rerun = today && today.querySelector('.tl-rerun code, p code');
     return {h, advice: bottom(advice), effect: cell ? top(cell) + line : Infinity,
+            rerun: rerun ? bottom(rerun) : Infinity,
             verdict: !!(today && today.querySelector('.tl-v, p')),
             untestable: Math.min(Infinity, ...untestable)};
 }"""
@@ -46,5 +49,6 @@ def test_the_first_screen_holds_the_advice_and_todays_effects(browser, served_si
     assert seen["advice"] <= h, (topic, screen_name, "advice below the first screen", seen)
     assert seen["effect"] <= h, (topic, screen_name, "today's first effect below it", seen)
     assert seen["verdict"], (topic, "today's block has no verdict nor a line saying why")
+    assert seen["rerun"] <= h, (topic, screen_name, "no rerun command in the first screen", seen)
     assert seen["untestable"] >= h, (topic, screen_name, "'not testable here' in the first "
                                      "screen", seen)

@@ -204,7 +204,9 @@ def test_a_cut_label_carries_the_mark_and_says_why_in_a_chart():
                                 "Logs on dedicated<br>SCSI driv\u2026"]
     whole = historical_figures.historical_bars("zaitsev-2004-os-hardware", "raid-levels.csv")
     assert not any("\u2026" in x for t in whole["data"] for x in t["x"])
-    assert "title" not in whole["layout"]["xaxis"]
+    # Every chart's axes are titled: the labels' column, the unit with what it counts.
+    assert whole["layout"]["xaxis"]["title"]["text"] == "configuration"
+    assert whole["layout"]["yaxis"]["title"]["text"] == "TPM: transactions per minute (DBT2)"
     assert whole["data"][0]["customdata"][1] == "ratio 1.14"
 
 

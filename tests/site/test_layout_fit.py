@@ -270,3 +270,43 @@ def test_a_chart_in_a_hidden_tab_is_fitted_to_its_column_when_the_tab_is_shown(o
         setTimeout(check, 50); })(); })""")
     assert pg.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     assert pg.problems == []
+
+
+# Each server tab's label and the glance's words on a phone: a label whose right edge is past
+# its row of tabs (cut under the theme's scroll arrow), or a glance cell's word broken inside
+# itself (a line that starts with a letter that continues the previous line's word).
+TABS_AND_WORDS = """() => {
+    const cut = [...document.querySelectorAll('.tabbed-labels')].flatMap(row => {
+        const edge = row.getBoundingClientRect().right;
+        return [...row.querySelectorAll('label')]
+            .filter(l => l.getBoundingClientRect().right > edge + 1).map(l => l.textContent);
+    });
+    const broken = [];
+    document.querySelectorAll('.tl-glance td').forEach(td => {
+        const walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+            // A line may break after a hyphen ("crash-" / "safe"), as in print: the parts
+            // are words of their own here.
+            const words = n.textContent.split(/[\\s\\-]+/).filter(w => w.length > 1);
+            let at = 0;
+            for (const w of words) {
+                const start = n.textContent.indexOf(w, at);
+                at = start + w.length;
+                const r = document.createRange();
+                r.setStart(n, start); r.setEnd(n, at);
+                // A word on two lines has two rects; one broken after "_" or "=" (<wbr>) is
+                // two text nodes, so it is never counted here.
+                if (r.getClientRects().length > 1) broken.push(w);
+            }
+        }
+    });
+    return {cut, broken};
+}"""
+
+
+@pytest.mark.parametrize("path", ["/", "/topics/doublewrite/"])
+def test_on_a_phone_no_tab_is_cut_and_no_glance_word_breaks_inside(open_page, path):
+    pg = open_page(path, PHONE)
+    seen = pg.evaluate(TABS_AND_WORDS)
+    assert seen["cut"] == [], (path, seen)
+    assert seen["broken"] == [], (path, seen)

@@ -13,11 +13,11 @@ import pytest
 
 from helpers import DATA
 from tuninglab.evidence import sets as evidence
-from tuninglab.evidence import claim_verdicts, claims_map, result_files, servers
+from tuninglab.evidence import advice, claim_verdicts, claims_map, result_files, servers
 from tuninglab.evidence.host_class import host_class
 from tuninglab.evidence.topic_pages import topic_pages
 from tuninglab.results.result import Result
-from tuninglab.site import home_table, hostviews, today_table, verdict_tables
+from tuninglab.site import home_table, hostviews, verdict_tables
 
 # The committed doublewrite results of one host class (the one this full run's machine is of):
 # the fixture's sets stay one class's however many classes later results add.
@@ -90,7 +90,7 @@ def test_a_topic_table_has_a_column_per_server_each_with_its_own_verdict(data_di
     table = verdict_tables._table([claim()], [], "t")
     heads = re.findall(r"<th>(Today on [^<]*)</th>", table)
     assert heads == ["Today on MariaDB 10.11", "Today on MariaDB 11.8", "Today on MySQL 9.7"]
-    cells = dict(re.findall(r'<td data-label="(Today on [^"]*)">(.*?)</td>', table))
+    cells = dict(re.findall(r'<td data-label="(Today on [^"]*)"[^>]*>(.*?)</td>', table))
     assert f"{ON_MYSQL} results, {ON_MYSQL} sittings" in cells["Today on MySQL 9.7"]
     assert f"{ON_MYSQL} results" not in cells["Today on MariaDB 10.11"]
     assert "not measured yet" in cells["Today on MariaDB 11.8"]
@@ -126,37 +126,47 @@ def test_the_home_page_has_a_tab_per_server_the_reference_open(data_dir):
 
 
 def test_the_home_page_glance_has_every_topic_and_server(data_dir):
-    """Topics x servers on one screen: a row per topic page, a cell per server, each with
-    the largest effect measured there in its verdict's colour, or why there is none, linking
+    """Topics x servers on one screen: a row per topic page with its advice in a few words, a
+    cell per server with whether the advice holds there, or why there is no answer, linking
     to the page."""
     page = home_table.topics_fence("", "topics", "", {}, None)
     glance = page.split('<div class="tl-glance">')[1].split("</table>")[0]
     heads = re.findall(r"<th>([^<]*)</th>", glance)
-    assert heads == ["Topic", "MariaDB 10.11", "MariaDB 11.8", "MySQL 9.7"]
+    assert heads == ["Topic: what to do", "MariaDB 10.11", "MariaDB 11.8", "MySQL 9.7"]
     rows = glance.split("<tr>")[2:]
     assert len(rows) == len(topic_pages())
     for row in rows:
         assert row.count("<td") == 4 and row.count('class="tl-v') == 3
         assert row.count('<a href="topics/') == 4
+    flush = next(r for r in rows if 'href="topics/flush-log-at-trx-commit/"' in r)
+    assert "Keep 1, the only durable setting" in flush
 
 
-def test_a_glance_cell_is_the_topics_largest_effect_with_its_interval_and_verdict(data_dir):
-    """The glance's cell is the first row of the topic page's today table: the setting
-    against its baseline, the pooled ratio with its interval, the verdict in its colour."""
+def test_a_glance_cell_is_the_advice_verdict_with_its_comparison_and_risk(data_dir):
+    """The glance says what the advice tab below says (advice.judge): the row the comparison
+    (the setting spelled out against its baseline, the metric with its unit and which way is
+    better) and what the compared setting risks, in words; each cell the verdict, the pooled
+    ratio and, beside an answer, the risk's kind."""
     page = home_table.topics_fence("", "topics", "", {}, None)
     glance = page.split('<div class="tl-glance">')[1].split("</table>")[0]
     row = next(r for r in glance.split("<tr>") if 'href="topics/doublewrite/"' in r)
-    first = [x for x in today_table.effects("doublewrite", "mariadb 10.11") if x.comparison][0]
-    cell = re.findall(r"<td[^>]*>(.*?)</td>", row)[1]
-    assert f"{first.point} against {first.baseline}: " in cell
-    assert f'tl-v-{first.ratio.verdict_kind.replace(" ", "-")}">' in cell
+    meta = next(m for m in topic_pages() if m["slug"] == "doublewrite")
+    v = advice.judge(meta, "mariadb 10.11")
+    topic, cell = re.findall(r"<td[^>]*>(.*?)</td>", row)[:2]
+    assert "On innodb_<wbr>doublewrite OFF against ON: tps (higher is better)" in topic
+    assert 'class="tl-risk">At OFF: a page torn by a crash mid-write' in topic
+    assert f'tl-v-{v.kind.replace(" ", "-")}">{v.kind}</span> x' in cell
+    assert '<span class="tl-risk">(not crash-safe)</span>' in cell
+    flush = next(r for r in glance.split("<tr>") if "flush-log-at-trx-commit/" in r)
+    for c in re.findall(r"<td[^>]*>(.*?)</td>", flush)[1:]:   # no lost commit is a bare gain
+        assert "not measured" in c or "(not durable)" in c, c
 
 
 def test_a_lab_vm_claim_says_why_no_other_server_is_measured():
     """The lab VM runs its guest's own MariaDB: no --server command would measure another."""
     c = claims_map.claim("zfs2009-recordsize-read-amplification")
     table = verdict_tables._table([c], [], "t")
-    cells = dict(re.findall(r'<td data-label="(Today on [^"]*)">(.*?)</td>', table))
+    cells = dict(re.findall(r'<td data-label="(Today on [^"]*)"[^>]*>(.*?)</td>', table))
     for server in ("MariaDB 11.8", "MySQL 9.7"):
         assert "the lab VM runs its guest&#x27;s own MariaDB 10.11" in cells[f"Today on {server}"]
         assert "--server" not in cells[f"Today on {server}"]

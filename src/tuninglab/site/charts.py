@@ -19,9 +19,10 @@ from tuninglab.results.result import Point, Result
 from tuninglab.site.describe import (
     TICK_CHARS,
     baseline_text,
+    distinct_names,
     esc,
     host_description,
-    host_name,
+    server_text,
     shorten,
     software_text,
     uncapped,
@@ -67,11 +68,8 @@ def results_bars(docs: list[dict | Result], metric: str) -> dict:
     setting = docs[-1].setting if docs else ""
     hover = _hovertemplate(setting, label, unit, ".1f")
     shown, others = split_hosts(latest_per_host(docs))
-    names = [host_name(doc) for doc in shown]
     traces, normalised = [], []
-    for doc, name in zip(shown, names):
-        if names.count(name) > 1:  # two machines described alike: tell them apart
-            name = f"{name} ({doc.host_id[:8]})"  # a contribution's name says so already
+    for doc, name in zip(shown, distinct_names(shown)):
         trace, divided = _host_trace(doc, esc(name), metric, hover)
         traces.append(trace)
         normalised.append(divided)
@@ -362,7 +360,7 @@ def series_lines(doc: dict, metric: str) -> dict:
                                   f"%{{y:,.{decimals(max(drawn))}f}} {esc(unit)}<extra></extra>")
     return {"data": traces, "layout": {
         "title": chart_title(f"{label} over time,", setting, workload_text(doc),
-                        "the first run at each setting"),
+                             server_text(doc), "the first run at each setting"),
         "xaxis": {"title": {"text": "seconds into the measured phase"}, "automargin": True},
         "yaxis": value_axis(axis_title(metric), "tozero"), "legend": LEGEND}}
 

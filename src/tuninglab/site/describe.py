@@ -84,7 +84,7 @@ def shorten(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit - 1].rstrip() + "\u2026"
 
 
-def host_name(doc: dict) -> str:
+def host_name(doc: dict, cut: bool = True) -> str:
     """A host's series name: the contributor's own description, else its host class and server;
     after the name a fleet run's inventory gave it (fleet.run), if any. The server is never
     cut: a long CPU name is, so that one host's series on two servers keep two names. A
@@ -94,9 +94,20 @@ def host_name(doc: dict) -> str:
     mark = CONTRIBUTED if r.contributed else ""  # before the cut, never cut itself
     named = f"{r.fleet_host}: " if r.fleet_host else ""
     if r.description:
-        return mark + shorten(named + r.description)
+        return mark + (shorten(named + r.description) if cut else named + r.description)
     server = f", {r.server}"
-    return mark + shorten(named + host_class(r).short, 60 - len(server)) + server
+    name = named + host_class(r).short
+    return mark + (shorten(name, 60 - len(server)) if cut else name) + server
+
+
+def distinct_names(docs: list) -> list[str]:
+    """Each host's series name (host_name), told apart where two read alike: in full where
+    the cut made them alike (two lab VM classes that differ past the cut), then with the
+    host's id."""
+    names = [host_name(d) for d in docs]
+    names = [host_name(d, cut=False) if names.count(n) > 1 else n for d, n in zip(docs, names)]
+    return [f"{n} ({Result.of(d).host_id[:8]})" if names.count(n) > 1 else n
+            for d, n in zip(docs, names)]
 
 
 def uncapped(doc: dict) -> bool:
@@ -171,3 +182,13 @@ def _profile_measure(r: Result):
         return recipe.experiment(r.profile).measure
     except (UserError, StopIteration, KeyError, TypeError):
         return None
+
+
+def server_text(doc: dict) -> str:
+    """The server a result ran, as its makers name it: "MariaDB 10.11.19"."""
+    server = Result.of(doc).raw.get("server") or {}
+    flavor = str(server.get("flavor", ""))
+    return f"{FLAVORS.get(flavor, flavor)} {server.get('version', '')}".strip()
+
+
+FLAVORS = {"mariadb": "MariaDB", "mysql": "MySQL", "percona": "Percona Server"}

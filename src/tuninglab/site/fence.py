@@ -141,7 +141,14 @@ def embed(figure: dict) -> str:
               'the device</button>') if "normalise" in figure else ""
     return (f'<div class="tl-chart" id="tl-chart-{next(_ids)}" '
             f'data-traces="{len(figure["data"])}" data-figure="{payload}">'
-            f'{toggle}<div class="tl-plot"></div></div>')
+            f'{toggle}<div class="tl-plot"></div></div>{_hatch_note(figure)}')
+
+
+def _hatch_note(figure: dict) -> str:
+    """What a faint, hatched bar means, beside the chart that has one, not in its hover only."""
+    hatched = any("pattern" in (t.get("marker") or {}) for t in figure["data"])
+    return (f'<p class="tl-caption tl-hatch">A faint, hatched bar is {html.escape(charts.NOISY_TEXT)}.'
+            "</p>") if hatched else ""
 
 
 def _host_view(docs: list[dict], shown: dict, name: str, variant: str, view: str,

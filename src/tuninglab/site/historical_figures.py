@@ -6,6 +6,7 @@ from pathlib import Path
 
 from tuninglab.evidence.historical import (CUT_MARK, CUT_NOTE, HISTORICAL_DIR, heading,
                                            historical_table, is_cut, shown_label, translation)
+from tuninglab.results.metrics import AXIS_CHARS
 from tuninglab.site.describe import TICK_CHARS, esc
 
 
@@ -95,8 +96,8 @@ def historical_bars(slug: str, table: str, columns=None, base: Path = HISTORICAL
                              "<br>%{customdata}<extra>" + esc(column) + "</extra>"})
     cut = any(is_cut(meta, r[label_col]) for r in rows)
     return {"data": traces, "layout": {
-        "barmode": "group", "xaxis": _label_axis(traces, cut),
-        "yaxis": {"title": {"text": esc(unit)}},
+        "barmode": "group", "xaxis": _label_axis(traces, cut, esc(label_col)),
+        "yaxis": {"title": {"text": esc(_value_title(meta.get("metric", ""), unit))}},
         "title": {"text": _bars_title(source, meta, columns, explicit), "font": {"size": 15}},
         "legend": {"orientation": "h", "y": -0.25}}}
 
@@ -121,13 +122,23 @@ def _bars_title(source: dict, meta: dict, columns: list, explicit: bool) -> str:
 BROKEN_BARS = 3
 
 
-def _label_axis(traces: list, cut: bool) -> dict:
-    """The x axis of printed labels, its title saying what CUT_MARK means when a label has it;
-    on a chart of few bars a long label broken at the space or comma nearest its middle, on
-    the axis only (the hover names the label on one line)."""
+def _value_title(metric: str, unit: str) -> str:
+    """The y axis title: the unit and what it counts ("TPM: transactions per minute (DBT2)"),
+    the unit alone where both would run past what an axis holds."""
+    both = f"{unit}: {metric}" if metric and unit else unit or metric
+    return both if len(both) <= AXIS_CHARS else unit
+
+
+def _label_axis(traces: list, cut: bool, heading: str = "") -> dict:
+    """The x axis of printed labels, titled by their column's heading, or by what CUT_MARK
+    means when a label has it; on a chart of few bars a long label broken at the
+    space or comma nearest its middle, on the axis only (the hover names the label on one
+    line)."""
     axis = {"type": "category"}
-    if cut:
-        axis["title"] = {"text": f"{CUT_MARK} = label {CUT_NOTE}"}
+    # What a cut label's mark means comes first: both would run off a phone's chart.
+    title = f"{CUT_MARK} = label {CUT_NOTE}" if cut else heading
+    if title:
+        axis["title"] = {"text": title}
     labels = list(dict.fromkeys(x for trace in traces for x in trace["x"]))
     broken = [_two_lines(x) for x in labels]
     if broken != labels and len(labels) <= BROKEN_BARS:

@@ -1,16 +1,28 @@
 """MkDocs hooks (mkdocs.yml `hooks:`), so that a plain `mkdocs build` or `mkdocs serve` gives
-the same working site as `invoke docs.build`: the site's plotly.js is put in place before the
-build, and after it the static files the pages fetch or link to (each host's views, every
-result file, every recipe file); each page's table cells are kept apart for the search
-index, its captions say the method once, its first use of each glossary term links to the
-glossary, and a topic page's evidence is folded under its answers."""
+the same working site as `invoke docs.build`: the repository's address is found
+(repository.py) and the site's plotly.js put in place before the build, and after it the
+static files the pages fetch or link to (each host's views, every result file, every recipe
+file); each page's table cells are kept apart for the search index, its captions say the
+method once, its first use of each glossary term links to the glossary, and a topic page's
+evidence is folded under its answers."""
 
+import os
 import re
 from pathlib import Path
 
 from tuninglab.evidence import result_files
 from tuninglab.files import RECIPES_DIR
-from tuninglab.site import folds, glossary_links, hostviews, plotly_bundle, result_listings
+from tuninglab.site import (folds, glossary_links, hostviews, plotly_bundle, repository,
+                            result_listings)
+
+
+def on_config(config, **kwargs):
+    """The repository's address from the checkout's own remote where REPO_URL does not give
+    one (repository.py): a clone's local build links to where it came from."""
+    if "REPO_URL" not in os.environ and (url := repository.address()):
+        config["repo_url"] = url
+        config["repo_name"] = "/".join(url.split("/")[-2:])
+    return config
 
 
 def on_pre_build(config, **kwargs) -> None:

@@ -11,8 +11,9 @@ from pathlib import Path
 
 from tuninglab import files
 from tuninglab.errors import UserError
-from tuninglab.evidence import server_rows, servers
+from tuninglab.evidence import advice, measured, server_rows, servers
 from tuninglab.evidence.server_readings import ServerFacts
+from tuninglab.evidence.topic_pages import topic_pages
 from tuninglab.site.failure import fence_failure
 from tuninglab.site.tabs import server_tabs
 
@@ -34,10 +35,13 @@ def load(path: Path) -> tuple[ServerFacts, dict, str]:
     return ServerFacts.from_dict(capture["server"], str(path)), capture["host"], capture["about"]
 
 
-def _row(r) -> str:
+def _row(r, rests_on) -> str:
     """Three cells, so that the table fits a laptop's column: the topic with the reader's
-    value under it, the evidence, the advice with the command that measures it."""
+    value under it, the evidence (marked with what it says is measured: measured.py), the
+    advice with the command that measures it."""
     ev = r.evidence
+    mark = measured.attr(rests_on.recipe, rests_on.variant, ev.server,
+                         ev.kind != server_rows.NO_EVIDENCE) if rests_on and ev.server else ""
     evidence = f'<span class="tl-v tl-v-{ev.kind.replace(" ", "-")}">{e(ev.kind)}</span>'
     if ev.ratio:
         evidence += (f"<br>{e(ev.comparison)} {e(ev.ratio)}<br><small>{e(ev.counted())}, "
@@ -46,7 +50,7 @@ def _row(r) -> str:
         evidence += f"<br><small>{e(ev.why)}</small>"
     return (f'<tr><td data-label="Topic"><a href="../topics/{e(r.slug)}/">{e(r.title)}</a>'
             f"<br><small>{e(r.reading.value)}</small></td>"
-            f'<td data-label="Evidence">{evidence}</td>'
+            f'<td data-label="Evidence"{mark}>{evidence}</td>'
             f'<td data-label="Advice">{e(r.advice)}<br><small><code>{e(r.command)}</code>'
             f"</small></td></tr>")
 
@@ -63,7 +67,8 @@ def report(path: Path) -> tuple[str, str]:
     found = server_rows.rows(s, h, server_rows.this_host(h))
     lines = "".join(f"<li>{e(line)}</li>" for line in server_rows.header(s, h, server, note))
     applying = sum(r.applies for r in found)
-    body = "".join(_row(r) for r in found)
+    rests = {meta["slug"]: advice.rests_on(meta) for meta in topic_pages()}
+    body = "".join(_row(r, rests[r.slug]) for r in found)
     return server or s.flavor, (
         f'<p>{_code(about)} (<a href="../examples/advise/{e(path.name)}">the captured facts</a>)'
         f"</p><ul>{lines}</ul><p>{applying} of {len(found)} topics have advice that applies.</p>"

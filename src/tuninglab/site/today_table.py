@@ -17,13 +17,14 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
-from tuninglab.evidence import claim_verdicts, servers
+from tuninglab.evidence import claim_verdicts, measured, servers
 from tuninglab.evidence.claim_verdicts import Comparison
 from tuninglab.evidence.sets import evidence_sets
 from tuninglab.recipes.load import command as load_command, list_names, load_all
 from tuninglab.results import stats
-from tuninglab.results.metrics import COST, METRICS, is_amount
+from tuninglab.results.metrics import COST, METRICS, is_amount, ratio_decimals
 from tuninglab.results.ratio import Ratio
+from tuninglab.site import rerun
 from tuninglab.site.failure import fence_failure
 from tuninglab.site.tabs import server_tabs
 
@@ -47,6 +48,7 @@ class Effect:
     comparison: Comparison | None    # None: the server has no evidence set for it
     ratio: Ratio | None              # the pooled throughput comparison, judged
     cost: tuple | None = None        # (metric key, Ratio): the cost that moved most
+    recipe: str = ""                 # the recipe it compares in
 
     @property
     def rank(self) -> tuple:
@@ -85,13 +87,14 @@ def effects(topic: str, server: str) -> list[Effect]:
 def _effect(r, point: str, s, command: str | None, cannot: str | None) -> Effect:
     setting = r.sweep.setting
     if s is None:
-        return Effect(r.variant, command, cannot, setting, point, r.sweep.baseline, None, None)
+        return Effect(r.variant, command, cannot, setting, point, r.sweep.baseline, None, None,
+                      recipe=r.name)
     c = claim_verdicts.compare_set(s, point)
     # An emulated CPU's time is the emulator's too: under it, only IO and flushes carry over.
     emulated = c.kind == claim_verdicts.NOT_TESTABLE
     costs = [m for m in COST if m not in CPU_COSTS] + list(IO_REQUESTS) if emulated else COST
     return Effect(r.variant, command, cannot, setting, point, r.sweep.baseline, c,
-                  _judged(c, s, ""), _moved_cost(s, point, costs))
+                  _judged(c, s, ""), _moved_cost(s, point, costs), r.name)
 
 
 def _judged(c: Comparison, s, metric: str) -> Ratio | None:
@@ -125,7 +128,8 @@ def today_fence(source, language, css_class, options, md, **kwargs) -> str:
     """```today``` with `topic = "<slug>"`: the topic's effects, a tab per server."""
     try:
         topic = _topic(source)
-        tables = [(server, _server_block(effects(topic, server), server))
+        found = {server: effects(topic, server) for server in servers.SHOWN}
+        tables = [(server, _server_block(found[server], server, _rerun_elsewhere(found)))
                   for server in servers.SHOWN]
     except (ValueError, KeyError) as exc:
         return fence_failure(f"today fence: {exc}", source)
@@ -142,18 +146,30 @@ def _topic(source: str) -> str:
     return topic
 
 
-def _server_block(found: list[Effect], server: str) -> str:
+def _rerun_elsewhere(found: dict) -> str:
+    """The rerun of the first comparison measured on a server that can run it, for a tab whose
+    server cannot (an option it lacks): the command stays in the first screen."""
+    for effects_ in found.values():
+        x = next((x for x in effects_ if x.comparison is not None and x.command), None)
+        if x:
+            return rerun.rerun_html(x.command, x.recipe, x.variant)
+    return ""
+
+
+def _server_block(found: list[Effect], server: str, elsewhere: str = "") -> str:
     measured = [x for x in found if x.comparison is not None]
     if not measured:
-        return _not_measured(found, server)
+        return _not_measured(found, server, elsewhere)
     classes = Counter(x.comparison.evidence.host_class.name for x in measured)
     usual = classes.most_common(1)[0][0]
-    rows = [_row(x, usual) for x in measured]
+    rows = [_row(x, usual, server) for x in measured]
     head = ('<thead><tr><th>Setting</th><th>Throughput, today</th>'
             '<th>The cost that moved most</th></tr></thead>')
     where = (f'<p class="tl-caption">Measured on {e(usual)}, unless a row names another '
              f"host class.</p>")
-    first = f"<table>{head}<tbody>{''.join(rows[:SHOWN_FIRST])}</tbody></table>"
+    top = measured[0]   # the comparison the table puts first: its rerun, in sight above it
+    first = (rerun.rerun_html(top.command, top.recipe, top.variant)
+             + f"<table>{head}<tbody>{''.join(rows[:SHOWN_FIRST])}</tbody></table>")
     if len(rows) <= SHOWN_FIRST:
         return first + where
     more = len(rows) - SHOWN_FIRST
@@ -162,21 +178,25 @@ def _server_block(found: list[Effect], server: str) -> str:
             f"{''.join(rows[SHOWN_FIRST:])}</tbody></table></details>" + where)
 
 
-def _not_measured(found: list[Effect], server: str) -> str:
-    """Why a server has no row: the commands that would measure it, or why none can."""
+def _not_measured(found: list[Effect], server: str, elsewhere: str = "") -> str:
+    """Why a server has no row: the commands that would measure it, or why none can (and the
+    rerun on a server that can)."""
     runs = sorted({x.command for x in found if x.command})
     if not runs:   # the lab VM's own server only, an option this server lacks
         why = found[0].cannot if found else ""
-        return f"<p>{e(why[:1].upper() + why[1:])}.</p>" if why else ""
+        return (f"<p>{e(why[:1].upper() + why[1:])}.</p>" if why else "") + elsewhere
     commands = [c for c in runs if "--variant" not in c] or runs  # the main ones
-    return (f"<p>Not measured on {e(servers.label(server))} yet: run "
+    marks = measured.attr_all((x.recipe, x.variant, server, False)
+                              for x in found if x.command)
+    return (f"<p{marks}>Not measured on {e(servers.label(server))} yet: run "
             + "; ".join(f"<code>{e(c)}</code>" for c in commands) + " to measure it.</p>")
 
 
-def _row(x: Effect, usual: str) -> str:
+def _row(x: Effect, usual: str, server: str) -> str:
     variant = f'<br><span class="tl-why">variant {e(x.variant)}</span>' if x.variant else ""
     what = f"<code>{e(x.setting)}</code> {e(x.point)} against {e(x.baseline)}{variant}"
-    return (f'<tr><td data-label="Setting">{what}</td>'
+    mark = measured.attr(x.recipe, x.variant, server, True)
+    return (f'<tr{mark}><td data-label="Setting">{what}</td>'
             f'<td data-label="Throughput, today">{_throughput(x, usual)}</td>'
             f'<td data-label="The cost that moved most">{_cost(x)}</td></tr>')
 
@@ -200,7 +220,9 @@ def _cost(x: Effect) -> str:
     if not x.cost:
         return "-"
     metric, ratio = x.cost
-    return (f"{e(METRICS[metric].label)}: {e(ratio.text(mark='x', with_verdict=False))} "
+    # A cost can fall to a fortieth (fsyncs): more decimals than "x0.00 [0.00, 0.00]".
+    digits = ratio_decimals(ratio.ratio, 2)
+    return (f"{e(METRICS[metric].label)}: {e(ratio.text(digits, mark='x', with_verdict=False))} "
             f"{e(ratio.verdict)}")
 
 

@@ -78,12 +78,12 @@ def glance(ranked: dict) -> str:
     usual = common.most_common(1)[0][0] if common else ""
     rows = []
     for meta, v in ranked[servers.REFERENCE]:
-        about = _rests_on(meta, v.rests_on)
+        compared, risked, kind = _rests_on(meta, v.rests_on)
         cells = "".join(_glance_cell(by_server[server][meta["slug"]], meta, server, usual,
-                                     about[2]) for server in ranked)
+                                     kind) for server in ranked)
         rows.append(f'<tr><td data-label="Topic"><a href="topics/{meta["slug"]}/">'
                     f'{_breakable(meta["title"])}</a><br>{e(glance_advice(meta))}'
-                    f"{about[0]}{about[1]}</td>{cells}</tr>")
+                    f"{compared}{risked}</td>{cells}</tr>")
     where = (f'<p class="tl-caption">Measured on {e(usual)} unless a cell names another '
              f'<a href="glossary/#host-class">host class</a>. A row names the comparison its '
              f"advice rests on and what its faster setting risks; a cell, whether the advice "
@@ -131,8 +131,8 @@ def _glance_cell(v, meta: dict, server: str, usual: str, risk_kind: str = "") ->
         mark = measured.attr(r.recipe, r.variant, server, False) if r else ""
         return (f'<td data-label="{label}" title="{e(v.why or said)}"{mark}>{link}'
                 f'<span class="tl-v">{e(said)}</span></a></td>')
-    digits = ratio_decimals(v.ratio.ratio, 2) if v.ratio else 2
-    ratio = f" {v.ratio.text(digits, mark='x', with_verdict=False)}" if v.ratio else ""
+    ratio = f" {v.ratio.text(ratio_decimals(v.ratio.ratio, 2), mark='x', with_verdict=False)}" \
+        if v.ratio else ""
     host = v.comparison.evidence.host_class
     elsewhere = "" if _class(v) == usual else "; in the lab VM" if host.lab else f"; on {host.short}"
     kind = f' <span class="tl-risk">({e(risk_kind)})</span>' if risk_kind else ""

@@ -6,7 +6,6 @@ file); each page's table cells are kept apart for the search index, its captions
 method once, its first use of each glossary term links to the glossary, and a topic page's
 evidence is folded under its answers."""
 
-import os
 import re
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from tuninglab.site import (folds, glossary_links, hostviews, plotly_bundle, rep
 def on_config(config, **kwargs):
     """The repository's address from the checkout's own remote where REPO_URL does not give
     one (repository.py): a clone's local build links to where it came from."""
-    if "REPO_URL" not in os.environ and (url := repository.address()):
+    if not config["repo_url"] and (url := repository.address()):
         config["repo_url"] = url
         config["repo_name"] = "/".join(url.split("/")[-2:])
     return config

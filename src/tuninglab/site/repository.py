@@ -3,6 +3,7 @@ REPO_URL where a build sets it (the Pages workflow: "" for none), else the check
 `origin` remote when it is one a browser can open (https, or scp-like ssh as GitHub and GitLab
 give it); a local path or no remote gives none, so a page never links to a guessed address."""
 
+import functools
 import html
 import os
 import re
@@ -35,6 +36,7 @@ def web_address(remote: str) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=1)   # one build asks for it once per page that shows it
 def _origin() -> str:
     try:
         out = subprocess.run(["git", "-C", str(PROJECT_DIR), "remote", "get-url", "origin"],

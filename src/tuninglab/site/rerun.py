@@ -1,4 +1,4 @@
-"""A topic page's rerun line (issue 60), under its first table: the command that reruns the
+"""A topic page's rerun line (issue 60), above its first table: the command that reruns the
 comparison the table puts first on that server, quick, with the time its latest quick result
 took (else the plan's estimate) and the full profile's estimate; and where the lab VM's
 throughput answers nothing, the form that measures it on real hardware
@@ -24,8 +24,7 @@ def took(recipe: str, variant: str, profile: str) -> tuple[float, str] | None:
     if not done:
         return None
     r = done[-1]
-    seconds = (dt.datetime.fromisoformat(r.finished)
-               - dt.datetime.fromisoformat(r.started)).total_seconds()
+    seconds = (dt.datetime.fromisoformat(r.finished) - result_files.started(r)).total_seconds()
     return seconds, r.date
 
 

@@ -129,7 +129,7 @@ def today_fence(source, language, css_class, options, md, **kwargs) -> str:
     try:
         topic = _topic(source)
         found = {server: effects(topic, server) for server in servers.SHOWN}
-        tables = [(server, _server_block(found[server], server, _rerun_elsewhere(found)))
+        tables = [(server, _server_block(found[server], server, lambda: _rerun_elsewhere(found)))
                   for server in servers.SHOWN]
     except (ValueError, KeyError) as exc:
         return fence_failure(f"today fence: {exc}", source)
@@ -156,7 +156,9 @@ def _rerun_elsewhere(found: dict) -> str:
     return ""
 
 
-def _server_block(found: list[Effect], server: str, elsewhere: str = "") -> str:
+def _server_block(found: list[Effect], server: str, elsewhere=lambda: "") -> str:
+    """One server's tab; elsewhere() gives the rerun on another server, asked for only by a tab
+    whose server cannot run the topic."""
     measured = [x for x in found if x.comparison is not None]
     if not measured:
         return _not_measured(found, server, elsewhere)
@@ -178,13 +180,13 @@ def _server_block(found: list[Effect], server: str, elsewhere: str = "") -> str:
             f"{''.join(rows[SHOWN_FIRST:])}</tbody></table></details>" + where)
 
 
-def _not_measured(found: list[Effect], server: str, elsewhere: str = "") -> str:
+def _not_measured(found: list[Effect], server: str, elsewhere=lambda: "") -> str:
     """Why a server has no row: the commands that would measure it, or why none can (and the
     rerun on a server that can)."""
     runs = sorted({x.command for x in found if x.command})
     if not runs:   # the lab VM's own server only, an option this server lacks
         why = found[0].cannot if found else ""
-        return (f"<p>{e(why[:1].upper() + why[1:])}.</p>" if why else "") + elsewhere
+        return (f"<p>{e(why[:1].upper() + why[1:])}.</p>" if why else "") + elsewhere()
     commands = [c for c in runs if "--variant" not in c] or runs  # the main ones
     marks = measured.attr_all((x.recipe, x.variant, server, False)
                               for x in found if x.command)

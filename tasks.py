@@ -153,10 +153,9 @@ def lab_noise(c, workdir=None, quick=False):
     "markdown": "print Markdown a DBA can paste into a ticket",
     "examples": "write the 'Check your server' page's examples: start each of the guide's "
                 "servers with dated settings and capture what advise reads (needs root)",
-    "on": "run it on this host of the fleet's inventory, over SSH (its --socket or --host "
+    "on": "run it on this host of an Ansible inventory, over SSH (its --socket or --host "
           "are that machine's); this revision is shipped and set up there first if needed",
-    "inventory": "the fleet's inventory file, whose host --on names (without it, --on takes "
-                 "user@host[:port], as fleet.check's --hosts does)",
+    "inventory": "the Ansible inventory whose host --on names (default: Ansible's own)",
     "calibrate": "place this host among the guide's host classes: a quick run of "
                  "flush-log-at-trx-commit (a few minutes, its device baseline included) on the "
                  "lab's own throwaway server, written into data/ like any result",
@@ -187,49 +186,47 @@ def bench(c, only=None):
     cli.guard(cli.bench, only)
 
 
-HOSTS_HELP = {"hosts": "the hosts, comma-separated: [user@]address[:port], or names in "
-                        "--inventory",
-              "inventory": "a TOML file of hosts with their user, port, key, work directory "
-                           "and devices (see the 'Running on many machines' page)"}
+FLEET_HELP = {"inventory": "an Ansible inventory (INI or YAML file, directory, or db1,db2,); "
+                           "default: Ansible's own (ansible.cfg, ANSIBLE_INVENTORY)",
+              "limit": "only these hosts or groups, as ansible-playbook's --limit"}
 
 
-@task(name="check", help={**HOSTS_HELP, "setup": "ship this revision and run setup.sh where it "
-                                                  "is not set up yet, so lab.check can answer"})
-def fleet_check(c, hosts=None, inventory=None, setup=False):
-    """For each host over SSH: its hardware and system, whether it has this revision, and what
-    it can run (lab.check's answers). Exit 1 if any host is unreachable."""
-    cli.guard(cli.fleet_check, hosts, inventory, setup)
+@task(name="check", help={**FLEET_HELP, "setup": "ship this revision and run setup.sh where "
+                                                  "it is not set up yet, so lab.check can "
+                                                  "answer",
+                          "forks": "how many hosts at once (default 5)"})
+def fleet_check(c, inventory=None, limit=None, setup=False, forks=None):
+    """For each host (ansible/fleet-check.yml): its hardware and system, whether it has this
+    revision, and what it can run (lab.check's answers). Exit 1 if any host is unreachable."""
+    cli.guard(cli.fleet_check, inventory, limit, setup, forks)
 
 
-@task(name="run", iterable=["device"], help={
-    **HOSTS_HELP,
+@task(name="run", help={
+    **FLEET_HELP,
     "name": "the recipe to run on every host",
     "quick": "the quick profile", "profile": "a profile by name (default: full)",
     "variant": "run only this variant ('' for the main experiment)",
-    "device": "host:/dev/X, a block device on that host to test instead of a loop device "
-              "(erased!), repeatable",
-    "destroy_data": "confirm that the named devices may be erased by every run",
-    "parallel": "how many hosts run at once (default 4)",
+    "forks": "how many hosts run at once (default 5)",
     "dry_run": "print each host's plan and the time estimate, contact no host",
     "repeats": "repeats per point, overriding the profile",
     "duration": "measured seconds per run, e.g. 30s or 2m",
     "warmup": "discarded warm-up per run, e.g. 10s",
 })
-def fleet_run(c, name, hosts=None, inventory=None, quick=False, profile=None, variant=None,
-              device=None, destroy_data=False, parallel=None, dry_run=False, repeats=None,
-              duration=None, warmup=None):
-    """Run a recipe on every host: ship this revision, set it up, run, stream progress, fetch
-    the results into data/<recipe>/ and print each host's verdicts. Rerun to resume."""
-    cli.guard(cli.fleet_run, name, names=hosts, inventory=inventory, quick=quick,
-              profile=profile, variant=variant, devices=device or [], destroy_data=destroy_data,
-              parallel=parallel, dry_run=dry_run, repeats=repeats, duration=duration,
-              warmup=warmup)
+def fleet_run(c, name, inventory=None, limit=None, quick=False, profile=None, variant=None,
+              forks=None, dry_run=False, repeats=None, duration=None, warmup=None):
+    """Run a recipe on every host (ansible/fleet-run.yml): ship this revision, set it up, run,
+    fetch the results into data/<recipe>/, checked, and print each host's verdicts. A host's
+    tuninglab_devices (with tuninglab_destroy_data: true) are erased. Rerun to resume."""
+    cli.guard(cli.fleet_run, name, inventory=inventory, limit=limit, quick=quick,
+              profile=profile, variant=variant, forks=forks, dry_run=dry_run, repeats=repeats,
+              duration=duration, warmup=warmup)
 
 
-@task(name="clean", help=HOSTS_HELP)
-def fleet_clean(c, hosts=None, inventory=None):
-    """On each host: stop fleet runs still going, then lab.clean its work directory."""
-    cli.guard(cli.fleet_clean, hosts, inventory)
+@task(name="clean", help=FLEET_HELP)
+def fleet_clean(c, inventory=None, limit=None):
+    """On each host (ansible/fleet-clean.yml): stop fleet runs still going, then lab.clean its
+    work directory."""
+    cli.guard(cli.fleet_clean, inventory, limit)
 
 
 ns.add_task(advise)

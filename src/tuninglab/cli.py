@@ -2,7 +2,6 @@
 
 import dataclasses
 import inspect
-import os
 import re
 import shutil
 import sys
@@ -271,41 +270,44 @@ def lab_clean(workdir=None, say=print):
     say(f"clean: {len(done)} resources removed from {wd}" if done else f"clean: nothing left in {wd}")
 
 
-def fleet_check(names, inventory, setup=False, say=print):
+def fleet_check(inventory, limit=None, setup=False, forks=None, say=print):
     from tuninglab.fleet import inventory as inv
     from tuninglab.fleet import survey
-    found = survey.survey(inv.hosts(names, inventory), say, setup=setup)
+    found = survey.survey(inv.load(inventory, limit), inventory, say, setup=setup,
+                          forks=_forks(forks))
     if any("error" in facts for facts in found.values()):
         raise SystemExit(1)
 
 
-def fleet_run(name, *, names=None, inventory=None, quick=False, profile=None, variant=None,
-              devices=(), destroy_data=False, parallel=None, dry_run=False, repeats=None,
-              duration=None, warmup=None, say=print):
+def fleet_run(name, *, inventory=None, limit=None, quick=False, profile=None, variant=None,
+              forks=None, dry_run=False, repeats=None, duration=None, warmup=None, say=print):
     from tuninglab.fleet import inventory as inv
     from tuninglab.fleet import run
     profile = profile_name(quick, profile)
     _check_names(name, variant)
-    parallel = 4 if parallel is None else parallel
-    if units.whole_number(parallel) is None:
-        raise UserError(f"--parallel: expected a whole number of hosts (digits 0-9), "
-                        f"got {parallel!r}")
-    parallel = units.whole_number(parallel)
     extra = [(f"--{k}", str(v)) for k, v in (("repeats", _count_option("repeats", repeats)),
                                              ("duration", duration), ("warmup", warmup))
              if v is not None]
-    job = run.Job(name, profile, variant, destroy_data,
-                  int(parallel), tuple(word for pair in extra for word in pair))
-    state = run.run(inv.hosts(names, inventory, devices), job, say, dry_run=dry_run)
+    job = run.Job(name, profile, variant, _forks(forks),
+                  tuple(word for pair in extra for word in pair))
+    state = run.run(inv.load(inventory, limit), job, inventory, say, dry_run=dry_run)
     if not dry_run and any(entry["status"] != "done" for entry in state.values()):
         raise SystemExit(1)
 
 
-def fleet_clean(names, inventory, say=print):
+def fleet_clean(inventory, limit=None, say=print):
     from tuninglab.fleet import inventory as inv
     from tuninglab.fleet import run
-    if run.clean(inv.hosts(names, inventory), say):
+    if run.clean(inv.load(inventory, limit), inventory, say):
         raise SystemExit(1)
+
+
+def _forks(value) -> int:
+    """--forks: how many hosts at once, as Ansible's (default 5)."""
+    number = 5 if value is None else units.whole_number(value)
+    if number is None or not 1 <= number <= 64:
+        raise UserError(f"--forks: expected a whole number of hosts from 1 to 64, got {value!r}")
+    return number
 
 
 def bench(only=None, say=print):
@@ -347,7 +349,7 @@ def advise(socket=None, host=None, port=None, user=None, defaults_file=None, jso
     if on:
         from tuninglab.fleet import advise_on
         args = advise_on.remote_args(socket, host, port or 3306, user, defaults_file, form)
-        return advise_on.advise_on(on, inventory, args, os.environ.get("MYSQL_PWD"), say,
+        return advise_on.advise_on(on, inventory, args, say,
                                    progress=lambda line: print(line, file=sys.stderr))
     target = server_facts.Target(socket or "", host or "", port, user or "",
                                  defaults_file or "")

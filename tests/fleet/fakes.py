@@ -1,35 +1,29 @@
-"""Stand-ins for a fleet host the unit tests share (no network): the remote side of
-fetch.results, and the run a result file answers."""
+"""Stand-ins for a fleet host the unit tests share (no network): a host's directory of fetched
+files as fleet-run.yml leaves it on this side, and the run a result file answers."""
 
-from tuninglab.contrib import check
+import json
+
 from tuninglab.fleet import fetch
 
+TREE = "/root/tuninglab-fleet/trees/f"
 
-class FakeRemote:
-    """The calls fetch.results makes, on a local file standing for the host's; written: the
-    paths its log names (default: the source's, in the tree's data/doublewrite/)."""
 
-    tree = "/root/tuninglab-fleet/trees/f"
-
-    def __init__(self, source, written=None):
-        self.source = source
-        self.paths = written or [f"{self.tree}/data/doublewrite/{source.name}"]
-
-    def written(self, run_id):
-        return self.paths
-
-    def results_dir(self, recipe):
-        return f"{self.tree}/data/{recipe}"
-
-    def fetch(self, remote_path, local, limit):
-        assert limit == check.MAX_BYTES   # the bound is the remote side's (test_fleet_trust.py)
-        local.write_bytes(self.source.read_bytes())
-        return local
+def fetched_dir(tmp, source, written=None, host_id=None):
+    """tmp as fleet-run.yml leaves a host's fetched files: the result file (source) in
+    results/, and the manifest naming what the host's log said it wrote (default: source in
+    the tree's data/doublewrite/) and the host id it reported (default: source's)."""
+    doc = json.loads(source.read_text())
+    (tmp / "results").mkdir(parents=True, exist_ok=True)
+    (tmp / "results" / source.name).write_bytes(source.read_bytes())
+    paths = written or [f"{TREE}/data/doublewrite/{source.name}"]
+    (tmp / "manifest.json").write_text(json.dumps(
+        {"host_id": host_id or doc["host"]["id"], "written": paths}))
+    return tmp
 
 
 def wanted_of(doc, host="db1", project=False, **changed):
     """The fleet run a result file is the answer to: its recipe, variant, profile and host."""
     fields = {"recipe": doc["recipe"]["name"], "profile": doc["profile"],
               "variants": frozenset([doc.get("variant", "")]), "host": host,
-              "host_id": doc["host"]["id"], "project": project, **changed}
+              "project": project, **changed}
     return fetch.Wanted(**fields)

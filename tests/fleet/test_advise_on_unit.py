@@ -1,7 +1,5 @@
 """`invoke advise --on HOST` without a network (fleet/advise_on.py): the remote side's arguments,
-and a host the inventory lacks or a connection that fails, each one line."""
-
-import subprocess
+and a host the inventory lacks or a host that fails, each one line."""
 
 import pytest
 
@@ -19,27 +17,24 @@ def test_the_remote_side_gets_the_servers_place_and_the_form_never_a_password():
     assert advise_on.remote_args("/s", None, 3306, None, None, "table") == ["--socket", "/s"]
 
 
-def test_a_host_the_inventory_lacks_is_named(tmp_path):
-    path = tmp_path / "fleet.toml"
-    path.write_text('[hosts.db1]\naddress = "10.0.0.11"\n')
-    with pytest.raises(UserError, match=r"db9 not in .*fleet.toml \(it has db1\)"):
-        advise_on.advise_on("db9", str(path), [], None, print, print)
+def test_a_limit_that_is_not_one_host_is_named(monkeypatch):
+    hosts = [advise_on.inventory.Host("db1", "db1"), advise_on.inventory.Host("db2", "db2")]
+    monkeypatch.setattr(advise_on.inventory, "load", lambda path, limit: hosts)
+    with pytest.raises(UserError, match="--on nvme: expected one host of the inventory, got "
+                                        "db1, db2"):
+        advise_on.advise_on("nvme", "hosts.ini", [], print, print)
 
 
-def test_a_connection_that_fails_is_one_line_naming_the_host(tmp_path):
-    path = tmp_path / "fleet.toml"
-    path.write_text('[hosts.db1]\naddress = "10.0.0.11"\n')
-    repo = tmp_path / "repo"   # a committed revision to ship, whatever this checkout holds
-    repo.mkdir()
-    (repo / "setup.sh").write_text("#!/bin/sh\n")
-    for args in (["init", "-q"], ["add", "."], ["-c", "user.name=t", "-c", "user.email=t@t",
-                                                "commit", "-qm", "a revision"]):
-        subprocess.run(["git", "-C", str(repo), *args], check=True)
-
-    def refuse(host):
-        raise ConnectionRefusedError("[Errno 111] Connection refused\nmore")
+def test_a_host_that_fails_is_one_line_naming_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("TUNINGLAB_WORKDIR", str(tmp_path / "work"))
+    monkeypatch.setattr(advise_on.inventory, "load",
+                        lambda path, limit: [advise_on.inventory.Host("db1", "root@10.0.0.11")])
+    monkeypatch.setattr(advise_on.ship, "revision", lambda repo: "f" * 40)
+    monkeypatch.setattr(advise_on.ship, "archive_in", lambda repo, rev, base: base / "a.tgz")
+    monkeypatch.setattr(advise_on.playbook, "run", lambda *a: {"db1": {
+        "kind": "unreachable", "task": "find the fleet's directory on the host",
+        "msg": "Failed to connect to the host via ssh: Connection refused"}})
     with pytest.raises(UserError) as err:
-        advise_on.advise_on("db1", str(path), [], None, print, print, repo=repo,
-                            connector=refuse)
-    assert str(err.value).startswith("--on db1 (")
-    assert "Connection refused" in str(err.value) and "\n" not in str(err.value)
+        advise_on.advise_on("db1", "hosts.ini", [], print, print)
+    assert str(err.value) == ("--on db1 (root@10.0.0.11): unreachable: Failed to connect to the "
+                              "host via ssh: Connection refused")

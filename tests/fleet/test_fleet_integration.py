@@ -1,12 +1,17 @@
-"""fleet.check, fleet.run and fleet.clean for real: two "hosts" that are throwaway sshd's on
-this machine's loopback (tests/fleet/sshd.py), each with its own work directory, running a
+"""fleet.check, fleet.run and fleet.clean for real, through ansible-playbook: two "hosts" that
+are throwaway sshd's on this machine's loopback (tests/fleet/sshd.py), named by an INI
+inventory as any Ansible inventory names hosts, each with its own work directory, running a
 small doublewrite on the revision shipped from a clean clone of this checkout. One host's sshd
 is stopped mid-run: it is reported and the other finishes; the same command again resumes it
-from its still-running recipe and fetches its results."""
+from its still-running recipe and fetches its results, and once more skips both. A recipe
+killed mid-run fails its host, and the playbook's rescue leaves nothing of it running."""
 
 import json
+import os
+import signal
 import subprocess
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -20,52 +25,58 @@ pytestmark = pytest.mark.integration
 SMALL = ("--repeats", "2", "--duration", "3s", "--warmup", "1s")
 
 
-@pytest.fixture
-def fleet(tmp_path):
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory):
     needs_sshd()
-    repo = tmp_path / "repo"   # the committed revision, whatever this checkout's tree holds
+    root = tmp_path_factory.mktemp("fleet")
+    repo = root / "repo"   # the committed revision, whatever this checkout's tree holds
     subprocess.run(["git", "clone", "-q", str(files.PROJECT_DIR), str(repo)], check=True)
-    with sshd_hosts(tmp_path / "sshd", 2) as (servers, key):
-        known = known_hosts(servers, tmp_path / "known_hosts")   # the hosts' keys, checked
-        text = f'[defaults]\nknown_hosts = "{known}"\n\n'
-        text += "".join(f'[hosts.{name}]\naddress = "127.0.0.1"\nport = {s.port}\nuser = "root"\n'
-                        f'key = "{key}"\nworkdir = "{tmp_path / name}"\n\n'
-                        for name, s in zip("ab", servers))
-        (tmp_path / "fleet.toml").write_text(text)
-        hosts = inventory.hosts(None, str(tmp_path / "fleet.toml"))
-        yield hosts, dict(zip("ab", servers)), repo
+    with sshd_hosts(root / "sshd", 2) as (servers, key):
+        known = known_hosts(servers, root / "known_hosts")   # the hosts' keys, checked
+        text = "[lab]\n" + "".join(
+            f"{name} ansible_host=127.0.0.1 ansible_port={s.port} tuninglab_workdir={root / name}\n"
+            for name, s in zip("ab", servers))
+        text += ("\n[lab:vars]\nansible_user=root\nansible_python_interpreter=/usr/bin/python3\n"
+                 f"ansible_ssh_private_key_file={key}\n"
+                 f"ansible_ssh_common_args='-o UserKnownHostsFile={known}'\n")
+        (root / "hosts.ini").write_text(text)
+        hosts = inventory.load(str(root / "hosts.ini"))
+        yield hosts, dict(zip("ab", servers)), repo, root
         for server in servers:
             server.start()   # a no-op for one still running
-        said = []
-        assert run.clean(hosts, said.append, repo) == []   # fleet.clean reaches both hosts
-        assert {line.split()[0] for line in said} == {"a", "b"}   # each said what it cleaned
+        assert run.clean(hosts, str(root / "hosts.ini"), print) == {}   # reaches both hosts
 
 
-def test_a_fleet_runs_reports_a_lost_host_and_resumes_it(fleet, tmp_path):
-    hosts, servers, repo = fleet
-    data, work, lines = tmp_path / "data", tmp_path / "local-work", []
-    job = run.Job("doublewrite", "quick", "", parallel=2, extra=SMALL)
-    cut = []
+def _run(fleet, job, say):
+    hosts, _, repo, root = fleet
+    return run.run(hosts, job, str(root / "hosts.ini"), say, repo=repo, workdir=root / "local",
+                   data_dir=root / "data")
+
+
+def test_a_fleet_runs_reports_a_lost_host_resumes_it_and_then_skips_both(fleet):
+    servers, root = fleet[1], fleet[3]
+    job = run.Job("doublewrite", "quick", "", forks=2, extra=SMALL)
+    lines, cut = [], []
 
     def say(line):
         lines.append(line)
-        if line.startswith("b  [1/") and not cut:   # b's recipe has started measuring
+        if line.startswith("b  [") and not cut:   # b's recipe is measuring
             cut.append(threading.Thread(target=servers["b"].stop))
             cut[0].start()
 
-    state = run.run(hosts, job, say, repo=repo, workdir=work, data_dir=data)
+    state = _run(fleet, job, say)
     cut[0].join()
     assert state["a"]["status"] == "done"
-    assert state["b"]["status"] == "failed"
-    assert state["b"]["reason"].startswith("the connection ended while the recipe ran")
-    assert any(line.startswith("a  wrote ") for line in lines)
+    assert state["b"] == {"status": "failed", "reason": run.reason(
+        {"kind": "unreachable", "task": "follow the recipe"})}
+    assert any(line.startswith("a  [") for line in lines)   # a's progress, tagged
 
     servers["b"].restart()
     lines.clear()
-    state = run.run(hosts, job, lines.append, repo=repo, workdir=work, data_dir=data)
+    state = _run(fleet, job, lines.append)
     assert [state[h]["status"] for h in "ab"] == ["done", "done"]
-    assert "a  done in an earlier attempt of this fleet run" in lines
-    fetched = sorted(data.glob("doublewrite/*.json"))
+    assert "a  done in an earlier attempt of this fleet run: skipped" in lines
+    fetched = sorted((root / "data").glob("doublewrite/*.json"))
     assert len(fetched) == 2
     docs = [json.loads(p.read_text()) for p in fetched]
     assert sorted(d["fleet"]["host"] for d in docs) == ["a", "b"]
@@ -73,19 +84,70 @@ def test_a_fleet_runs_reports_a_lost_host_and_resumes_it(fleet, tmp_path):
                                                               ["revision"], job)}
     for path in fetched:
         assert check.check_file(path) == []
-    # contributions (no host is marked `project = true`), each with the id its host reported
+    # contributions (no host is tuninglab_project), each with the id its host reported
     assert all(d["contribution"]["tool"] == "data.submit" for d in docs)
     table = "\n".join(lines)
     assert "innodb_doublewrite" in table and "verdict" in table
 
+    lines.clear()
+    assert [s["status"] for s in _run(fleet, job, lines.append).values()] == ["done", "done"]
+    assert not any("PLAY" in line for line in lines)   # no host contacted
+    assert len(list((root / "data").glob("doublewrite/*.json"))) == 2
 
-def test_fleet_check_sets_up_a_host_and_tells_one_it_cannot_reach(fleet):
-    hosts, servers, repo = fleet
+
+def _left_on(workdir: Path) -> list[str]:
+    """What of a host's work directory still runs or is mounted or attached here."""
+    left = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if str(workdir) in command and "pytest" not in command:
+            left.append(f"process {pid}: {command[:120]}")
+    left += [line for line in Path("/proc/mounts").read_text().splitlines()
+             if str(workdir) in line]
+    loops = subprocess.run(["losetup", "-a"], capture_output=True, text=True).stdout
+    return left + [line for line in loops.splitlines() if str(workdir) in line]
+
+
+def test_a_recipe_killed_mid_run_fails_its_host_and_leaves_nothing_running(fleet):
+    root = fleet[3]
+    job = run.Job("doublewrite", "quick", "", forks=2, extra=SMALL + ("--seed", "7"))
+    killed = []
+
+    def say(line):
+        if line.startswith("a  [") and not killed:   # kill -9: the runner cleans up nothing
+            pid = int(next((root / "a" / "runs").glob(f"{run.fleet_id(_rev(fleet), job)}/pid"))
+                      .read_text())
+            os.killpg(pid, signal.SIGKILL)
+            killed.append(pid)
+
+    state = _run(fleet, job, say)
+    assert killed and state["a"]["status"] == "failed"
+    assert state["a"]["reason"].startswith("the recipe stopped (exit 137)")
+    assert state["b"]["status"] == "done"
+    assert _left_on(root / "a") == []   # the rescue's lab.clean
+
+
+def _rev(fleet) -> str:
+    return subprocess.run(["git", "-C", str(fleet[2]), "rev-parse", "HEAD"], check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
+def test_fleet_check_tells_a_host_it_cannot_reach_and_one_whose_key_is_unknown(fleet):
+    hosts, servers, repo, root = fleet
     servers["b"].stop()
     out = []
-    found = survey.survey(hosts, out.append, repo, setup=True)
+    found = survey.survey(hosts, str(root / "hosts.ini"), out.append, repo)
     assert found["a"]["cores"] and found["a"]["ready"]
     assert "ok  root: yes" in found["a"]["lab_check"]   # lab.check, run on the host
-    assert "SSH connection failed" in found["b"]["error"]
+    assert "Connection refused" in found["b"]["error"]
     text = "\n".join(out)
     assert "unreachable" in text and "set up; lab.check says:" in text
+    servers["b"].start()
+    unknown = root / "unknown.ini"   # the same hosts, no key known for them
+    unknown.write_text((root / "hosts.ini").read_text().replace(str(root / "known_hosts"),
+                                                                str(root / "none")))
+    found = survey.survey(hosts, str(unknown), out.append, repo)
+    assert all("Host key verification failed" in found[h]["error"] for h in "ab")

@@ -1,29 +1,32 @@
-"""Bringing a host's result files home: each file the recipe wrote there is copied into
-data/<recipe>/ under the name a local run would give it, its paths and secret-looking values
-scrubbed as data.submit does, marked with the fleet run's id and the host's name (as the user
-named it), and checked as data.check checks it. Then the fleet's table of verdicts.
+"""Bringing a host's result files home. fleet-run.yml fetched each file the recipe wrote
+there (Ansible's fetch, checksums checked) once it checked that the file is a regular file
+of at most data.check's size in its tree's data/<recipe>/. Here each is checked again and kept
+in data/<recipe>/ under the name a local run would give it, its paths and secret-looking
+values scrubbed as data.submit does, marked with the fleet run's id and the host's name, and
+checked as data.check checks it. Then the fleet's table of verdicts.
 
 A host is trusted with its own results only: a file must be the recipe, variant and profile
-the fleet ran, carry the host id the host reported at the start of the run, lie in its tree's
-data/<recipe>/ and be at most data.check's size (asked before it is read). And it is a
+the fleet ran and carry the host id the host reported before the recipe started. And it is a
 contribution, with data.submit's block and rules (never a project host's id), unless the
-inventory marks the host as the project's own (`project = true`)."""
+inventory marks the host as the project's own (`tuninglab_project: true`)."""
 
 import json
 import posixpath
 import re
-import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tuninglab.contrib import check, forgery, submit
-from tuninglab.fleet.remote import HostError
 from tuninglab.visible import visible
 from tuninglab.results import document
 from tuninglab.results.report import ratio_cells, table
 from tuninglab.results.result import Result
 
 RESULT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\.json")
+
+
+class HostError(Exception):
+    """A host's results are refused; the message is the reason the fleet's table shows."""
 
 
 @dataclass(frozen=True)
@@ -33,26 +36,23 @@ class Wanted:
     profile: str
     variants: frozenset        # the variants as run ("": the main experiment)
     host: str                  # the host's name in the inventory
-    host_id: str               # as the host reported it at the start of the run
+    host_id: str = ""          # as the host reported it at the start of the run
     project: bool = False      # the project's own host: its results are not contributions
 
 
-def results(remote, run_id: str, data_dir: Path, wanted: Wanted) -> list[Path]:
-    """The host's result files of this fleet run, in data_dir; files fetched by an earlier
-    attempt are kept as they are."""
-    written = remote.written(run_id)
-    if not written:
-        raise HostError("the recipe finished but its log names no result file")
-    home = remote.results_dir(wanted.recipe)
+def results(fetched: Path, run_id: str, data_dir: Path, wanted: Wanted) -> list[Path]:
+    """The host's result files of this fleet run (fetched: its directory of fetched files,
+    fleet-run.yml's), each checked and kept in data_dir; files kept by an earlier attempt are
+    kept as they are."""
+    manifest = json.loads((fetched / "manifest.json").read_text())
+    wanted = replace(wanted, host_id=str(manifest.get("host_id", "")))
     kept = []
-    for remote_path in written:
-        if posixpath.dirname(remote_path) != home or \
-                not RESULT_NAME.fullmatch(posixpath.basename(remote_path)):
-            raise HostError(f"{visible(remote_path)}: not a result file of {wanted.recipe}; "
-                            f"expected one in {visible(home)}/")
-        with tempfile.TemporaryDirectory() as tmp:
-            local = remote.fetch(remote_path, Path(tmp) / "fetched.json", check.MAX_BYTES)
-            doc, problems = check.load(local)
+    for remote_path in manifest.get("written", []):
+        name = posixpath.basename(remote_path)
+        if not RESULT_NAME.fullmatch(name) or not (fetched / "results" / name).is_file():
+            raise HostError(f"{visible(remote_path)}: not a result file fetched from "
+                            f"{wanted.host}")
+        doc, problems = check.load(fetched / "results" / name)   # bounded: data.check's size
         problems = problems if doc is None else document.validate(doc)
         if problems:
             raise HostError(f"{visible(remote_path)} is not a result file: "
@@ -94,7 +94,7 @@ def _keep(doc: dict, run_id: str, wanted: Wanted, data_dir: Path, remote_path: s
         if refused:
             raise HostError(f"{visible(remote_path)}: {check.one_line(refused[0])}; if "
                             f"{wanted.host} is one of the project's own machines, mark it "
-                            "`project = true` in the inventory")
+                            "`tuninglab_project: true` in the inventory")
     target = submit.write_new(doc, data_dir)
     problems = check.check_file(target, project_hosts=hosts)
     if problems:

@@ -1,35 +1,33 @@
-"""invoke fleet.run: one recipe on many hosts at once. For each host, in up to --parallel
-threads: connect, ship this checkout's revision and set it up (once per revision), run the
-recipe there detached from the session, stream its progress as lines tagged with the host,
-fetch the result files it wrote into data/<recipe>/, then print every host's verdicts.
+"""invoke fleet.run: one recipe on every host of an Ansible inventory, through
+ansible/fleet-run.yml (ship and set up this revision once, run the recipe detached and poll
+it, fetch its result files, lab.clean on failure), then the fetched files checked and kept in
+data/<recipe>/ (fetch.py) and every host's verdicts.
 
-A host that fails (SSH refused, setup, the recipe, a dropped connection) is reported with its
-reason; the others go on. The fleet run's id comes from the revision and the command, so the
-same command again resumes it: hosts done are skipped, a host whose recipe still runs is
+The fleet run's id comes from the revision and the command, so the same command again
+resumes it: hosts done are skipped (work/fleet/<id>.json), a host whose recipe still runs is
 followed again, and a host's own resume file (in its work directory) keeps the runs it
-finished. The state lives in work/fleet/<id>.json and each host's whole output in
-work/fleet/<id>/<host>.log.
+finished. Each host's fetched files and recipe log are in work/fleet/<id>/<host>/.
 """
 
 import hashlib
 import json
-import threading
-from dataclasses import dataclass, field
+import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 from tuninglab import files
-from tuninglab.errors import Interrupted, UserError
-from tuninglab.fleet import fetch, ship
-from tuninglab.fleet.inventory import Host
-from tuninglab.fleet.remote import HostError, Remote, connect, opened
-from tuninglab.visible import visible
+from tuninglab.contrib import check
+from tuninglab.errors import UserError
+from tuninglab.fleet import fetch, playbook, ship
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load_all
 from tuninglab.units import human_seconds
 
-# The lines of a host's output worth a line on the fleet's console; the rest goes to its log.
-PROGRESS = ("[", "wrote ", "error", "interrupted", "refusing", "shipping", "running setup",
-            "setup: installing", "setup: done", "following", "measuring the device")
+POLL_SECONDS = 10
+# The playbook's tasks whose failure message says it all (the rest get the task's name).
+SAYS_IT_ALL = ("check the recipe's exit", "report the failure")
+STOPPED = ("stopped here; a recipe fleet.run started goes on on its host: the same fleet.run "
+           "again follows it, `invoke fleet.clean` stops it")
 
 
 @dataclass(frozen=True)
@@ -37,58 +35,12 @@ class Job:
     recipe: str
     profile: str = "full"
     variant: str | None = None
-    destroy_data: bool = False
-    parallel: int = 4
+    forks: int = 5
     extra: tuple = ()           # more `invoke recipe` options, as given
 
-    def args(self, host: Host) -> list[str]:
+    def args(self) -> list[str]:
         out = [self.recipe, "--profile", self.profile, *self.extra]
-        if self.variant is not None:
-            out += ["--variant", self.variant]
-        for device in host.devices:
-            out += ["--device", device]
-        return out + (["--destroy-data"] if host.devices else [])
-
-
-@dataclass
-class Fleet:
-    job: Job
-    rev: str
-    state_path: Path
-    data_dir: Path
-    say: object
-    connect: object = connect
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    state: dict = field(default_factory=dict)
-    variants: frozenset = frozenset()   # the recipe's variants the job runs ("": the main one)
-
-    @property
-    def id(self) -> str:
-        return self.state_path.stem
-
-    def host_say(self, host: Host, width: int):
-        log = self.state_path.with_suffix("") / f"{host.name}.log"
-        log.parent.mkdir(parents=True, exist_ok=True)
-
-        def say(line: str) -> None:
-            with self.lock:
-                with open(log, "a") as f:
-                    f.write(line + "\n")
-                if line.strip().startswith(PROGRESS):
-                    self.say(f"{host.name:<{width}}  {line.strip()}")
-        return say
-
-    def wanted(self, host: Host, host_id: str) -> fetch.Wanted:
-        """What the host's result files must be (fetch.py): this run, from that host."""
-        return fetch.Wanted(self.job.recipe, self.job.profile, self.variants, host.name,
-                            host_id, host.project)
-
-    def record(self, host: Host, **entry) -> None:
-        with self.lock:
-            self.state[host.name] = entry
-            files.atomic_write_json(self.state_path, {"revision": self.rev,
-                                                      "recipe": self.job.recipe,
-                                                      "hosts": self.state})
+        return out + (["--variant", self.variant] if self.variant is not None else [])
 
 
 def fleet_id(rev: str, job: Job) -> str:
@@ -97,135 +49,81 @@ def fleet_id(rev: str, job: Job) -> str:
     return hashlib.sha256(spec.encode()).hexdigest()[:12]
 
 
-def run(hosts: list[Host], job: Job, say=print, repo: Path = files.PROJECT_DIR,
-        workdir: Path | None = None, data_dir: Path = files.DATA_DIR, dry_run: bool = False,
-        connector=connect) -> dict:
+def run(hosts: list, job: Job, inventory: str | None, say=print,
+        repo: Path = files.PROJECT_DIR, workdir: Path | None = None,
+        data_dir: Path = files.DATA_DIR, dry_run: bool = False) -> dict:
     """Run the job on every host; {host name: its state entry}. Raises UserError only before
     any host is contacted (bad input, a dirty checkout)."""
-    _check(hosts, job)
+    if not 1 <= job.forks <= 64:
+        raise UserError(f"--forks: expected a whole number from 1 to 64, got {job.forks}")
     variants = _variants(job)
-    took = _estimate(variants, job.profile)   # also: the profile exists
+    seconds = sum(planner.build(v.experiment(job.profile)).estimate() for v in variants)
     rev = ship.head(repo) if dry_run else ship.revision(repo)
-    base = (workdir or files.default_workdir()) / "fleet"
-    fleet = Fleet(job, rev, base / f"{fleet_id(rev, job)}.json", data_dir, say, connector,
-                  variants=frozenset(v.variant or "" for v in variants))
-    fleet.state = _load_state(fleet.state_path)
+    state_path = (workdir or files.default_workdir()) / "fleet" / f"{fleet_id(rev, job)}.json"
+    state = _load_state(state_path)
+    todo = [h for h in hosts if state.get(h.name, {}).get("status") != "done"]
     if dry_run:
-        _plan(fleet, hosts, took)
+        _plan(job, rev, hosts, todo, human_seconds(seconds), say)
         try:
             ship.revision(repo)
         except UserError as exc:
             say(f"note: a real run would stop here: {exc}")
         return {}
-    base.mkdir(parents=True, exist_ok=True)
-    archive = ship.archive_in(repo, rev, base)
-    say(f"fleet run {fleet.id}: {job.recipe} ({job.profile}) at {rev[:12]} on "
-        f"{len(hosts)} host{'s' * (len(hosts) > 1)}, {min(job.parallel, len(hosts))} at a time, "
-        f"about {took} each")
-    width = max(len(h.name) for h in hosts)
-    in_threads(hosts, job.parallel, lambda h: _one_host(fleet, h, archive, width))
+    for host in hosts:
+        if host not in todo:
+            say(f"{host.name}  done in an earlier attempt of this fleet run: skipped")
+    if todo:
+        say(f"fleet run {state_path.stem}: {job.recipe} ({job.profile}) at {rev[:12]} on "
+            f"{len(todo)} host{'s' * (len(todo) > 1)}, {min(job.forks, len(todo))} at a time, "
+            f"about {human_seconds(seconds)} each")
+        fetched = state_path.with_suffix("")
+        for host in todo:   # what an earlier attempt fetched is not this one's answer
+            shutil.rmtree(fetched / host.name, ignore_errors=True)
+            (fetched / host.name).mkdir(parents=True)
+        extra = {"rev": rev, "archive": str(ship.archive_in(repo, rev, state_path.parent)),
+                 "run_id": state_path.stem, "recipe": job.recipe, "recipe_args": job.args(),
+                 "fetch_dir": str(fetched), "max_bytes": check.MAX_BYTES,
+                 "max_seconds": int(3 * seconds + 7200), "poll_delay": POLL_SECONDS}
+        failed = playbook.run("fleet-run.yml", inventory, todo, extra, say, job.forks, STOPPED)
+        wanted = frozenset(v.variant or "" for v in variants)
+        for host in todo:
+            state[host.name] = _outcome(host, failed.get(host.name), fetched / host.name,
+                                        fetch.Wanted(job.recipe, job.profile, wanted, host.name,
+                                                     project=host.project),
+                                        state_path.stem, data_dir)
+        files.atomic_write_json(state_path, {"revision": rev, "recipe": job.recipe,
+                                             "hosts": state})
     say("")
-    say(fetch.verdict_table(hosts, fleet.state, data_dir))
-    failed = [h.name for h in hosts if fleet.state[h.name]["status"] != "done"]
-    if failed:
-        say(f"{len(failed)} host{'s' * (len(failed) > 1)} did not finish ({', '.join(failed)}): "
+    say(fetch.verdict_table(hosts, state, data_dir))
+    lost = [h.name for h in hosts if state[h.name]["status"] != "done"]
+    if lost:
+        say(f"{len(lost)} host{'s' * (len(lost) > 1)} did not finish ({', '.join(lost)}): "
             "rerun the same command to resume them")
-    return {h.name: fleet.state[h.name] for h in hosts}
+    return {h.name: state[h.name] for h in hosts}
 
 
-def in_threads(hosts: list[Host], parallel: int, work) -> None:
-    """work(host) for every host, at most parallel at once. The threads are daemons: Ctrl-C
-    ends this command at once, and the recipes go on on their hosts (a rerun follows them)."""
-    slots = threading.Semaphore(parallel)
-
-    def one(host):
-        with slots:
-            work(host)
-
-    threads = [threading.Thread(target=one, args=(h,), daemon=True) for h in hosts]
-    for t in threads:
-        t.start()
+def _outcome(host, failure, fetched: Path, wanted, run_id: str, data_dir: Path) -> dict:
+    """A host's state entry after the playbook: done with its kept files, or why not."""
+    if failure:
+        return {"status": "failed", "reason": reason(failure)}
+    if not (fetched / "manifest.json").is_file():
+        return {"status": "failed", "reason": "the playbook ended before this host finished"}
     try:
-        for t in threads:
-            while t.is_alive():
-                t.join(0.5)
-    except KeyboardInterrupt:
-        raise Interrupted("stopped here; a recipe fleet.run started goes on on its host: "
-                          "the same fleet.run again follows it, `invoke fleet.clean` stops "
-                          "it") from None
+        kept = fetch.results(fetched, run_id, data_dir, wanted)
+    except fetch.HostError as exc:
+        return {"status": "failed", "reason": str(exc)}
+    return {"status": "done", "files": [str(p) for p in kept]}
 
 
-def _one_host(fleet: Fleet, host: Host, archive: Path, width: int) -> None:
-    """Every step on one host; a failure is recorded as its reason, never raised."""
-    if fleet.state.get(host.name, {}).get("status") == "done":
-        fleet.say(f"{host.name:<{width}}  done in an earlier attempt of this fleet run")
-        return
-    say = fleet.host_say(host, width)
-    try:
-        with opened(host, fleet.rev, fleet.connect) as remote:
-            remote.ship(archive, say)
-            host_id = remote.host_id()   # its results must carry it (fetch.not_wanted)
-            code = _recipe(fleet, remote, say)
-            if code:
-                raise HostError(f"the recipe stopped (exit {code}): "
-                                f"{remote.last_error(fleet.id)}")
-            kept = fetch.results(remote, fleet.id, fleet.data_dir, fleet.wanted(host, host_id))
-    except Exception as exc:  # noqa: BLE001 - one host's failure, whatever it is, is reported
-        why = reason(exc)
-        say(f"error: {why}")
-        fleet.record(host, status="failed", reason=why)
-        return
-    fleet.record(host, status="done", files=[str(p) for p in kept])
-
-
-def _recipe(fleet: Fleet, remote: Remote, say) -> int:
-    """Start the recipe there (or follow it, if an earlier attempt's still runs); its exit."""
-    status, value = remote.state(fleet.id)
-    if status == "done" and value == 0:
-        return 0
-    if status == "running":
-        say(f"following the recipe already running there (pid {value})")
-        remote.follow(fleet.id, value, say, from_start=False)
-    else:
-        remote.follow(fleet.id, remote.start(fleet.id, fleet.job.args(remote.host)), say,
-                      from_start=True)
-    lost = HostError("the connection ended while the recipe ran; it goes on there: rerun "
-                     "the same command to follow it")
-    try:
-        status, value = remote.state(fleet.id)
-    except Exception:  # noqa: BLE001 - whatever ended the session, the recipe is detached
-        raise lost from None
-    if status != "done":
-        raise lost
-    return value
-
-
-def reason(exc: Exception) -> str:
-    """One line saying why a host failed, made visible: it may quote what the host sent."""
-    return visible(_reason(exc))
-
-
-def _reason(exc: Exception) -> str:
-    if isinstance(exc, (HostError, UserError)):
-        return str(exc)
-    text = str(exc).strip().splitlines()
-    kind = type(exc).__name__
-    if "NoValidConnections" in kind or isinstance(exc, (ConnectionError, TimeoutError)):
-        return f"SSH connection failed: {text[0] if text else kind}"
-    if "Authentication" in kind:
-        return f"SSH authentication failed: {text[0] if text else kind}"
-    return f"{kind}: {text[0][:200] if text else 'no message'}"
-
-
-def _check(hosts: list[Host], job: Job) -> None:
-    if not hosts:
-        raise UserError("no hosts to run on")
-    if not 1 <= job.parallel <= 64:
-        raise UserError(f"--parallel: expected a whole number from 1 to 64, got {job.parallel}")
-    named = [h.name for h in hosts if h.devices]
-    if named and not job.destroy_data:
-        raise UserError(f"--device names devices on {', '.join(named)}: every run erases them; "
-                        "add --destroy-data to confirm")
+def reason(failure: dict) -> str:
+    """One line saying why a host failed, from the callback's record."""
+    task, msg = failure.get("task", ""), failure.get("msg") or "no message"
+    if failure.get("kind") == "unreachable":
+        if task == "follow the recipe":
+            return ("the connection ended while the recipe ran; it goes on there: rerun the "
+                    "same command to follow it")
+        return f"unreachable: {msg}"
+    return msg if task in SAYS_IT_ALL else f"{task}: {msg}"
 
 
 def _load_state(path: Path) -> dict:
@@ -248,47 +146,29 @@ def _variants(job: Job) -> list:
     return variants
 
 
-def _estimate(variants: list, profile: str) -> str:
-    """Their estimated time as this checkout plans it (templates built included); UserError
-    for a profile they do not have."""
-    return human_seconds(sum(planner.build(v.experiment(profile)).estimate()
-                             for v in variants))
-
-
-def _plan(fleet: Fleet, hosts: list[Host], took: str) -> None:
+def _plan(job: Job, rev: str, hosts: list, todo: list, took: str, say) -> None:
     """What the run would do on each host, contacting none; took: the recipe's estimate."""
-    fleet.say(f"fleet run {fleet.id} (dry run): {fleet.job.recipe} at revision "
-              f"{fleet.rev[:12]}, {min(fleet.job.parallel, len(hosts))} host(s) at a time")
+    say(f"fleet run {fleet_id(rev, job)} (dry run): {job.recipe} at revision {rev[:12]}, "
+        f"{min(job.forks, len(hosts))} host(s) at a time (ansible/fleet-run.yml)")
     for host in hosts:
-        done = fleet.state.get(host.name, {}).get("status") == "done"
-        fleet.say(f"{host.name}: {host.target}, work directory {host.workdir}")
-        if done:
-            fleet.say("  done in an earlier attempt: skipped")
+        say(f"{host.name}: {host.target}, work directory {host.workdir}")
+        if host not in todo:
+            say("  done in an earlier attempt: skipped")
             continue
-        fleet.say(f"  ship revision {fleet.rev[:12]} and run setup.sh (once per revision)")
-        fleet.say(f"  invoke recipe {' '.join(fleet.job.args(host))}")
+        say(f"  ship revision {rev[:12]} and run setup.sh (once per revision)")
+        say(f"  invoke recipe {' '.join(job.args())}"
+            + "".join(f" --device={d}" for d in host.devices)
+            + (" --destroy-data" if host.devices else ""))
         if host.devices:
-            fleet.say(f"  erases {', '.join(host.devices)} on {host.name}")
-        fleet.say(f"  fetch the result files into data/{fleet.job.recipe}/")
-    fleet.say(f"estimated time per host: {took} for the recipe, plus a few minutes for "
-              "setup.sh where the revision is new")
-    fleet.say("dry run: no host was contacted")
+            say(f"  erases {', '.join(host.devices)} on {host.name}")
+        say(f"  fetch the result files into data/{job.recipe}/"
+            + ("" if host.project else " (as contributions)"))
+    say(f"estimated time per host: {took} for the recipe, plus a few minutes for setup.sh "
+        "where the revision is new")
+    say("dry run: no host was contacted")
 
 
-def clean(hosts: list[Host], say=print, repo: Path = files.PROJECT_DIR, connector=connect) -> list:
-    """On each host: SIGTERM to fleet runs still going, then lab.clean of its work directory.
-    The hosts that could not be cleaned, with their reason."""
-    rev = ship.head(repo)
-    failed = []
-    for host in hosts:
-        def tagged(line, name=host.name):
-            say(f"{name}  {line}")
-        try:
-            with opened(host, rev, connector) as remote:
-                for pid in remote.stop_runs():
-                    tagged(f"stopped the fleet run with pid {pid}")
-                remote.lab_clean(tagged)
-        except Exception as exc:  # noqa: BLE001 - the next host is still cleaned
-            failed.append((host.name, reason(exc)))
-            tagged(f"error: {reason(exc)}")
-    return failed
+def clean(hosts: list, inventory: str | None, say=print) -> dict:
+    """fleet-clean.yml on the hosts; {host name: why it could not be cleaned}."""
+    failed = playbook.run("fleet-clean.yml", inventory, hosts, {}, say)
+    return {name: reason(f) for name, f in failed.items()}

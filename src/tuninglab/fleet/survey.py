@@ -1,43 +1,43 @@
-"""invoke fleet.check: for each host, over SSH, its hardware and system, whether this
-checkout's revision is set up there, and what it can run (lab.check's answers, from that
-revision's tree). With --setup, the revision is shipped and set up first where it is not."""
+"""invoke fleet.check: for each host, through ansible/fleet-check.yml, its hardware and
+system, whether this checkout's revision is set up there, and what it can run (lab.check's
+answers, from that revision's tree). With --setup, the revision is shipped and set up first
+where it is not."""
 
+import json
+import tempfile
 from pathlib import Path
 
 from tuninglab import files
-from tuninglab.fleet import ship
-from tuninglab.fleet.remote import connect, opened
-from tuninglab.fleet.run import in_threads, reason
+from tuninglab.fleet import playbook, ship
+from tuninglab.fleet.run import reason
 from tuninglab.results.report import table
 
 
-def survey(hosts, say=print, repo: Path = files.PROJECT_DIR, setup: bool = False,
-           workdir: Path | None = None, connector=connect) -> dict:
+def survey(hosts, inventory, say=print, repo: Path = files.PROJECT_DIR, setup: bool = False,
+           workdir: Path | None = None, forks: int = 5) -> dict:
     """{host name: its facts, or {"error": reason}}; prints a block per host and a table."""
     rev = ship.revision(repo) if setup else ship.head(repo)
-    archive = None
-    if setup:
-        base = (workdir or files.default_workdir()) / "fleet"
-        archive = ship.archive_in(repo, rev, base)
-    found = {}
-    in_threads(hosts, 8, lambda h: found.__setitem__(h.name, _one(h, rev, archive, connector)))
+    base = (workdir or files.default_workdir()) / "fleet"
+    with tempfile.TemporaryDirectory(prefix="tuninglab-check-") as tmp:
+        for host in hosts:
+            (Path(tmp) / host.name).mkdir()
+        extra = {"rev": rev, "setup": setup, "fetch_dir": tmp,
+                 "archive": str(ship.archive_in(repo, rev, base)) if setup else ""}
+        failed = playbook.run("fleet-check.yml", inventory, hosts, extra, say, forks)
+        found = {h.name: _facts(Path(tmp) / h.name / "check.json", failed.get(h.name))
+                 for h in hosts}
     for host in hosts:
         say(_block(host, found[host.name], rev))
     say(_summary(hosts, found))
     return found
 
 
-def _one(host, rev: str, archive, connector) -> dict:
-    try:
-        with opened(host, rev, connector) as remote:
-            if archive:
-                remote.ship(archive, lambda _line: None)   # a failure says why in its reason
-            facts = remote.probe()
-            if facts["ready"]:
-                facts["lab_check"] = remote.lab_check()
-            return facts
-    except Exception as exc:  # noqa: BLE001 - one host's failure is its row, not the end
-        return {"error": reason(exc)}
+def _facts(path: Path, failure) -> dict:
+    if failure or not path.is_file():
+        return {"error": reason(failure) if failure else "the playbook ended before it"}
+    report = json.loads(path.read_text())
+    facts = dict(line.split("=", 1) for line in report["probe"] if "=" in line)
+    return {**facts, "ready": report["ready"], "lab_check": "\n".join(report["lab_check"])}
 
 
 def _block(host, facts: dict, rev: str) -> str:

@@ -1,14 +1,15 @@
 """Throwaway OpenSSH servers on 127.0.0.1 for the integration tests of the fleet feature (running
-commands on several hosts over SSH with Fabric): each `Sshd` is a real /usr/sbin/sshd with its own
-host key, port, config and log in a directory of the test, accepting root with one throwaway client
-key. `stop()` cuts the connections like a host going away mid-run; `restart()` brings the host back
-on the same port with the same host key. Nothing leaves the machine; nothing is installed in /etc.
-The fleet checks host keys as OpenSSH does: `known_hosts(hosts, path)` writes the file an
-inventory's `known_hosts` key names (as `ssh-keyscan -p PORT 127.0.0.1` would write it).
+recipes on several hosts with Ansible, over OpenSSH): each `Sshd` is a real /usr/sbin/sshd with
+its own host key, port, config and log in a directory of the test, accepting root with one
+throwaway client key. `stop()` cuts the connections like a host going away mid-run; `restart()`
+brings the host back on the same port with the same host key. Nothing leaves the machine;
+nothing is installed in /etc. OpenSSH checks the host keys: `known_hosts(hosts, path)` writes
+the file an inventory's `-o UserKnownHostsFile=` names (as `ssh-keyscan -p PORT 127.0.0.1`
+would write it).
 
     with sshd_hosts(tmp_path, 2) as (hosts, key):
-        hosts[0].connection(key).run("echo hi")
         known = known_hosts(hosts, tmp_path / "known_hosts")
+        subprocess.run(hosts[0].ssh(key, known, "echo hi"), check=True)
 """
 
 import os
@@ -121,7 +122,7 @@ class Sshd:
             # mode rejects (group or world writable parents).
             "StrictModes no",
             "UseDNS no",
-            "Subsystem sftp internal-sftp",   # Fabric's put() and get() use SFTP
+            "Subsystem sftp internal-sftp",   # Ansible copies files with SFTP
             "LogLevel ERROR",
             "",
         ]))
@@ -202,14 +203,13 @@ class Sshd:
         self.stop()
         return self.start(timeout)
 
-    def connection(self, key: Path, **kwargs):
-        """A fabric.Connection to this host as root with key, and with nothing from the user's or
-        the system's ssh config (~/.ssh/config could rename or redirect 127.0.0.1)."""
-        import fabric
-        config = fabric.Config(overrides={"load_ssh_configs": False})
-        return fabric.Connection(self.address, port=self.port, user="root", config=config,
-                                 connect_kwargs={"key_filename": str(key), "look_for_keys": False,
-                                                 "allow_agent": False}, **kwargs)
+    def ssh(self, key: Path, known: Path, *command: str) -> list[str]:
+        """The OpenSSH client's command line that runs command on this host as root with key,
+        checking its host key against known (a file known_hosts() wrote), with nothing from the
+        user's or the system's ssh config (~/.ssh/config could rename or redirect 127.0.0.1)."""
+        return ["ssh", "-F", "none", "-p", str(self.port), "-i", str(key), "-o", "BatchMode=yes",
+                "-o", "IdentitiesOnly=yes", "-o", "StrictHostKeyChecking=yes",
+                "-o", f"UserKnownHostsFile={known}", f"root@{self.address}", *command]
 
     @property
     def known_hosts_line(self) -> str:
@@ -229,8 +229,9 @@ class Sshd:
 
 
 def known_hosts(hosts, path: Path) -> Path:
-    """A known_hosts file at path holding each host's key: what an inventory's `known_hosts`
-    names, so the fleet's connections know these hosts (and the user's ~/.ssh is left alone)."""
+    """A known_hosts file at path holding each host's key: what an inventory's
+    UserKnownHostsFile names, so the fleet's connections know these hosts (and the user's
+    ~/.ssh is left alone)."""
     Path(path).write_text("".join(h.known_hosts_line + "\n" for h in hosts))
     return Path(path)
 

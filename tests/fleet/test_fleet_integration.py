@@ -139,15 +139,17 @@ def test_fleet_check_tells_a_host_it_cannot_reach_and_one_whose_key_is_unknown(f
     hosts, servers, repo, root = fleet
     servers["b"].stop()
     out = []
-    found = survey.survey(hosts, str(root / "hosts.ini"), out.append, repo)
+    found = survey.survey(hosts, str(root / "hosts.ini"), out.append, repo, setup=True)
     assert found["a"]["cores"] and found["a"]["ready"]
     assert "ok  root: yes" in found["a"]["lab_check"]   # lab.check, run on the host
     assert "Connection refused" in found["b"]["error"]
     text = "\n".join(out)
     assert "unreachable" in text and "set up; lab.check says:" in text
     servers["b"].start()
-    unknown = root / "unknown.ini"   # the same hosts, no key known for them
+    # The same host with no key known for it (b: its connections ended with its sshd, so
+    # none of Ansible's persistent ones can answer for it).
+    unknown = root / "unknown.ini"
     unknown.write_text((root / "hosts.ini").read_text().replace(str(root / "known_hosts"),
                                                                 str(root / "none")))
-    found = survey.survey(hosts, str(unknown), out.append, repo)
-    assert all("Host key verification failed" in found[h]["error"] for h in "ab")
+    found = survey.survey(hosts[1:], str(unknown), out.append, repo)
+    assert "Host key verification failed" in found["b"]["error"]

@@ -35,7 +35,7 @@ LISTING = {
 
 
 def test_an_inventory_gives_each_host_its_variables():
-    db1, db2, c1 = inventory.hosts_of(LISTING, "hosts.ini")
+    c1, db1, db2 = inventory.hosts_of(LISTING, "hosts.ini")
     assert db1 == Host("db1", "bench@10.0.0.11", "/var/tmp/tl", ("/dev/nvme1n1",), False)
     assert (db2.target, db2.workdir, db2.devices, db2.project) == ("db2:2222", "~/fleet", (),
                                                                    True)

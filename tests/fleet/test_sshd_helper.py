@@ -1,25 +1,23 @@
-"""The throwaway sshd hosts of fleet/sshd.py do what the fleet tests rely on: Fabric runs, puts and
-gets as root; hosts run side by side; stop() cuts a command mid-run but spares what it detached;
-restart() brings the same host back; nothing is written to the user's ~/.ssh."""
+"""The throwaway sshd hosts of fleet/sshd.py do what the fleet tests rely on: OpenSSH's client
+runs commands and copies files as root, checking the host key; hosts run side by side; stop()
+cuts a command mid-run but spares what it detached; restart() brings the same host back, with
+the same host key; nothing is written to the user's ~/.ssh."""
 
 import os
-import threading
+import subprocess
 import time
 
 import pytest
-from invoke.exceptions import UnexpectedExit
 
-from fleet.sshd import sshd_hosts
-
-fabric = pytest.importorskip("fabric")
+from fleet.sshd import known_hosts, sshd_hosts
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture
 def home(tmp_path, monkeypatch):
-    """A HOME of the test's own: paramiko and Fabric read ~/.ssh there, so the test sees whether
-    they write anything (a known_hosts) and no ~/.ssh/config of the user's gets in the way."""
+    """A HOME of the test's own: the ssh client would write ~/.ssh there, so the test sees
+    whether anything is written (a known_hosts)."""
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     (tmp_path / "home").mkdir()
     yield tmp_path / "home"
@@ -41,34 +39,31 @@ def _wait_for(condition, timeout=10.0):
         time.sleep(0.02)
 
 
-def test_fabric_runs_puts_and_gets(tmp_path, home):
+def test_ssh_runs_copies_and_checks_the_host_key(tmp_path, home):
     with sshd_hosts(tmp_path, 1) as ([host], key):
-        # A plain Connection: Fabric alone accepts the unknown host key (AutoAddPolicy) in
-        # memory only, with no prompt and no known_hosts file (see `home`). The fleet's own
-        # connections check it (test_fleet_hostkeys.py; sshd.known_hosts gives them the keys).
-        c = fabric.Connection(host=host.address, port=host.port, user="root",
-                              connect_kwargs={"key_filename": str(key), "look_for_keys": False,
-                                              "allow_agent": False})
-        with c:
-            assert c.run("echo hi", hide=True, in_stream=False).stdout == "hi\n"
-            local = tmp_path / "local.txt"
-            local.write_text("payload\n")
-            c.put(str(local), remote=str(host.dir / "remote.txt"))
-            assert (host.dir / "remote.txt").read_text() == "payload\n"
-            c.get(str(host.dir / "remote.txt"), local=str(tmp_path / "back.txt"))
-            assert (tmp_path / "back.txt").read_text() == "payload\n"
+        known = known_hosts([host], tmp_path / "known_hosts")
+        run = subprocess.run(host.ssh(key, known, "echo hi"), capture_output=True, text=True)
+        assert run.stdout == "hi\n"
+        subprocess.run(host.ssh(key, known, f"cat > {host.dir / 'remote.txt'}"),
+                       input="payload\n", text=True, check=True)
+        assert (host.dir / "remote.txt").read_text() == "payload\n"
+        (tmp_path / "empty").write_text("")
+        refused = subprocess.run(host.ssh(key, tmp_path / "empty", "true"),
+                                 capture_output=True, text=True)
+        assert refused.returncode == 255 and "Host key verification failed" in refused.stderr
 
 
 def test_hosts_run_at_once_on_their_own_ports(tmp_path, home):
     with sshd_hosts(tmp_path, 2) as (hosts, key):
+        known = known_hosts(hosts, tmp_path / "known_hosts")
         assert len({h.port for h in hosts}) == 2
-        group = fabric.ThreadingGroup.from_connections([h.connection(key) for h in hosts])
         started = time.monotonic()
-        results = group.run("sleep 1; echo $SSH_CONNECTION", hide=True, in_stream=False)
+        procs = [subprocess.Popen(h.ssh(key, known, "sleep 1; echo $SSH_CONNECTION"),
+                                  stdout=subprocess.PIPE, text=True) for h in hosts]
+        outs = [p.communicate(timeout=10)[0] for p in procs]
         assert time.monotonic() - started < 1.9   # side by side, not one after the other
-        for c, result in results.items():
-            assert result.stdout.split()[-1] == str(c.port)   # the server port it reached
-        group.close()
+        for h, out in zip(hosts, outs):
+            assert out.split()[-1] == str(h.port)   # the server port it reached
 
 
 @pytest.mark.parametrize("commands", [False, True])
@@ -81,40 +76,23 @@ def test_stop_cuts_the_session_spares_the_detached_and_restart_comes_back(tmp_pa
     pids = []
     try:
         with sshd_hosts(tmp_path, 1) as ([host], key):
-            c = host.connection(key)
-            c.open()
-            host_key = c.transport.get_remote_server_key()
-            outcome = {}
-
-            def run():
-                try:
-                    outcome["result"] = c.run(command, hide=True, in_stream=False)
-                except Exception as e:   # noqa: BLE001 - the assertion below says which
-                    outcome["error"] = e
-
-            thread = threading.Thread(target=run)
-            thread.start()
+            known = known_hosts([host], tmp_path / "known_hosts")
+            client = subprocess.Popen(host.ssh(key, known, command), stdin=subprocess.DEVNULL,
+                                      stderr=subprocess.PIPE, text=True)
             _wait_for(lambda: fg.exists() and bg.exists() and fg.read_text() and bg.read_text())
             pids = [int(fg.read_text()), int(bg.read_text())]
             started = time.monotonic()
             host.stop(commands=commands)
-            thread.join(10)
-            assert not thread.is_alive()
+            assert client.wait(10) == 255   # the connection was cut, as a host going away
             assert time.monotonic() - started < 5, "the client waited for the command"
-            # Fabric reports the cut channel as a command that never sent its exit status (-1),
-            # not as a connection error: UnexpectedExit, or exited == -1 with warn=True.
-            error = outcome.get("error")
-            assert isinstance(error, UnexpectedExit) and error.result.exited == -1, outcome
-            assert not c.is_connected
             assert _alive(pids[1]), "stop() killed the detached process"
             assert _alive(pids[0]) is not commands
             host.stop()   # idempotent
 
-            host.restart()
-            with host.connection(key) as again:
-                assert again.run("echo back", hide=True, in_stream=False).stdout == "back\n"
-                assert again.transport.get_remote_server_key() == host_key
-            c.close()
+            host.restart()   # the same host key: the known_hosts file still holds it
+            again = subprocess.run(host.ssh(key, known, "echo back"), capture_output=True,
+                                   text=True)
+            assert again.stdout == "back\n"
     finally:
         for pid in pids:
             if _alive(pid):

@@ -62,7 +62,7 @@ def load(inventory: str | None, limit: str | None = None) -> list[Host]:
 
 
 def hosts_of(listing: dict, where: str) -> list[Host]:
-    """The hosts of `ansible-inventory --list` output, in its order, each checked."""
+    """The hosts of `ansible-inventory --list` output, by name, each checked."""
     hostvars = listing.get("_meta", {}).get("hostvars", {})
     names = []
     for group, body in listing.items():
@@ -71,7 +71,7 @@ def hosts_of(listing: dict, where: str) -> list[Host]:
                 names.append(name)
     if not names:
         raise UserError(f"{where}: no hosts (within --limit); expected at least one")
-    return [host_of(name, hostvars.get(name, {}), where) for name in names]
+    return [host_of(name, hostvars.get(name, {}), where) for name in sorted(names)]
 
 
 def host_of(name: str, hv: dict, where: str) -> Host:

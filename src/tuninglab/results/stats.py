@@ -223,7 +223,7 @@ def compare(
     `confidence` and a verdict: faster or slower when that interval excludes 1, equivalent
     when the equivalence test's interval (at 2 * confidence - 1, 90% for 95%: two one-sided
     tests at 1 - confidence each) lies inside 1/(1+margin) to 1+margin, else too noisy."""
-    _check_levels(confidence, margin)
+    check_levels(confidence, margin)
     above, below = (FASTER, SLOWER) if higher_is_better else (SLOWER, FASTER)
     return _compare(values, baseline, confidence, margin, above, below)
 
@@ -239,7 +239,7 @@ def compare_cost(
     equivalent within ±margin, else too noisy. A repeat of 0 on either side (a point that made
     no fsync) has no logarithm: not compared (ZERO_COST), as document._ratio does for a
     throughput of 0. A negative cost is no measure: ValueError."""
-    _check_levels(confidence, margin)
+    check_levels(confidence, margin)
     xs, bs = _clean(values, "values"), _clean(baseline, "baseline")
     if min(xs + bs) == 0:  # only when none is negative: those fail in _compare
         return Comparison(None, None, None, ZERO_COST, ZERO_COST, None, None)
@@ -267,7 +267,7 @@ def compare_paired(
     of the mean of log(values[i] / baseline[i]), at n - 1 degrees of freedom; the equivalence
     test is the same at 2 * confidence - 1. The ratio is that of the geometric means, as in
     compare()."""
-    _check_levels(confidence, margin)
+    check_levels(confidence, margin)
     xs, bs = _clean(values, "values"), _clean(baseline, "baseline")
     if len(xs) != len(bs):
         raise ValueError(f"paired values: {len(xs)} values but {len(bs)} baseline values")
@@ -288,7 +288,7 @@ def compare_paired(
     return _verdict(math.exp(diff), (lo, hi), (tost_lo, tost_hi), margin, above, below)
 
 
-def _check_levels(confidence: float, margin: float) -> None:
+def check_levels(confidence: float, margin: float) -> None:
     if not 0.5 < confidence < 1:  # also rejects NaN
         raise ValueError("confidence must be between 0.5 and 1 (exclusive): the equivalence "
                          f"test uses 2 * confidence - 1; got {confidence}")

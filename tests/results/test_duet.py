@@ -1,0 +1,92 @@
+"""The duet's comparison (results/duet.py) on series whose truth is known: the machine's noise,
+which hits both servers in the same second, leaves the ratio; a placement asymmetry cancels
+over the swapped halves and is reported; an A/A of autocorrelated seconds is called faster or
+slower about as often as its level says; bad series are refused, naming the half and second."""
+
+import math
+import random
+
+import pytest
+
+from tuninglab.results import stats
+from tuninglab.results.duet import Half, batch_means, compare_duet
+
+
+def _ar1(rng, n, sd, phi):
+    """n values of an AR(1) process with marginal sd and lag-1 correlation phi."""
+    x, out = rng.gauss(0, sd), []
+    for _ in range(n):
+        out.append(x)
+        x = phi * x + rng.gauss(0, sd * math.sqrt(1 - phi ** 2))
+    return out
+
+
+def _duet(rng, effect=1.0, placement=1.0, seconds=300, machine=0.15, own=0.03, phi=0.6):
+    """Two halves: the machine's noise (machine, common to both servers) and each server's own
+    (own), both autocorrelated, per second; the tested setting faster by effect, the first
+    half's placement favouring it by placement (the second's favouring the baseline)."""
+    halves = []
+    for swap in (placement, 1 / placement):
+        common = _ar1(rng, seconds, machine, phi)
+        a, b = _ar1(rng, seconds, own, phi), _ar1(rng, seconds, own, phi)
+        halves.append(Half([1000 * effect * swap * math.exp(c + e) for c, e in zip(common, a)],
+                           [1000 * math.exp(c + e) for c, e in zip(common, b)]))
+    return halves
+
+
+def test_the_machines_noise_leaves_the_ratio():
+    rng = random.Random(1)
+    first, second = _duet(rng, effect=1.05, machine=0.30, own=0.01)
+    duet = compare_duet(first, second, margin=0.02)
+    c = duet.comparison
+    assert c.ci_low < 1.05 < c.ci_high and c.verdict_kind == stats.FASTER
+    # each second's throughput moves ~30%, yet the interval is a few percent wide
+    assert (c.ci_high - c.ci_low) / 2 / c.ratio < 0.01
+    assert duet.batch_seconds == 60
+
+
+def test_a_placement_asymmetry_cancels_and_is_reported():
+    rng = random.Random(2)
+    first, second = _duet(rng, effect=1.0, placement=1.08)
+    duet = compare_duet(first, second, margin=0.03)
+    assert duet.comparison.ci_low < 1 < duet.comparison.ci_high
+    assert duet.comparison.verdict_kind == stats.EQUIVALENT
+    assert duet.placement == pytest.approx(1.08, rel=0.01)
+    # one half alone reads the placement as an effect
+    alone = [math.exp(sum(math.log(x / b) for x, b in zip(h.values, h.baseline)) / 300)
+             for h in (first, second)]
+    assert alone[0] == pytest.approx(1.08, rel=0.01) and alone[1] == pytest.approx(1 / 1.08,
+                                                                                   rel=0.01)
+
+
+def test_an_autocorrelated_a_a_is_called_as_often_as_its_level_says():
+    rng = random.Random(3)
+    trials = 400
+    calls = sum(compare_duet(*_duet(rng, seconds=200, phi=0.8)).comparison.verdict_kind
+                in (stats.FASTER, stats.SLOWER) for _ in range(trials))
+    assert calls / trials <= 0.08   # 5% expected; seconds' correlation must not inflate it
+
+
+def test_a_cost_reads_less_or_more_and_a_zero_is_not_compared():
+    rng = random.Random(4)
+    first, second = _duet(rng, effect=0.8, own=0.02, machine=0.02)
+    assert compare_duet(first, second, cost=True).comparison.verdict_kind == stats.LESS
+    zero = Half([0.0] + list(first.values[1:]), first.baseline)
+    assert compare_duet(zero, second, cost=True).comparison.verdict_kind == stats.ZERO_COST
+
+
+def test_batches_weigh_the_same_and_drop_the_odd_seconds():
+    assert batch_means([1, 1, 3, 3, 5, 5, 100], 3) == [1, 3, 5]
+
+
+@pytest.mark.parametrize("first, batches, message", [
+    (Half([1, 2, 3], [1, 2]), 2, "first half: 3 seconds of the tested setting but 2"),
+    (Half([1, 0, 3, 4], [1, 2, 3, 4]), 2, "first half, second 1: 0 and 2; a ratio needs"),
+    (Half([1, float("nan"), 3, 4], [1, 2, 3, 4]), 2, "first half, second 1: nan"),
+    (Half([1, 2, 3], [1, 2, 3]), 5, "a duet half of 3 seconds cannot be cut into 5 batches"),
+    (Half([1, 2, 3, 4], [1, 2, 3, 4]), 1, "batches: expected a whole number of at least 2"),
+])
+def test_bad_series_are_refused_naming_the_half_and_second(first, batches, message):
+    second = Half([1.0] * 10, [1.0] * 10)
+    with pytest.raises(ValueError, match=message):
+        compare_duet(first, second, batches=batches)

@@ -40,6 +40,9 @@ def test_advise_runs_on_a_fleet_host_and_brings_its_report_home(tmp_path, monkey
         out, progress = [], []
         args = ["--socket", str(server.socket), "--user", examples.ADVISOR, "--json"]
         monkeypatch.setenv("MYSQL_PWD", password)
+        # -vvv: Ansible prints each SSH command it runs, where `environment:` would have put
+        # the password (sh -c 'MYSQL_PWD=... python3 ...')
+        monkeypatch.setenv("ANSIBLE_VERBOSITY", "3")
         status = advise_on.advise_on("a", str(inventory), args, out.append, progress.append,
                                      repo=repo)
         report = json.loads(out[0])
@@ -47,7 +50,9 @@ def test_advise_runs_on_a_fleet_host_and_brings_its_report_home(tmp_path, monkey
         assert "innodb_io_capacity = 200" in {r["slug"]: r for r in report["rows"]}[
             "io-capacity"]["reading"]["value"]
         assert any("run setup.sh" in line for line in progress)
-        assert password not in "\n".join(progress)   # no_log: not in Ansible's output either
+        assert any("SSH: EXEC" in line for line in progress)
+        assert password not in "\n".join(progress)   # on no command line, in no output
+        monkeypatch.delenv("ANSIBLE_VERBOSITY")
         monkeypatch.setenv("MYSQL_PWD", "wrong")
         with pytest.raises(UserError, match="on a: login refused at socket"):
             advise_on.advise_on("a", str(inventory), args, out.append, progress.append,

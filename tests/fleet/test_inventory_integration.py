@@ -1,8 +1,11 @@
 """An inventory read by the real ansible-inventory, as the fleet commands read it: INI and YAML,
 group and host variables, --limit, and a mistake in the file as one line."""
 
+import re
+
 import pytest
 
+from helpers import REPO
 from tuninglab.errors import UserError
 from tuninglab.fleet import inventory
 from tuninglab.fleet.inventory import Host
@@ -58,3 +61,17 @@ def test_a_yaml_inventory_and_its_mistakes(tmp_path):
         inventory.load(str(path))
     with pytest.raises(UserError, match="no hosts"):
         inventory.load(str(path), "nosuchhost")
+
+
+def test_the_guides_ini_and_yaml_inventories_name_the_same_hosts(tmp_path):
+    """docs/fleet.md shows one inventory in INI and in YAML: both read as the same hosts."""
+    page = (REPO / "docs" / "fleet.md").read_text()
+    read = {}
+    for form in ("ini", "yaml"):
+        path = tmp_path / f"hosts.{form}"
+        path.write_text(re.search(rf"```{form}\n(.*?)```", page, re.S)[1])
+        read[form] = inventory.load(str(path))
+    assert read["ini"] == read["yaml"]
+    assert [(h.name, h.devices, h.project) for h in read["ini"]] == [
+        ("cloud1", (), False), ("nvme1", ("/dev/nvme1n1",), False), ("nvme2", (), True)]
+    assert read["ini"][0] == Host("cloud1", "bench@203.0.113.7:2222", "/var/tmp/tuninglab")

@@ -2,8 +2,8 @@
 inventory, run there through ansible/advise-on.yml, so that its host (the datadir's
 filesystem, device, scheduler, ...) is read where it is. This revision is shipped and set up
 there first if it is not yet (once per revision); the report comes back as the remote command
-printed it, with its exit status. The password (MYSQL_PWD here) reaches only the remote
-command's environment, never a command line."""
+printed it, with its exit status. The password (MYSQL_PWD here) reaches the remote command
+on its standard input, never a command line (nor Ansible's output: no_log)."""
 
 import json
 import tempfile

@@ -53,8 +53,9 @@ def load(inventory: str | None, limit: str | None = None) -> list[Host]:
                         "shows the line that replaces each [hosts.NAME] table")
     args = ["--list"] + (["-i", inventory] if inventory else []) + \
            (["--limit", limit] if limit else [])
+    # Verbosity (the user's ANSIBLE_VERBOSITY or ansible.cfg) would print a banner before the JSON.
     done = subprocess.run([playbook.tool("ansible-inventory"), *args], capture_output=True,
-                          text=True, env=playbook.environment())
+                          text=True, env={**playbook.environment(), "ANSIBLE_VERBOSITY": "0"})
     if done.returncode:
         last = (done.stderr.strip().splitlines() or ["no message"])[-1]
         raise UserError(f"ansible-inventory {inventory or '(Ansible default)'}: {last}")

@@ -14,7 +14,7 @@ from helpers import DATA, committed_data_files
 from tuninglab.contrib import check
 from tuninglab.engine.host import hostinfo
 from tuninglab.errors import UserError
-from tuninglab.fleet import fetch, inventory, run, ship
+from tuninglab.fleet import fetch, inventory, playbook, run, ship
 from tuninglab.fleet.inventory import Host
 from tuninglab.site import describe
 
@@ -172,3 +172,10 @@ def test_a_fetched_hosts_series_carries_the_name_the_inventory_gave_it():
     plain = describe.host_name(doc)
     doc["fleet"] = {"run": "abcdef012345", "host": "nvme1"}
     assert describe.host_name(doc).startswith("nvme1: ") and plain[:20] in describe.host_name(doc)
+
+
+def test_ansible_runs_without_cryptographys_dsa_warning_and_keeps_the_users_filters(monkeypatch):
+    monkeypatch.delenv("PYTHONWARNINGS", raising=False)
+    assert playbook.environment()["PYTHONWARNINGS"] == "ignore:DSA is deprecated"
+    monkeypatch.setenv("PYTHONWARNINGS", "error")
+    assert playbook.environment()["PYTHONWARNINGS"] == "error,ignore:DSA is deprecated"

@@ -33,6 +33,9 @@ def environment(outcomes: Path | None = None) -> dict:
     own = os.environ.get("ANSIBLE_CALLBACK_PLUGINS", "~/.ansible/plugins/callback:"
                          "/usr/share/ansible/plugins/callback")
     env["ANSIBLE_CALLBACK_PLUGINS"] = f"{PLAYBOOKS / 'callback_plugins'}:{own}"
+    # ansible-core 2.19 imports cryptography's DSA, which warns on every command it runs.
+    env["PYTHONWARNINGS"] = ",".join(filter(None, [os.environ.get("PYTHONWARNINGS"),
+                                                   "ignore:DSA is deprecated"]))
     if outcomes:
         env["TUNINGLAB_FLEET_OUTCOMES"] = str(outcomes)
     return env

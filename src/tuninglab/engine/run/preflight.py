@@ -17,7 +17,7 @@ from tuninglab.engine.server.option_names import (
     describe_problem,
     option_choices,
 )
-from tuninglab.engine.storage import guard
+from tuninglab.engine.storage import guard, sandbox
 from tuninglab.engine.workloads import sysbench
 from tuninglab.errors import NotOnThisServer, UserError
 from tuninglab.recipes import defaults_sets
@@ -49,6 +49,9 @@ def prepare(recipe: Recipe, opts) -> Prepared:
     plan = planner.build(experiment, opts.seed)
     stop_rule.check(plan)
     devices = check_devices(recipe, opts, plan.points)
+    if not recipe.in_lab_vm:   # the lab VM's kernel has its own
+        check_schedulers(recipe, plan.points,
+                         sandbox.offered_schedulers(devices[0] if devices else None))
     if devices and experiment.dataset.read_seconds:  # a scan sized to the named disk
         wd = Path(opts.workdir or files.default_workdir()).resolve()
         experiment = sizing.sized(experiment, devices[0], wd)
@@ -60,6 +63,19 @@ def prepare(recipe: Recipe, opts) -> Prepared:
     check_cpus(recipe, experiment, plan.points)
     check_lab_memory(recipe, plan.points)
     return Prepared(plan, binary, devices)
+
+
+def check_schedulers(recipe, points, offered: list[str] | None) -> None:
+    """Every storage.scheduler a point sets is one this kernel offers, before any run: a
+    kernel built without one (bfq is a module some kernels lack) would stop the run at its
+    first such point."""
+    wanted = [p.storage["scheduler"] for p in points if (p.storage or {}).get("scheduler")]
+    missing = [s for s in dict.fromkeys(wanted) if offered is not None and s not in offered]
+    if missing:
+        raise UserError(f"{recipe.path}: storage.scheduler {', '.join(map(repr, missing))} is "
+                        f"not offered by this kernel (its devices offer {', '.join(offered)}): "
+                        "expected one of those, or load the scheduler's module "
+                        f"(`modprobe {missing[0]}`) where the kernel has it")
 
 
 def check_lab_memory(recipe, points, meminfo: str | None = None) -> None:

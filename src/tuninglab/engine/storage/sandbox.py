@@ -230,6 +230,20 @@ def _device_bytes(device: str) -> int:
     return int(Path(f"/sys/class/block/{Path(device).name}/size").read_text()) * 512  # sectors
 
 
+def offered_schedulers(device: str | None = None) -> list[str] | None:
+    """The IO schedulers this kernel offers a named device's disk, or loop devices (every loop
+    device is offered the same); None where there is no queue to read."""
+    if device:
+        disk = guard.parent_disk(Path(device).name) or Path(device).name
+        files = [SYS_BLOCK / disk / "queue" / "scheduler"]
+    else:
+        files = sorted(SYS_BLOCK.glob("loop*/queue/scheduler"))
+    for path in files:
+        if path.exists():
+            return path.read_text().replace("[", "").replace("]", "").split()
+    return None
+
+
 def _queue_value(path: Path) -> str:
     text = path.read_text().strip()
     if "[" in text:  # the scheduler file lists all, the active one in brackets

@@ -173,14 +173,15 @@ def advise(c, socket=None, host=None, port=None, user=None, defaults_file=None, 
         raise Exit(code=status)
 
 
-@task(help={"only": "site, scale, engine, sandbox, vm, tpcc, precision, noise or pooling "
-                    "(default: all)"})
+@task(help={"only": "site, scale, engine, sandbox, vm, tpcc, precision, duet, noise or "
+                    "pooling (default: all)"})
 def bench(c, only=None):
     """Benchmarks printed as ratios to their targets: the site (build, JavaScript, first chart),
     the site with 1,000 generated contributions (build time, chart data per page) and the engine
     (harness overhead and precision of `doublewrite --quick`, about 5 min), and precision
     (switchback A/B and A/A, restart A/B: half-widths, wall times, false verdicts; about 32
-    min), noise control (whether pinning CPUs or dropping the page cache helps here; about
+    min), duet runs (A/B, A/A and a restart-only setting, both at once on twin servers;
+    about 22 min), noise control (whether pinning CPUs or dropping the page cache helps here; about
     20 min), and pooling (the coverage of a pooled A/A interval over k results; about 3 min
     of CPU, no server)."""
     cli.guard(cli.bench, only)

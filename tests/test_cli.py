@@ -45,6 +45,11 @@ def invoke(*args):
       "real filesystem you can write")),
     (["recipe", "doublewrite", "--workdir", "/etc/passwd", "--dry-run"],
      "error: work directory /etc/passwd: is a file, expected a directory"),
+    (["recipe", "doublewrite", "--design", "parallel", "--dry-run"],
+     "error: --design: expected restart, switchback or duet, got 'parallel'"),
+    (["recipe", "concurrency", "--design", "duet", "--dry-run"],
+     "error: --design duet: concurrency cannot run as a duet: the sweep changes "
+     "workload.threads, a question about the whole machine"),
 ])
 def test_user_errors_are_one_line_without_traceback(args, message):
     result = invoke(*args)

@@ -92,15 +92,19 @@ RECIPE_HELP = {
     "variant": "run only this variant of the recipe ('' for its main experiment)",
     "device": "a real block device to test instead of a loop-device sandbox (erased!)",
     "destroy_data": "confirm that --device may be erased by every run",
+    "design": "measure as restart, switchback or duet (both points at once on twin servers, "
+              "each on half the CPUs) instead of the recipe's design",
 }
 
 
 def recipe_run(name, *, quick=False, profile=None, repeats=None, duration=None, warmup=None,
                mysqld=None, workdir=None, dry_run=False, seed=None, variant=None, device=None,
-               destroy_data=False, precision=None, budget=None, server=None):
+               destroy_data=False, precision=None, budget=None, server=None, design=None):
     """`invoke recipe`: the command line's options (RECIPE_HELP) checked and made into the
     run's Options, once; then the recipe's experiments run (runner.run_all)."""
     profile = profile_name(quick, profile)
+    if design is not None and design not in ("restart", "switchback", "duet"):
+        raise UserError(f"--design: expected restart, switchback or duet, got {design!r}")
     _check_names(name, variant)
     # Also in a dry run, which holds no work directory: a file or /proc is said at once.
     workdir_mod.check_place(Path(workdir) if workdir else files.default_workdir())
@@ -111,7 +115,7 @@ def recipe_run(name, *, quick=False, profile=None, repeats=None, duration=None, 
         mysqld=mysqld, server=_server(server), workdir=Path(workdir) if workdir else None,
         dry_run=dry_run,
         seed=_seed(seed), devices=tuple(device or ()), destroy_data=destroy_data,
-        precision=precision, budget=budget)
+        precision=precision, budget=budget, design=design)
     runner.run_all(name, dataclasses.replace(opts, aims=_claim_aims(name, opts)), variant, say)
     if not dry_run:  # what the new result changes: the claims' pooled verdicts, as the site's
         from tuninglab.evidence import claims_text

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from tuninglab.results import stats
-from tuninglab.results.duet import Half, batch_means, compare_duet
+from tuninglab.results.duet import Half, batch_ratios, compare_duet
 
 
 def _ar1(rng, n, sd, phi):
@@ -26,18 +26,18 @@ def _duet(rng, effect=1.0, placement=1.0, seconds=300, machine=0.15, own=0.03, p
     (own), both autocorrelated, per second; the tested setting faster by effect, the first
     half's placement favouring it by placement (the second's favouring the baseline)."""
     halves = []
-    for swap in (placement, 1 / placement):
+    for first, swap in ((True, placement), (False, 1 / placement)):
         common = _ar1(rng, seconds, machine, phi)
         a, b = _ar1(rng, seconds, own, phi), _ar1(rng, seconds, own, phi)
         halves.append(Half([1000 * effect * swap * math.exp(c + e) for c, e in zip(common, a)],
-                           [1000 * math.exp(c + e) for c, e in zip(common, b)]))
+                           [1000 * math.exp(c + e) for c, e in zip(common, b)], first))
     return halves
 
 
 def test_the_machines_noise_leaves_the_ratio():
     rng = random.Random(1)
     first, second = _duet(rng, effect=1.05, machine=0.30, own=0.01)
-    duet = compare_duet(first, second, margin=0.02)
+    duet = compare_duet([first, second], margin=0.02)
     c = duet.comparison
     assert c.ci_low < 1.05 < c.ci_high and c.verdict_kind == stats.FASTER
     # each second's throughput moves ~30%, yet the interval is a few percent wide
@@ -48,7 +48,7 @@ def test_the_machines_noise_leaves_the_ratio():
 def test_a_placement_asymmetry_cancels_and_is_reported():
     rng = random.Random(2)
     first, second = _duet(rng, effect=1.0, placement=1.08)
-    duet = compare_duet(first, second, margin=0.03)
+    duet = compare_duet([first, second], margin=0.03)
     assert duet.comparison.ci_low < 1 < duet.comparison.ci_high
     assert duet.comparison.verdict_kind == stats.EQUIVALENT
     assert duet.placement == pytest.approx(1.08, rel=0.01)
@@ -62,7 +62,7 @@ def test_a_placement_asymmetry_cancels_and_is_reported():
 def test_an_autocorrelated_a_a_is_called_as_often_as_its_level_says():
     rng = random.Random(3)
     trials = 400
-    calls = sum(compare_duet(*_duet(rng, seconds=200, phi=0.8)).comparison.verdict_kind
+    calls = sum(compare_duet(_duet(rng, seconds=200, phi=0.8)).comparison.verdict_kind
                 in (stats.FASTER, stats.SLOWER) for _ in range(trials))
     assert calls / trials <= 0.08   # 5% expected; seconds' correlation must not inflate it
 
@@ -70,23 +70,49 @@ def test_an_autocorrelated_a_a_is_called_as_often_as_its_level_says():
 def test_a_cost_reads_less_or_more_and_a_zero_is_not_compared():
     rng = random.Random(4)
     first, second = _duet(rng, effect=0.8, own=0.02, machine=0.02)
-    assert compare_duet(first, second, cost=True).comparison.verdict_kind == stats.LESS
+    assert compare_duet([first, second], cost=True).comparison.verdict_kind == stats.LESS
     zero = Half([0.0] + list(first.values[1:]), first.baseline)
-    assert compare_duet(zero, second, cost=True).comparison.verdict_kind == stats.ZERO_COST
+    assert compare_duet([zero, second], cost=True).comparison.verdict_kind == stats.ZERO_COST
 
 
 def test_batches_weigh_the_same_and_drop_the_odd_seconds():
-    assert batch_means([1, 1, 3, 3, 5, 5, 100], 3) == [1, 3, 5]
+    half = Half([2, 2, 3, 3, 5, 5, 100], [1, 1, 1, 1, 1, 1, 1])
+    assert batch_ratios(half, 3, "first half") == pytest.approx(
+        [math.log(2), math.log(3), math.log(5)])
+
+
+def test_a_stalled_second_counts_against_its_setting():
+    # the tested setting matches the baseline but stalls one second in ten
+    tested = [0.0 if i % 10 == 0 else 100.0 for i in range(200)]
+    duet = compare_duet([Half(tested, [100.0] * 200), Half(tested, [100.0] * 200, False)],
+                        batches=4)
+    assert duet.comparison.ratio == pytest.approx(0.9)
 
 
 @pytest.mark.parametrize("first, batches, message", [
     (Half([1, 2, 3], [1, 2]), 2, "first half: 3 seconds of the tested setting but 2"),
-    (Half([1, 0, 3, 4], [1, 2, 3, 4]), 2, "first half, second 1: 0 and 2; a ratio needs"),
+    (Half([0, 0, 3, 4], [1, 2, 3, 4]), 2, "first half, seconds 0 to 1: the tested "
+                                          "setting's server did nothing in a whole batch"),
+    (Half([1, -2, 3, 4], [1, 2, 3, 4]), 2, "first half, second 1: -2 and 2; expected finite "
+                                           "numbers, none below 0"),
     (Half([1, float("nan"), 3, 4], [1, 2, 3, 4]), 2, "first half, second 1: nan"),
     (Half([1, 2, 3], [1, 2, 3]), 5, "a duet half of 3 seconds cannot be cut into 5 batches"),
     (Half([1, 2, 3, 4], [1, 2, 3, 4]), 1, "batches: expected a whole number of at least 2"),
 ])
 def test_bad_series_are_refused_naming_the_half_and_second(first, batches, message):
-    second = Half([1.0] * 10, [1.0] * 10)
+    second = Half([1.0] * 10, [1.0] * 10, first=False)
     with pytest.raises(ValueError, match=message):
-        compare_duet(first, second, batches=batches)
+        compare_duet([first, second], batches=batches)
+
+
+def test_many_halves_pool_and_the_places_must_balance():
+    rng = random.Random(5)
+    halves = _duet(rng, effect=1.05, placement=1.1) + _duet(rng, effect=1.05, placement=1.1)
+    duet = compare_duet(halves, margin=0.02)
+    assert duet.comparison.ci_low < 1.05 < duet.comparison.ci_high
+    assert duet.placement == pytest.approx(1.1, rel=0.02)
+    assert duet.comparison.ci_high - duet.comparison.ci_low < \
+        (lambda c: c.ci_high - c.ci_low)(compare_duet(halves[:2], margin=0.02).comparison)
+    with pytest.raises(ValueError, match="3 halves, 2 with the tested setting in the first "
+                                         "place; expected as many"):
+        compare_duet(halves[:3])

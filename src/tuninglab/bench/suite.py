@@ -1,6 +1,6 @@
 """`invoke bench`: every benchmark, or the one --only names, each printing its targets as ratios."""
 
-from tuninglab.bench import (engine, noise_control, precision, sandbox, scale, site,
+from tuninglab.bench import (duet, engine, noise_control, precision, sandbox, scale, site,
                              sitting_coverage, tpcc, vm)
 from tuninglab.errors import UserError
 
@@ -13,6 +13,7 @@ BENCHMARKS = (
     ("tpcc", "TPC-C-like workload", tpcc.run),
     ("engine", "engine", engine.run),
     ("precision", "precision: switchback and restart designs", precision.run),
+    ("duet", "precision: duet runs, both settings at once on twin servers", duet.run),
     ("noise", "noise control: pinning, dropping the page cache", noise_control.run),
     ("pooling", "pooled estimates: A/A coverage of the 95% interval", sitting_coverage.run),
 )

@@ -10,6 +10,7 @@ switchback made to look like restarts, or the other way round, with no trace of 
 
 from tuninglab.contrib.jsonpaths import at, runs
 from tuninglab.recipes import plan as planner
+from tuninglab.recipes.duets import duet_obstacle
 from tuninglab.results import document
 from tuninglab.results.result import Result
 
@@ -64,6 +65,8 @@ def check_design(doc: dict, e, expected: dict, server: tuple, label: str) -> lis
     RECORDS_FALLBACK_FROM records its fallback; never a switchback of a setting the server reads
     only at startup; and the runs are that design's: blocks of one series, or none."""
     got, wanted = Result(doc).design, e.measure.design
+    if got == "duet" or wanted == "duet":   # the recipe's, or `invoke recipe --design duet`
+        return check_duet(doc, e)
     obstacle = planner.switchback_obstacle(e)
     if wanted == "restart" or obstacle:
         want, why = "restart", obstacle or 'the recipe\'s [measure] design is "restart"'
@@ -78,6 +81,44 @@ def check_design(doc: dict, e, expected: dict, server: tuple, label: str) -> lis
     names = swept_names(expected)
     return (check_switchable(doc, names, server, label)
             + check_fallback(doc, names, would_switch) or check_shape(doc))
+
+
+def check_duet(doc: dict, e) -> list[str]:
+    """A duet where the experiment allows one (recipes/duets.py), chosen by the recipe or
+    on the command line; a recipe that asks for a duet has only duets. Its runs: restarts'
+    shape (no switchback series or blocks), two a repeat, one of each point, every other
+    repeat with the points' places swapped so that the placement cancels."""
+    got = Result(doc).design
+    if got != "duet":
+        return [at("plan/design", f"{got!r}; expected 'duet': the recipe's [measure] design is "
+                                  '"duet"')]
+    obstacle = duet_obstacle(e)
+    if obstacle:
+        return [at("plan/design", f"'duet', but {obstacle}")]
+    if "switchback" in doc or doc["plan"].get("fallback"):
+        return [at("plan/design", "'duet' with a switchback's series or fallback; expected "
+                                  "neither")]
+    return check_halves(doc)
+
+
+def check_halves(doc: dict) -> list[str]:
+    """Each repeat (a half) has one run of each point, and the points take the first place
+    (the earlier order) in as many halves as the second."""
+    points = doc["points"]
+    halves = {}
+    for p in points:
+        for run in p["runs"]:
+            halves.setdefault(run["repeat"], []).append((run["order"], p["id"]))
+    odd = sorted(h for h, runs in halves.items() if len(runs) != len(points))
+    if odd:
+        return [at("points", f"half {odd[0]} has {len(halves[odd[0]])} runs; expected one of "
+                             f"each of the {len(points)} points, measured at once")]
+    first = [min(runs)[1] for runs in halves.values()]
+    counts = {p["id"]: first.count(p["id"]) for p in points}
+    if len(set(counts.values())) > 1:
+        return [at("points", f"the first place went to {counts}; expected each point as "
+                             "often, so that the placement cancels")]
+    return []
 
 
 def check_switchable(doc: dict, names: list, server: tuple, label: str) -> list[str]:

@@ -73,9 +73,12 @@ def bound_of(path: tuple) -> tuple[float, str]:
     return next((bound, why) for pattern, bound, why in BOUNDS if re.search(pattern, name))
 
 
+HALVES = "a duet's halves, two for each of plan/repeats"
+
+
 def check_repeats(doc: dict) -> list[str]:
     r = Result(doc)
-    n = r.repeats
+    n = r.rounds
     problems = []
     for i, point in enumerate(r.points):
         got = sorted(run["repeat"] for run in point.runs)
@@ -87,7 +90,7 @@ def check_repeats(doc: dict) -> list[str]:
             if count else ""
         problems.append(at(("points", i, "runs"),
                            f"repeats {', '.join(map(str, got)) or 'none'}{missing}; expected 1 "
-                           f"to {n} once each (plan/repeats)"))
+                           f"to {n} once each ({HALVES if n != r.repeats else 'plan/repeats'})"))
     return problems
 
 

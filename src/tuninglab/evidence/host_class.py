@@ -2,7 +2,8 @@
 kind of storage and its flush speed band), not a random id. Every VM of the kind the project
 runs on is one class, named for what it is; results from one class pool into one verdict
 (sets.py) and are one series on a chart. A contributed result's class is its own beside the
-project's, and a result measured inside the lab VM names the VM before the host it ran on."""
+project's, and a result measured inside the lab VM names the VM before the host it ran on; a
+duet's, its servers' half of the machine (each answers for half of it, not for the whole)."""
 
 import math
 from dataclasses import dataclass
@@ -81,6 +82,13 @@ def _lab_part(r: Result) -> str:
     return ", ".join(x for x in (f"lab VM ({accel})", model, cpus and f"{cpus} vCPUs") if x)
 
 
+def _duet_part(r: Result) -> str:
+    """A duet's servers (engine/run/duet.py): each on half the host's CPUs."""
+    cores = r.host.get("cores")
+    return f"duet, {cores // 2} of {cores} CPUs a server" if cores else \
+        "duet, half the CPUs a server"
+
+
 def host_class(doc: dict) -> HostClass:
     """The result's host class."""
     r = Result.of(doc)
@@ -90,6 +98,8 @@ def host_class(doc: dict) -> HostClass:
     lab = "points" in r.raw and bool(r.labs)  # a calibration record has no points
     if lab:
         name, short = (f"{_lab_part(r)} on {x}" for x in (name, short))
+    if r.design == "duet":   # each server had half the machine: another question's class
+        name, short = (f"{_duet_part(r)} on {x}" for x in (name, short))
     if r.contributed:
         name = CONTRIBUTED + name
     key = ("contributed|" if r.contributed else "") + name

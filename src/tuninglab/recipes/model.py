@@ -88,8 +88,10 @@ PROFILE_KEYS = {"warmup", "duration", "repeats", "threads", "tables", "table_siz
 STEADY_WINDOW_S, MIN_STEADY_WINDOW_S = 20, 5
 # How a sweep is measured ([measure] design): "restart" runs each repeat of each point on its
 # own fresh server; "switchback" changes the settings at run time on one warmed server, in
-# blocks; "auto" is switchback where every swept setting can be changed at run time.
-DESIGNS = ("auto", "switchback", "restart")
+# blocks; "duet" runs two points at once on twin fresh servers, their places swapped every
+# other half (engine/run/duet.py); "auto" is switchback where every swept setting can be
+# changed at run time.
+DESIGNS = ("auto", "switchback", "restart", "duet")
 DATASET_KEYS = ("tables", "table_size", "buffer_pool_size", "memory_limit", "warehouses")
 
 

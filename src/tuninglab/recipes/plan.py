@@ -6,10 +6,12 @@ interleaved trials, Abedi & Brecht, ICPE 2017) and balanced over each group of r
 (round_orders): drift during a sitting then hits every point alike, and no fixed order can turn
 it into an effect.
 
-Two designs (model.DESIGNS). Restart: each run is a fresh copy of the template on a fresh
+Three designs (model.DESIGNS). Restart: each run is a fresh copy of the template on a fresh
 server. Switchback: one server, warmed up once, the workload running throughout, the settings
 switched at run time between blocks; a round is then one block of each point, and a repeat's
-"duration" the seconds measured in a block after its settle seconds.
+"duration" the seconds measured in a block after its settle seconds. Duet: the two points at
+once on twin fresh servers (engine/run/duet.py); a round is a half, its order the points'
+places (the first takes the first CPUs), and a repeat two halves, the places swapped.
 """
 
 import dataclasses
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 
 from tuninglab.errors import UserError
 from tuninglab.recipes import scan_size
+from tuninglab.recipes.duets import duet_obstacle, unpaired_load
 from tuninglab.units import human_seconds
 
 # Per-run cost besides warm-up and measurement: copy the template datadir, start, stop
@@ -78,7 +81,7 @@ class Plan:
     points: tuple[Point, ...]
     runs: tuple[Run, ...]
     seed: int
-    design: str = "restart"   # "restart" or "switchback" (design_for)
+    design: str = "restart"   # "restart", "switchback" or "duet" (design_for)
 
     @property
     def skipped(self) -> tuple:
@@ -92,6 +95,15 @@ class Plan:
     @property
     def switchback(self) -> bool:
         return self.design == "switchback"
+
+    @property
+    def duet(self) -> bool:
+        return self.design == "duet"
+
+    @property
+    def rounds(self) -> int:
+        """A restart's repeats, a switchback's rounds, a duet's halves (two a repeat)."""
+        return self.experiment.measure.repeats * (2 if self.duet else 1)
 
     def block_seconds(self) -> float:
         """One switchback block: the seconds dropped after the switch and those measured."""
@@ -114,6 +126,8 @@ class Plan:
         runs = len(self.runs if pending is None else pending)
         m = self.experiment.measure
         total = runs * self.run_seconds(at_most)
+        if self.duet:  # both runs of a half at once
+            total = (runs + 1) // 2 * self.run_seconds(at_most)
         if self.switchback and runs:  # one server: a copy, a start, a warm-up, a stop
             total += (m.warmup_bound if at_most else m.warmup) + RUN_OVERHEAD_S
         if not template_cached:
@@ -146,9 +160,10 @@ def build(experiment, seed: int = 1, design: str | None = None) -> Plan:
                          experiment.cpus_for(v))
                    for v in sweep.values)
     design = design or design_for(experiment)
-    check_size(Plan(experiment, points, (), seed, design), experiment.measure.repeats)
+    unbuilt = Plan(experiment, points, (), seed, design)
+    check_size(unbuilt, unbuilt.rounds)
     runs = []
-    for repeat, order in enumerate(round_orders(points, experiment.measure.repeats, seed), 1):
+    for repeat, order in enumerate(round_orders(points, unbuilt.rounds, seed), 1):
         for point in order:
             runs.append(Run(len(runs), point, repeat))
     return Plan(experiment, points, tuple(runs), seed, design)
@@ -187,6 +202,13 @@ def design_for(experiment) -> str:
     wanted = experiment.measure.design
     if wanted == "restart":
         return "restart"
+    if wanted == "duet":
+        obstacle = duet_obstacle(experiment)
+        if obstacle:
+            raise UserError(f"{_design_key(experiment)}: \"duet\" runs the two points at "
+                            f"once on twin servers, but {obstacle}; expected design = "
+                            '"restart", "switchback" or "auto"')
+        return "duet"
     obstacle = switchback_obstacle(experiment)
     if obstacle is None:
         return "switchback"
@@ -197,10 +219,13 @@ def design_for(experiment) -> str:
 
 def switchback_refusal(experiment, why: str) -> UserError:
     """The error for a recipe that asks for a switchback it cannot have, saying why."""
+    return UserError(f'{_design_key(experiment)}: "switchback" changes settings on the running '
+                     f'server, but {why}; expected design = "restart" or "auto"')
+
+
+def _design_key(experiment) -> str:
     r = experiment.recipe
-    where = f"{r.path}: measure.design" + (f" (variant {r.variant})" if r.variant else "")
-    return UserError(f'{where}: "switchback" changes settings on the running server, but {why};'
-                     ' expected design = "restart" or "auto"')
+    return f"{r.path}: measure.design" + (f" (variant {r.variant})" if r.variant else "")
 
 
 def switchback_obstacle(experiment) -> str | None:
@@ -215,12 +240,7 @@ def switchback_obstacle(experiment) -> str | None:
         return "the recipe runs in the lab VM, which boots once per run"
     if r.storage and experiment.storage_for(sweep.baseline).get("logs") == "separate":
         return "the redo log has a sandbox of its own per run (storage.logs = separate)"
-    if not w.timed:
-        return "a scan is timed once per run, not second by second"
-    if w.is_tpcc:
-        return ("the TPC-C-like workload counts its new-order transactions over a whole run, "
-                "not second by second")
-    return None
+    return unpaired_load(w)
 
 
 def queue_settings(plan: Plan) -> dict:
@@ -297,10 +317,11 @@ def describe(plan: Plan, server_label: str, pending=None, template_cached=False,
     done = len(plan.runs) - len(pending)
     lines.append(f"run order ({len(plan.runs)} runs" + (f", {done} already done" if done else "")
                  + "):")
-    for repeat in range(1, m.repeats + 1):
+    for repeat in range(1, plan.rounds + 1):
         row = [r.point.value + ("" if r in pending else " (done)")
                for r in plan.runs if r.repeat == repeat]
-        lines.append(f"  repeat {repeat}: " + ", ".join(row))
+        lines.append(f"  half {repeat}: " + " beside ".join(row) if plan.duet
+                     else f"  repeat {repeat}: " + ", ".join(row))
     estimate = plan.estimate(pending, template_cached, baseline_done)
     longest = plan.estimate(pending, template_cached, baseline_done, at_most=True)
     lines.append(f"estimated time: {human_seconds(estimate)}"
@@ -319,6 +340,10 @@ def _pin_lines(plan: Plan) -> list[str]:
 
 def _design_line(plan: Plan) -> str:
     e = plan.experiment
+    if plan.duet:
+        return ("design: duet (both points at once on twin fresh servers, each on half the "
+                "CPUs, their loads started together; every other half swaps their places; "
+                "compared second by second)")
     if plan.switchback:
         names = ", ".join(sorted(swept_settings(plan)))
         head = ("design: switchback (blocks in a random order each round, compared pairwise "

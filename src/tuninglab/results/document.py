@@ -13,6 +13,7 @@ import jsonschema
 
 from tuninglab.files import DATA_DIR, create_json
 from tuninglab.results import redo, regime, stats, timeseries
+from tuninglab.results.duet import DUET_METHOD, Half, compare_duet
 from tuninglab.results.metrics import COST
 from tuninglab.results.result import Result, paired_runs
 
@@ -95,10 +96,10 @@ def methods(doc: dict | None = None) -> dict:
     """The methods a result's statistics name; that of the costs only where its runs measured
     some (a result from before the costs stays as it was written)."""
     out = {"summary": stats.SUMMARY_METHOD,
-           "ratio": stats.PAIRED_METHOD if doc is not None and switchback(doc)
-           else stats.RATIO_METHOD}
+           "ratio": DUET_METHOD if doc is not None and duet(doc) else stats.PAIRED_METHOD
+           if doc is not None and switchback(doc) else stats.RATIO_METHOD}
     if doc is not None and _measures_costs(doc):
-        out["cost"] = stats.PAIRED_METHOD if switchback(doc) else stats.COST_METHOD
+        out["cost"] = stats.PAIRED_METHOD if paired_design(doc) else stats.COST_METHOD
     return out
 
 
@@ -110,7 +111,7 @@ def point_stats(doc: dict) -> list[dict]:
     r = Result(doc)
     name, margin = r.metric, r.smallest_effect
     base = point(doc, doc["sweep"]["baseline"])
-    paired = switchback(doc)
+    paired = paired_design(doc)
     regimes = regime.check(doc)
     out = []
     for p in doc["points"]:
@@ -121,9 +122,10 @@ def point_stats(doc: dict) -> list[dict]:
             computed["stats"]["write_bytes_per_trx"] = stats.summarize(wbytes).to_dict()
         mine, theirs = paired_runs(p["runs"], base["runs"]) if paired \
             else (p["runs"], base["runs"])
-        computed["stats"]["ratio"] = _ratio([run["summary"][name] for run in mine],
-                                            [run["summary"][name] for run in theirs],
-                                            p is base, margin, paired)
+        computed["stats"]["ratio"] = (
+            duet_ratio(mine, theirs, margin) if duet(doc) and p is not base else
+            _ratio([run["summary"][name] for run in mine],
+                   [run["summary"][name] for run in theirs], p is base, margin, paired))
         if p["id"] in regimes:
             computed["stats"]["regime"] = regimes[p["id"]]
             _outside_regime(computed["stats"]["ratio"], regimes[p["id"]])
@@ -144,6 +146,37 @@ def _outside_regime(ratio: dict | None, found: dict) -> None:
         ratio["verdict"] = ratio["verdict_kind"] = stats.REGIME_NOT_REACHED
 
 
+def duet(doc: dict) -> bool:
+    """Whether a result was measured as a duet (engine/run/duet.py)."""
+    return doc["plan"].get("design") == "duet"
+
+
+def paired_design(doc: dict) -> bool:
+    """Whether its runs pair by repeat: a switchback's blocks of one round, a duet's two runs
+    of one half."""
+    return switchback(doc) or duet(doc)
+
+
+def duet_ratio(mine: list, theirs: list, margin: float) -> dict:
+    """A duet point's comparison with the baseline (results/duet.py) from its halves (the runs
+    paired by repeat): the per-second throughput of both, the point in the first place (CPUs
+    and sandbox slot) where its run came first in the half's order."""
+    halves = [Half(*paired_series(a, b), first=a["order"] < b["order"])
+              for a, b in zip(mine, theirs)]
+    return compare_duet(halves, margin=margin).to_dict()
+
+
+def paired_series(run: dict, base: dict, metric: str = "tps") -> tuple[list, list]:
+    """Two runs' per-second series of a metric, up to the shorter one's end (sysbench may
+    report a second fewer on one side, and the sampler pads a series with None to its
+    longer length)."""
+    values, base_values = run["series"][metric], base["series"][metric]
+    n = min(len(values), len(base_values))
+    while n and (values[n - 1] is None or base_values[n - 1] is None):
+        n -= 1
+    return values[:n], base_values[:n]
+
+
 def switchback(doc: dict) -> bool:
     """Whether a result was measured as a switchback (plan.design; results from before the
     design was recorded were all restarts)."""
@@ -153,6 +186,11 @@ def switchback(doc: dict) -> bool:
 def design_text(doc: dict) -> str:
     """How the result was measured, in a sentence for the terminal and the pages."""
     plan = doc["plan"]
+    if duet(doc):
+        return (f"duet: {plan['repeats']} repeats of two halves, each half both points at once "
+                f"on twin fresh servers ({plan['warmup_s']:g} s warm-up, "
+                f"{plan['duration_s']:g} s measured), each server on half the CPUs, their "
+                "places swapped in the other half; compared second by second, in batches")
     if switchback(doc):
         return (f"switchback: one server, {_warmed_up(doc)}, with the "
                 f"workload running throughout; {plan['repeats']} rounds, each one block of "

@@ -8,11 +8,13 @@ with interrupts, one sandbox on a slower part of the device) enters the first ha
 a gain and the second's as a loss, and their mean cancels it.
 
 Per-second ratios are not independent: a stall lasts several seconds, a flush builds over
-tens. So the interval is by batch means: each half's log ratios, second by second, are cut
-into `batches` runs of whole seconds, each run's mean is nearly independent of the next when
-a run is long against the series' memory, and the t interval of their mean (at 2 * (batches -
-1) degrees of freedom, both halves' spread pooled) is the interval of the effect. The halves'
-difference is reported as the placement's own effect (its estimate, not a verdict).
+tens. So the interval is by batch means: each half is cut into `batches` runs of whole
+seconds, each run's log ratio of the two servers' totals is nearly independent of the next
+when a run is long against the series' memory, and the t interval of their mean (at
+halves * (batches - 1) degrees of freedom, every half's spread pooled) is the interval of the
+effect. Totals, not second-by-second ratios: a second in which one server stalls (no
+transaction) has no ratio, and leaving it out would forgive the setting its stalls. The
+halves' difference is reported as the placement's own effect (its estimate, not a verdict).
 
 Batches must be long against the series' memory: simulated A/A duets whose seconds correlate
 at 0.6 or 0.8 from one to the next are called faster or slower at about the 5% the level says,
@@ -30,22 +32,24 @@ from typing import Sequence
 from tuninglab.results.stats import (DEFAULT_SMALLEST_EFFECT, ZERO_COST, Comparison,
                                      check_levels, judged, t_quantile)
 
-DUET_METHOD = ("duet: both settings at once on twin servers, swapped halfway; the effect is "
-               "the mean of the two halves' mean log ratios, second by second; 95% CI: t "
-               "interval from batch means (each half cut into runs of whole seconds, the "
-               "batches' spread pooled over both halves, 2 * (batches - 1) degrees of "
-               "freedom); faster or slower when the 95% CI excludes 1, equivalent within the "
-               "recipe's smallest effect worth knowing X when the 90% CI lies inside 1/(1+X) "
-               "to 1+X, otherwise too noisy to tell")
+DUET_METHOD = ("duet: both settings at once on twin servers, their places swapped every other "
+               "half; each half is cut into batches of whole seconds, and the effect is the "
+               "mean of the batches' log ratios of the two servers' totals; 95% CI: t "
+               "interval from those batch means (their spread pooled over the halves, "
+               "halves * (batches - 1) degrees of freedom); faster or slower when the 95% CI "
+               "excludes 1, equivalent within the recipe's smallest effect worth knowing X "
+               "when the 90% CI lies inside 1/(1+X) to 1+X, otherwise too noisy to tell")
 DEFAULT_BATCHES = 5   # per half: 8 degrees of freedom, and batches of a minute in a 10 min duet
 
 
 @dataclass(frozen=True)
 class Half:
     """One half of a duet: the setting under test's per-second values and the baseline's, on
-    one clock (values[i] and baseline[i] measured in the same second)."""
+    one clock (values[i] and baseline[i] measured in the same second); first: whether the
+    tested setting had the first place (CPUs and sandbox slot) in this half."""
     values: Sequence[float]
     baseline: Sequence[float]
+    first: bool = True
 
 
 @dataclass(frozen=True)
@@ -60,53 +64,68 @@ class DuetComparison:
                 "batch_seconds": self.batch_seconds}
 
 
-def log_ratios(half: Half, name: str) -> list[float]:
-    """log(values[i] / baseline[i]) for each second; ValueError naming the half and second."""
+def checked(half: Half, name: str) -> None:
+    """Both series of a half, second by second: as long as each other, finite, none below 0;
+    ValueError naming the half and the second."""
     if len(half.values) != len(half.baseline):
         raise ValueError(f"{name}: {len(half.values)} seconds of the tested setting but "
                          f"{len(half.baseline)} of the baseline; a duet pairs them by second")
-    out = []
     for i, (x, b) in enumerate(zip(half.values, half.baseline)):
         if not (isinstance(x, (int, float)) and isinstance(b, (int, float))
-                and math.isfinite(x) and math.isfinite(b)):
-            raise ValueError(f"{name}, second {i}: {x!r} and {b!r}; expected finite numbers")
+                and math.isfinite(x) and math.isfinite(b) and x >= 0 and b >= 0):
+            raise ValueError(f"{name}, second {i}: {x!r} and {b!r}; expected finite numbers, "
+                             "none below 0")
+
+
+def batch_ratios(half: Half, batches: int, name: str) -> list[float]:
+    """The log ratio of the two servers' totals in each of `batches` consecutive runs of
+    seconds of equal length (the seconds left over at the end, fewer than batches, dropped so
+    every batch weighs the same). A stalled second (no transaction) counts in its batch's
+    total: a setting that stalls pays for it. ValueError for a batch in which one server did
+    nothing at all."""
+    size = len(half.values) // batches
+    out = []
+    for k in range(batches):
+        part = slice(k * size, (k + 1) * size)
+        x, b = sum(half.values[part]), sum(half.baseline[part])
         if x <= 0 or b <= 0:
-            raise ValueError(f"{name}, second {i}: {x!r} and {b!r}; a ratio needs both > 0 "
-                             "(a second with no transaction is a stall: say so, do not pair it)")
+            raise ValueError(f"{name}, seconds {k * size} to {(k + 1) * size - 1}: the "
+                             f"{'tested setting' if x <= 0 else 'baseline'}'s server did "
+                             "nothing in a whole batch; a ratio needs both to run")
         out.append(math.log(x) - math.log(b))
     return out
 
 
-def batch_means(diffs: list[float], batches: int) -> list[float]:
-    """The means of `batches` consecutive runs of equal length; the seconds left over at the
-    end (fewer than batches) are dropped, so every batch weighs the same."""
-    size = len(diffs) // batches
-    return [statistics.fmean(diffs[k * size:(k + 1) * size]) for k in range(batches)]
-
-
-def compare_duet(first: Half, second: Half, confidence: float = 0.95,
+def compare_duet(halves: Sequence[Half], confidence: float = 0.95,
                  margin: float = DEFAULT_SMALLEST_EFFECT, batches: int = DEFAULT_BATCHES,
                  cost: bool = False) -> DuetComparison:
-    """The duet's comparison of the tested setting to the baseline (DUET_METHOD): first and
-    second are the halves before and after the swap. A cost (lower is cheaper) reads less or
-    more."""
+    """The duet's comparison of the tested setting to the baseline (DUET_METHOD), over its
+    halves: as many with the tested setting in the first place as in the second, so that the
+    placement cancels. A cost (lower is cheaper) reads less or more."""
     check_levels(confidence, margin)
     if not isinstance(batches, int) or batches < 2:
         raise ValueError(f"batches: expected a whole number of at least 2, got {batches!r}")
-    if cost and 0 in (*first.values, *first.baseline, *second.values, *second.baseline):
+    first = sum(h.first for h in halves)
+    if not halves or 2 * first != len(halves):
+        raise ValueError(f"{len(halves)} halves, {first} with the tested setting in the first "
+                         "place; expected as many in the first place as in the second (at "
+                         "least one each), so that the placement cancels")
+    if cost and any(0 in (*h.values, *h.baseline) for h in halves):
         return DuetComparison(Comparison(None, None, None, ZERO_COST, ZERO_COST, None, None),
                               None, 0)
-    halves = [log_ratios(first, "first half"), log_ratios(second, "second half")]
-    size = min(len(h) for h in halves) // batches
-    if size < 1:
-        raise ValueError(f"a duet half of {min(len(h) for h in halves)} seconds cannot be cut "
-                         f"into {batches} batches; expected at least {batches} seconds a half")
-    means = [batch_means(h, batches) for h in halves]
-    m1, m2 = (statistics.fmean(m) for m in means)
-    effect = (m1 + m2) / 2
-    spread = sum((b - m) ** 2 for ms, m in zip(means, (m1, m2)) for b in ms)
-    df = 2 * (batches - 1)
-    se = math.sqrt(spread / df / (2 * batches))   # the mean of 2 * batches batch means
+    named = [(h, _name(i, len(halves))) for i, h in enumerate(halves)]
+    for half, name in named:
+        checked(half, name)
+    shortest = min(len(h.values) for h in halves)
+    if shortest < batches:
+        raise ValueError(f"a duet half of {shortest} seconds cannot be cut into {batches} "
+                         f"batches; expected at least {batches} seconds a half")
+    ratios = [batch_ratios(h, batches, name) for h, name in named]
+    means = [statistics.fmean(r) for r in ratios]
+    effect = statistics.fmean(means)
+    spread = sum((b - m) ** 2 for r, m in zip(ratios, means) for b in r)
+    df = len(halves) * (batches - 1)
+    se = math.sqrt(spread / df / (len(halves) * batches))   # the mean of all batch means
 
     def interval(level):
         half = t_quantile(level, df) * se
@@ -114,4 +133,10 @@ def compare_duet(first: Half, second: Half, confidence: float = 0.95,
 
     comparison = judged(math.exp(effect), interval(confidence), interval(2 * confidence - 1),
                         margin, cost)
-    return DuetComparison(comparison, math.exp((m1 - m2) / 2), size)
+    placement = statistics.fmean(m if h.first else -m for h, m in zip(halves, means))
+    return DuetComparison(comparison, math.exp(placement), shortest // batches)
+
+
+def _name(i: int, count: int) -> str:
+    return {0: "first half", 1: "second half"}.get(i, f"half {i + 1}") if count == 2 \
+        else f"half {i + 1}"

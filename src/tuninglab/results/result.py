@@ -161,7 +161,7 @@ class Result(_Read):
     profile = Field[str]("profile")
     repeats = Field[int]("plan", "repeats")
     duration_s = Field[float]("plan", "duration_s")  # 0: an untimed workload (a scan)
-    design = Field[str]("plan", "design", default="restart")  # or switchback
+    design = Field[str]("plan", "design", default="restart")  # or switchback, or duet
     # A switchback's warm-up to a steady state: seconds, steady, bound_s (None: none).
     warm_up = Field[dict | None]("switchback", "warm_up", default=None)
     # The load: its tool and primary metric (tps in files from before the scan workload).
@@ -192,6 +192,12 @@ class Result(_Read):
     def of(cls, doc: dict | Result) -> Result:
         """doc as a Result (a Result stays itself)."""
         return doc if isinstance(doc, Result) else cls(doc)
+
+    @property
+    def rounds(self) -> int:
+        """The repeat numbers each point's runs carry: a duet's halves, two a plan repeat;
+        every other design's repeats (a switchback's rounds)."""
+        return self.repeats * (2 if self.design == "duet" else 1)
 
     @property
     def experiment(self) -> str:
@@ -286,7 +292,7 @@ class Result(_Read):
         (metrics.WINDOWED) is its series' mean over the window, None for a run without it; any
         other is the run summary's own, its IO per transaction's (requests at the device, a
         RAID's members summed) or its cost's. KeyError when a run did not measure it."""
-        paired, base = self.design == "switchback", self.baseline_point
+        paired, base = self.design in ("switchback", "duet"), self.baseline_point
         mine, theirs = paired_runs(point.runs, base.runs) if paired else (point.runs, base.runs)
 
         def value(run: dict):

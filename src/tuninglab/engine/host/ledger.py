@@ -8,6 +8,7 @@ memory.refusal)."""
 
 import json
 import os
+import threading
 from pathlib import Path
 
 from tuninglab.errors import UserError
@@ -15,6 +16,8 @@ from tuninglab.files import atomic_write_json
 
 FILE_NAME = "lab-state.json"
 MAX_BYTES = 1 << 20  # a run records a few dozen entries; anything bigger is not the lab's
+# A duet's two runs record at once (engine/run/duet.py): each read-and-rewrite is whole.
+_WRITING = threading.Lock()
 
 # Each kind of entry, and the text fields it must have.
 FIELDS = {"cgroup": ("path",), "queue": ("path", "previous"), "mount": ("path", "device"),
@@ -51,11 +54,13 @@ class Ledger:
 
     def record(self, entry: dict) -> dict:
         entry = {**entry, "pid": os.getpid()}
-        self._write(self.entries() + [entry])
+        with _WRITING:
+            self._write(self.entries() + [entry])
         return entry
 
     def forget(self, entry: dict) -> None:
-        self._write([e for e in self.entries() if e != entry])
+        with _WRITING:
+            self._write([e for e in self.entries() if e != entry])
 
     def _write(self, entries: list[dict]) -> None:
         if entries:

@@ -35,11 +35,13 @@ def io_totals(totals: dict) -> dict:
     return {f: sum(t[f] for t in totals.values()) if totals else None for f in IO_FIELDS}
 
 
-def oltp(server, disks, workload, measure, dataset, clock, aside=(), extra=None):
+def oltp(server, disks, workload, measure, dataset, clock, aside=(), extra=None, sync=None):
     """Warm-up (discarded), then the measured run with the sampler: a sysbench script, or the
     TPC-C-like workload, whose dataset is checked before and whose consistency after. Returns
     the summary, the per-second series and the IO totals of each disk (and of those aside,
-    which are left out of the summary and series)."""
+    which are left out of the summary and series). sync: called before the warm-up and again
+    before the measured run (a duet's barrier: its two servers' loads start together)."""
+    sync = sync or (lambda: None)
     check_connections(server, workload.threads, OWN_CONNECTIONS + bool(workload.hold_read_view))
     if workload.is_tpcc:
         check_tpcc_dataset(server, dataset)
@@ -49,10 +51,12 @@ def oltp(server, disks, workload, measure, dataset, clock, aside=(), extra=None)
 
     cpus = pinning.cpus_for(measure)
     warm_up = None
+    sync()
     if measure.warmup > 0:
         with pinning.pinned(server, cpus):
             warm_up = warm(command, measure, clock)
     clock.phase("measure", measure.duration)
+    sync()
     with sampling(server, disks, aside, extra) as sampler, \
             pinning.pinned(server, cpus), held_view(server, workload) as holder:
         measured = sysbench.run(command(measure.duration), holder.ticking(clock.tick))

@@ -2,13 +2,14 @@
 abilities, --device, the server binary, sysbench and every server option the recipe sets, with
 every value of every point put to the server binary (which serves nothing to answer)."""
 
+import dataclasses
 import os
 from pathlib import Path
 from typing import NamedTuple
 
 from tuninglab import files, units
 from tuninglab.engine.host import hostinfo
-from tuninglab.engine.run import sizing, stop_rule
+from tuninglab.engine.run import duet, sizing, stop_rule
 from tuninglab.engine.server import allocators, pinning
 from tuninglab.engine.server import mysqld as srv
 from tuninglab.engine.measure.phase import OWN_CONNECTIONS
@@ -22,6 +23,7 @@ from tuninglab.engine.workloads import sysbench
 from tuninglab.errors import NotOnThisServer, UserError
 from tuninglab.recipes import defaults_sets
 from tuninglab.recipes import plan as planner
+from tuninglab.recipes.duets import duet_obstacle
 from tuninglab.recipes.load import load
 from tuninglab.recipes.model import Recipe
 from tuninglab.recipes.server_list import most_threads
@@ -45,9 +47,20 @@ def prepare(recipe: Recipe, opts) -> Prepared:
     """Everything that can fail on bad input, checked before anything runs."""
     experiment = recipe.experiment(opts.profile, opts.repeats, opts.duration, opts.warmup,
                                    opts.precision, opts.budget)
+    if opts.design:   # --design, instead of the recipe's
+        obstacle = (duet_obstacle if opts.design == "duet" else
+                    planner.switchback_obstacle if opts.design == "switchback" else None)
+        why = obstacle and obstacle(experiment)
+        if why:
+            raise UserError(f"--design {opts.design}: {recipe.label} cannot run as a "
+                            f"{opts.design}: {why}")
+        experiment = dataclasses.replace(experiment, measure=dataclasses.replace(
+            experiment.measure, design=opts.design))
     check_needs(recipe)
     plan = planner.build(experiment, opts.seed)
     stop_rule.check(plan)
+    if plan.duet:
+        check_duet(recipe, plan, opts.devices)
     devices = check_devices(recipe, opts, plan.points)
     if not recipe.in_lab_vm:   # the lab VM's kernel has its own
         check_schedulers(recipe, plan.points,
@@ -63,6 +76,21 @@ def prepare(recipe: Recipe, opts) -> Prepared:
     check_cpus(recipe, experiment, plan.points)
     check_lab_memory(recipe, plan.points)
     return Prepared(plan, binary, devices)
+
+
+def check_duet(recipe, plan, devices=()) -> None:
+    """What a duet needs of this host and run besides what the planner checks: two CPUs (one
+    set per server), loop-device sandboxes (one for each server at once) and a fixed number
+    of halves (the stop rule adds rounds, which a duet does not yet)."""
+    duet.slot_cpus()
+    if devices:
+        raise UserError(f"recipe {recipe.label}: a duet builds a sandbox for each of its two "
+                        "servers at once, on loop devices; --device names one disk for one "
+                        "server: expected no --device, or another design")
+    if stop_rule.active(plan.experiment.measure):
+        raise UserError(f"recipe {recipe.label}: a duet runs the repeats it is given; the stop "
+                        "rule (--precision, --budget, [measure] precision) adds rounds only to "
+                        "a switchback or a restart: expected no stop rule, or another design")
 
 
 def check_schedulers(recipe, points, offered: list[str] | None) -> None:

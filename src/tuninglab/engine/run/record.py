@@ -12,6 +12,7 @@ from tuninglab.engine.workloads import scan, sysbench
 from tuninglab.recipes import dataset_record
 from tuninglab.results import stats
 from tuninglab.results.document import SCHEMA_VERSION, now
+from tuninglab.results.duet import DUET_METHOD
 
 
 def resume_key(plan, binary) -> str:
@@ -23,6 +24,8 @@ def resume_key(plan, binary) -> str:
         ident.append(e.dataset.memory_limit)
     if plan.switchback:  # a restart plan's key stays as it was: its progress files resume
         ident += [plan.design, e.measure.settle]
+    elif plan.duet:
+        ident.append(plan.design)
     return hashlib.sha256(json.dumps(ident).encode()).hexdigest()[:16]
 
 
@@ -40,7 +43,7 @@ def new_document(plan, binary, provenance: dict) -> dict:
                  # in the file, so that its statistics need nothing else (document.recompute)
                  "smallest_effect_pct": smallest_effect_pct(e.measure),
                  **({"design": "switchback", "settle_s": e.measure.settle} if plan.switchback
-                    else {"design": "restart"}),
+                    else {"design": plan.design}),
                  **_overrides(e), **_pin(e.measure), **_skipped(plan)},
         "dataset": dataset_description(e.dataset),
         **_memory(e, binary.flavor),
@@ -55,7 +58,8 @@ def new_document(plan, binary, provenance: dict) -> dict:
         "points": [{"id": p.id, "value": p.value, "settings": binary.map(p.settings),
                     "runs": []} for p in plan.points],
         "methods": {"summary": stats.SUMMARY_METHOD,
-                    "ratio": stats.PAIRED_METHOD if plan.switchback else stats.RATIO_METHOD},
+                    "ratio": DUET_METHOD if plan.duet else stats.PAIRED_METHOD
+                    if plan.switchback else stats.RATIO_METHOD},
     }
 
 

@@ -84,8 +84,10 @@ def drop_caches() -> None:
 
 
 def measure_run(run_, binary, template_data, runs_dir, disks, experiment, clock,
-                baseline_seconds=0, devices=()) -> dict:
-    """One repeat of one point on a fresh copy of the template; the copy is removed after."""
+                baseline_seconds=0, devices=(), cpus=None, sync=None) -> dict:
+    """One repeat of one point on a fresh copy of the template; the copy is removed after.
+    A duet's half (engine/run/duet.py) gives each server its CPUs and a barrier (sync) that
+    starts both loads together."""
     with (run_storage(run_, runs_dir, disks, baseline_seconds, devices) as place,
           memory.capped(experiment.dataset, runs_dir.parent, place.rundir.name,
                         memory.extra(experiment, binary.flavor)) as cap):
@@ -102,7 +104,8 @@ def measure_run(run_, binary, template_data, runs_dir, disks, experiment, clock,
         if cap:  # what the copy left in the page cache would serve the server's reads
             for path in filter(None, (place.datadir, place.logs)):
                 memory.uncache(path)
-        record = _measure_server(run_, binary, place, settings, experiment, clock, cap)
+        record = _measure_server(run_, binary, place, settings, experiment, clock, cap,
+                                 cpus, sync)
     return {**record, **place.extra,
             **({"redo_written_over_bytes": written} if written is not None else {})}
 
@@ -125,21 +128,22 @@ def _observed(sweep, binary) -> list:
     return [*names, *binary.map(dict.fromkeys(names, "1M"))] if names else []
 
 
-def _measure_server(run_, binary, place, settings, experiment, clock, cap=None) -> dict:
+def _measure_server(run_, binary, place, settings, experiment, clock, cap=None, cpus=None,
+                    sync=None) -> dict:
     started = document.now()
     e = experiment
     with memory.starting(cap, e.dataset), \
             srv.Server(binary, place.rundir, place.datadir, settings,
                        cgroup=cap.procs if cap else None, allocator=run_.point.allocator,
-                       cpus=pinning.first(run_.point.cpus)) as server:
+                       cpus=cpus or pinning.first(run_.point.cpus)) as server:
         # a server.defaults sweep reads back what every set changes, at today's point too
         effective = server.variables([*server.settings, *_observed(e.sweep, binary)])
         allocator = server.allocator_record() if _allocates(e) else None
-        cpus = server.cpus_in_force() if _holds_cpus(e) else None
+        held = server.cpus_in_force() if cpus or _holds_cpus(e) else None
         before, began = _statements(server, e), time.monotonic()
         if e.workload.timed:
             summary, series, _ = measure.oltp(server, place.disks, run_.point.workload,
-                                              e.measure, e.dataset, clock)
+                                              e.measure, e.dataset, clock, sync=sync)
         else:
             summary, series, _ = measure.full_scan(server, place.disks, e.dataset, clock)
         statements = _statements_since(server, before, began)
@@ -149,7 +153,7 @@ def _measure_server(run_, binary, place, settings, experiment, clock, cap=None) 
             "finished": document.now(), "effective": effective, "server_log": notes,
             "summary": summary, "series": series, **({"memory": cap.usage()} if cap else {}),
             **({"allocator": allocator} if allocator else {}),
-            **({"server_cpus": cpus} if cpus else {}),
+            **({"server_cpus": held} if held else {}),
             **({"statements": statements} if statements else {})}
 
 

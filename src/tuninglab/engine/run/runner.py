@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tuninglab import files
 from tuninglab.engine.host import workdir
-from tuninglab.engine.run import leftovers, preflight, record, stop_rule, switchback
+from tuninglab.engine.run import duet, leftovers, preflight, record, stop_rule, switchback
 from tuninglab.engine.server import datadir, dynamic, memory
 from tuninglab.engine.run.progress import Progress
 from tuninglab.engine.measure.provenance import provenance
@@ -46,6 +46,7 @@ class Options:
     # The claims the stop rule aims at, without --precision: (recipe label, (stop_rule.Aim,
     # ...)) pairs, from the command that knows the claims (cli.py, campaign.py).
     aims: tuple = ()
+    design: str | None = None    # --design: instead of the recipe's [measure] design
 
 
 def run_all(name: str, opts: Options, variant: str | None = None, say=print) -> list:
@@ -122,6 +123,9 @@ def _expected_precision(plan, wd: Path) -> str:
     """The dry run's word on the precision to expect, from this host's calibration."""
     from tuninglab.engine.measure import noise
     from tuninglab.engine.measure.provenance import host_id
+    if plan.duet:
+        return ("expected precision: not calibrated for a duet yet (`invoke bench --only duet` "
+                "measures one on this host)")
     figures = noise.load(wd, host_id())
     if not figures:
         return ("expected precision: unknown for this host (`invoke lab.noise` measures its "
@@ -203,6 +207,10 @@ def _measure(plan, binary, wd, saved, opts, devices, say, fallback=None):
             doc = saved.load(say)
             todo = pending(plan, doc)
             say(todo_line(plan, todo, plan.estimate(todo, True, doc is not None)))
+    if plan.duet:
+        doc = _document(doc, plan, binary, runs_dir, saved, opts, say)
+        duet.run_halves(plan, doc, todo, binary, template_data, runs_dir, saved, say)
+        return _write(doc, saved, opts, say)
     doc = _document(doc, plan, binary, runs_dir, saved, opts, say, fallback)
     disk = doc["storage"]["device"]  # the work directory's device, recorded with the provenance
     clock = Progress(len(plan.runs), len(plan.runs) - len(todo), plan.run_seconds(), say)

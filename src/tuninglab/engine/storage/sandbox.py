@@ -15,6 +15,7 @@ import json
 import os
 import re
 import subprocess
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,9 @@ from tuninglab.errors import UserError
 from tuninglab.recipes.filesystems import HOST_FILESYSTEMS
 
 SYS_BLOCK = Path("/sys/block")
+# A duet builds two sandboxes at once (engine/run/duet.py): one at a time, so that neither
+# takes the other's free loop device.
+_BUILDING = threading.Lock()
 
 # How each filesystem a sandbox makes (recipes/filesystems.py says which) is made, and the
 # Debian package of its mkfs.
@@ -81,7 +85,8 @@ class Sandbox:
     def __enter__(self):
         require_root("a storage sandbox")
         try:
-            self._build()
+            with _BUILDING:
+                self._build()
         except BaseException:
             self.close()
             raise

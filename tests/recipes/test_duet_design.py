@@ -1,0 +1,115 @@
+"""The duet design (issue 62) from the plan to the result file, without a server: its halves
+(two points at once, places swapped every other half), what it refuses and why, its dry-run
+words, a result's ratio from the halves' per-second series, and data.check's rules on it.
+tests/engine/run/test_duet_integration.py runs one for real."""
+
+import copy
+import dataclasses
+import math
+import random
+
+import pytest
+
+from helpers import fixture_recipe, make_doc
+from tuninglab.contrib import design as design_rules
+from tuninglab.contrib import values
+from tuninglab.errors import UserError
+from tuninglab.recipes import plan as planner
+from tuninglab.recipes.load import load
+from tuninglab.results import document
+from tuninglab.results.duet import DUET_METHOD
+
+
+def experiment(tmp_path, fixture="tiny-switchback", replace=None, **over):
+    fixture_recipe(tmp_path, fixture, "demo", replace)
+    e = load("demo", tmp_path).experiment("full")
+    return dataclasses.replace(e, measure=dataclasses.replace(e.measure, design="duet", **over))
+
+
+def test_a_duet_plan_is_halves_of_both_points_their_places_swapped(tmp_path):
+    plan = planner.build(experiment(tmp_path, repeats=3), seed=7)
+    assert plan.duet and plan.rounds == 6 and len(plan.runs) == 12
+    firsts = []
+    for half in range(1, 7):
+        runs = sorted((r for r in plan.runs if r.repeat == half), key=lambda r: r.index)
+        assert {r.point.value for r in runs} == {"1", "2"}
+        firsts.append(runs[0].point.value)
+    for k in range(0, 6, 2):   # each pair of halves: each point first once
+        assert firsts[k] != firsts[k + 1]
+
+
+def test_a_duets_estimate_counts_both_runs_of_a_half_once(tmp_path):
+    # a duet's repeat is two halves of two runs at once: twice a restart's runs in its time
+    e = experiment(tmp_path, repeats=2)
+    duet, restart = planner.build(e), planner.build(e, design="restart")
+    assert duet.estimate(template_cached=True) == restart.estimate(template_cached=True)
+    assert len(duet.runs) == 2 * len(restart.runs)
+
+
+@pytest.mark.parametrize("replace, why", [
+    ({"values = [1, 2]": "values = [1, 2, 0]"}, "the sweep has 3 points; a duet compares two"),
+    ({'setting = "innodb_flush_log_at_trx_commit"\nvalues = [1, 2]\nbaseline = 1':
+      'setting = "workload.threads"\nvalues = [1, 2]\nbaseline = 1'},
+     "the sweep changes workload.threads, a question about the whole machine"),
+])
+def test_a_duet_the_experiment_cannot_have_is_refused_saying_why(tmp_path, replace, why):
+    with pytest.raises(UserError, match=rf'measure.design: "duet" runs the two points at once '
+                                        rf'on twin servers, but {why}'):
+        planner.build(experiment(tmp_path, replace=replace))
+
+
+def test_the_dry_run_names_the_design_and_each_half(tmp_path):
+    text = planner.describe(planner.build(experiment(tmp_path, repeats=1), seed=1), "MariaDB")
+    assert "design: duet (both points at once on twin fresh servers" in text
+    assert "  half 1: 1 beside 2" in text or "  half 1: 2 beside 1" in text
+
+
+# --- a duet result ----------------------------------------------------------------------
+
+def duet_doc(effect=1.2, placement=1.1, halves=2, seconds=40, seed=1) -> dict:
+    """A finished duet's document: per half, two runs at once, the tested point (OFF) faster
+    by effect, whoever has the first place (the earlier order) by placement."""
+    rng = random.Random(seed)
+    doc = make_doc(on_tps=(1000.0,) * halves, off_tps=(1000.0,) * halves)
+    doc["schema_version"] = 2
+    doc["plan"].update({"design": "duet", "repeats": halves // 2, "duration_s": seconds})
+    on, off = doc["points"]
+    for half in range(1, halves + 1):
+        off_first = half % 2 == 1
+        common = [math.exp(rng.gauss(0, 0.2)) for _ in range(seconds)]
+        for p, first, gain in ((off, off_first, effect), (on, not off_first, 1.0)):
+            run = p["runs"][half - 1]
+            run["order"] = 2 * (half - 1) + (0 if first else 1)
+            tps = [1000 * gain * (placement if first else 1) * c *
+                   math.exp(rng.gauss(0, 0.01)) for c in common]
+            run["series"] = {"t": list(range(1, seconds + 1)), "tps": tps}
+            run["summary"]["tps"] = sum(tps) / seconds
+    return doc
+
+
+def test_a_duet_results_ratio_comes_from_its_halves_seconds():
+    doc = document.finish(duet_doc())
+    ratio = doc["points"][1]["stats"]["ratio"]
+    assert ratio["ci_low"] < 1.2 < ratio["ci_high"] and ratio["verdict_kind"] == "faster"
+    assert ratio["placement"] == pytest.approx(1.1, rel=0.02)
+    assert ratio["batch_seconds"] == 8
+    assert doc["methods"]["ratio"] == DUET_METHOD
+    assert document.validate(doc) == []
+    assert document.design_text(doc).startswith("duet: 1 repeats of two halves")
+
+
+def test_data_check_counts_a_duets_halves_and_wants_the_places_balanced():
+    doc = document.finish(duet_doc(halves=4))
+    assert values.check_repeats(doc) == [] and design_rules.check_halves(doc) == []
+    lopsided = copy.deepcopy(doc)
+    for run in lopsided["points"][1]["runs"]:   # OFF first in every half
+        run["order"] = 2 * (run["repeat"] - 1)
+    for run in lopsided["points"][0]["runs"]:
+        run["order"] = 2 * (run["repeat"] - 1) + 1
+    assert "expected each point as often" in design_rules.check_halves(lopsided)[0]
+    short = copy.deepcopy(doc)
+    short["points"][0]["runs"].pop()
+    assert "half 4 has 1 runs; expected one of each of the 2 points" in \
+        design_rules.check_halves(short)[0]
+    assert "repeats 1, 2, 3, missing 4; expected 1 to 4 once each (a duet's halves" in \
+        values.check_repeats(short)[0]

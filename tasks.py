@@ -179,9 +179,9 @@ def bench(c, only=None):
     """Benchmarks printed as ratios to their targets: the site (build, JavaScript, first chart),
     the site with 1,000 generated contributions (build time, chart data per page) and the engine
     (harness overhead and precision of `doublewrite --quick`, about 5 min), and precision
-    (switchback A/B and A/A, restart A/B: half-widths, wall times, false verdicts; about 32
-    min), duet runs (A/B, A/A and a restart-only setting, both at once on twin servers;
-    about 22 min), noise control (whether pinning CPUs or dropping the page cache helps here; about
+    (switchback A/B and A/A, restart A/B, and the duets: half-widths, wall times, false
+    verdicts; about 55 min), duet runs alone (A/B, A/A and a restart-only setting, both at
+    once on twin servers; about 22 min), noise control (whether pinning CPUs or dropping the page cache helps here; about
     20 min), and pooling (the coverage of a pooled A/A interval over k results; about 3 min
     of CPU, no server)."""
     cli.guard(cli.bench, only)

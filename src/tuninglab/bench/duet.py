@@ -27,6 +27,14 @@ AB = {"setting": "innodb_flush_log_at_trx_commit", "values": "1, 2", "baseline":
 
 
 def run(say=print):
+    lines = measure_all(say)
+    say("")
+    for line in lines:
+        say(line)
+
+
+def measure_all(say) -> list[str]:
+    """Each duet measured, its report said as it ends; all the reports' lines."""
     scratch = Path(tempfile.mkdtemp(prefix="bench-duet-"))
     for name, sweep, what in (("duet-ab", AB, "A/B"), ("duet-aa", calibrate.A_A, "A/A")):
         (scratch / name).mkdir(parents=True)
@@ -46,9 +54,7 @@ def run(say=print):
         kept.write_text(json.dumps({"halves": halves, "wall_s": wall}))
         lines += report(label, halves, wall, TARGETS[target]) + [f"  (its records: {kept})"]
         say("\n".join(lines[-4:]))
-    say("")
-    for line in lines:
-        say(line)
+    return lines
 
 
 def measure(recipe, profile: str, half: tuple, say) -> tuple[list, float]:

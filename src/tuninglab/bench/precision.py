@@ -1,10 +1,11 @@
 """The precision benchmark (issue 17's targets), measured side by side in one sitting on this host:
 a switchback A/B (innodb_flush_log_at_trx_commit 1 vs 2), a switchback A/A (a setting that does
 nothing to throughput, switched all the same), a disk-bound switchback A/A twice (its loop
-device buffered, as before, then with direct IO: issue 38), and a restart A/B (doublewrite
---quick). Each prints its interval's half-width, its wall time and, for the CPU-bound A/A, how
-often it would call two equal settings faster or slower, as ratios to the targets; the A/As of 5
-minutes side by side. About 32 minutes."""
+device buffered, as before, then with direct IO: issue 38), a restart A/B (doublewrite
+--quick), and the duets of bench/duet.py (A/B, A/A and doublewrite, both points at once).
+Each prints its interval's half-width, its wall time and, for the CPU-bound A/A, how often it
+would call two equal settings faster or slower, as ratios to the targets; the A/As of 5
+minutes side by side. About 55 minutes."""
 
 import json
 import os
@@ -16,7 +17,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
-from tuninglab.bench import template
+from tuninglab.bench import duet, template
 from tuninglab import calibrate
 from tuninglab.engine.run import preflight, runner
 from tuninglab.engine.storage import loop
@@ -72,12 +73,16 @@ def run(say=print):
     aa, aa_wall = _measure(AA[0], scratch, say, recipes)
     disk = measure_disk_aa(scratch, recipes, say)
     restart, restart_wall = _measure("doublewrite", scratch, say)
+    duets = duet.measure_all(say)
     say("")
     _report_ab(ab, ab_wall, say)
     _report_aa(aa, aa_wall, say)
     report_aa_side_by_side(aa, aa_wall, disk, say)
     _report_restart(restart, restart_wall, say)
     _report_costs(ab, say)
+    say("duets, both points at once on twin servers (the same targets):")
+    for line in duets:
+        say(f"  {line}")
     say(f"(results kept out of data/: {scratch})")
 
 

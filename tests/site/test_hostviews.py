@@ -31,6 +31,15 @@ def test_a_host_whose_latest_result_is_contributed_is_not_the_default():
     assert hostviews.shown_by_default([own, a_contributes, c]) is c
 
 
+def test_a_newer_duet_is_a_host_to_pick_not_the_default():
+    # each of a duet's servers had half the machine: the whole-machine result stays the reference
+    own = result(HOST_A, "2026-11-20T00:00:00+00:00")
+    duet = result(HOST_A, "2026-11-22T00:00:00+00:00")
+    duet["plan"]["design"] = "duet"
+    assert hostviews.shown_by_default([own, duet]) is own
+    assert hostviews.shown_by_default([duet]) is duet
+
+
 def test_views_hold_every_measured_series_and_the_tables():
     doc = result()
     views = hostviews.views(doc)

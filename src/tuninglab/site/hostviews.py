@@ -44,10 +44,12 @@ def group_path(recipe: str, variant: str) -> str:
 def shown_by_default(docs: list[dict]) -> dict:
     """The result a page's one-host views show first: the latest of the newest host whose
     latest result is the project's own, on the first server in the pages' order that has one
-    (servers.py), so a contribution or a result on another server adds a host to pick rather
-    than replacing the reference; when every host contributed, the newest."""
+    (servers.py), so a contribution, a duet (each server on half the machine) or a result on
+    another server adds a host to pick rather than replacing the reference; when every host
+    contributed, the newest."""
     hosts = result_files.latest_per_host(docs)
-    own = [doc for doc in hosts if not Result.of(doc).contributed] or hosts
+    whole = [doc for doc in hosts if Result.of(doc).design != "duet"] or hosts
+    own = [doc for doc in whole if not Result.of(doc).contributed] or whole
     first = min(servers.rank(server_of(doc)) for doc in own)
     return [doc for doc in own if servers.rank(server_of(doc)) == first][-1]
 

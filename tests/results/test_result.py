@@ -40,9 +40,10 @@ def test_every_committed_result_reads_through_the_classes(name):
     assert r.variant == doc.get("variant", "") and name.startswith(f"{r.recipe}/")
     assert r.metric == doc["workload"].get("metric", "tps")
     assert (r.design == "switchback") == document.switchback(doc)
+    assert (r.design == "duet") == document.duet(doc)
     pct = doc["plan"].get("smallest_effect_pct")
     assert r.smallest_effect == (stats.DEFAULT_SMALLEST_EFFECT if pct is None else pct / 100)
-    assert r.design in ("restart", "switchback") and r.date == doc["started"][:10]
+    assert r.design in ("restart", "switchback", "duet") and r.date == doc["started"][:10]
     assert [p.id for p in r.points] == [p["id"] for p in doc["points"]]
     assert r.baseline_point.raw is document.point(doc, doc["sweep"]["baseline"])
     assert sum(p.is_baseline for p in r.points) == 1

@@ -55,3 +55,12 @@ def test_the_projects_own_evidence_comes_before_contributed_evidence(data):
     found = rows.evidence(rests_on(), "mariadb 10.11", "", {})
     assert not found.host_class.startswith("contributed: ")
     assert "contributed" not in found.closeness
+
+
+def test_a_duet_stands_in_only_where_nothing_measured_the_whole_machine(committed_data,
+                                                                         monkeypatch):
+    # the project's doublewrite evidence on 11.8 is a duet's (each server on half the machine)
+    monkeypatch.setattr(result_files, "DATA_DIR", committed_data)
+    found = rows.evidence(rests_on(), "mariadb 11.8", "", {})
+    assert found.host_class.startswith("duet, ")
+    assert found.closeness.startswith("a duet, each server on half the machine")

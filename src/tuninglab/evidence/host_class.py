@@ -29,6 +29,7 @@ class HostClass:
     short: str         # a chart legend's: without the flush band (the hover says it)
     contributed: bool
     lab: bool          # measured inside the lab VM
+    duet: bool = False  # each server on half the machine (engine/run/duet.py)
 
 
 def _flush_band(r: Result) -> str:
@@ -103,7 +104,7 @@ def host_class(doc: dict) -> HostClass:
     if r.contributed:
         name = CONTRIBUTED + name
     key = ("contributed|" if r.contributed else "") + name
-    return HostClass(key, name, short, r.contributed, lab)
+    return HostClass(key, name, short, r.contributed, lab, r.design == "duet")
 
 
 def server_of(doc: dict) -> str:

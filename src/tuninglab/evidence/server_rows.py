@@ -99,15 +99,18 @@ def _part(value) -> str:
 
 def _closest(comparisons: list, here: dict, machine=None):
     """The comparison whose host class is closest to this host: its own class (machine, known
-    from what this host measured before) first, then the project's own evidence before
-    contributed evidence (which anyone can add), then by the fewest differing parts; ties keep
-    the guide's order, the largest set first. With its differences (none for its own)."""
+    from what this host measured before) first, then whole-machine evidence before a duet's
+    (each of its servers had half the machine: another question than a reader's server asks),
+    then the project's own evidence before contributed evidence (which anyone can add), then by
+    the fewest differing parts; ties keep the guide's order, the largest set first. With its
+    differences (none for its own)."""
     def parts(c):
         return host_class.machine_parts(c.evidence.results[-1]) if c.evidence.results else {}
 
     def own(c) -> bool:
         return machine is not None and host_class.runs_on(c.evidence.host_class, machine)
-    ranked = sorted(comparisons, key=lambda c: (not own(c), c.evidence.host_class.contributed,
+    ranked = sorted(comparisons, key=lambda c: (not own(c), c.evidence.host_class.duet,
+                                                c.evidence.host_class.contributed,
                                                 len(differences(here, parts(c)))))
     best = ranked[0]
     return best, ([] if own(best) else differences(here, parts(best))), own(best)
@@ -131,6 +134,8 @@ def evidence(rests_on, server: str, note: str, here: dict, machine=None) -> Evid
         "the same kind of machine" if not differ else "; ".join(differ)
     if c.evidence.host_class.lab:
         closeness = "measured in the lab VM; " + closeness
+    if c.evidence.host_class.duet:
+        closeness = "a duet, each server on half the machine; " + closeness
     if c.evidence.host_class.contributed:  # said wherever it is used (issue 57)
         closeness = "contributed results, not the project's; " + closeness
     return Evidence(server, note, judged.kind, judged.why, rests_on.what, ratio,

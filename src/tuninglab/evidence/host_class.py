@@ -99,12 +99,13 @@ def host_class(doc: dict) -> HostClass:
     lab = "points" in r.raw and bool(r.labs)  # a calibration record has no points
     if lab:
         name, short = (f"{_lab_part(r)} on {x}" for x in (name, short))
-    if r.design == "duet":   # each server had half the machine: another question's class
+    duet = r.design == "duet"
+    if duet:   # each server had half the machine: another question's class
         name, short = (f"{_duet_part(r)} on {x}" for x in (name, short))
     if r.contributed:
         name = CONTRIBUTED + name
     key = ("contributed|" if r.contributed else "") + name
-    return HostClass(key, name, short, r.contributed, lab, r.design == "duet")
+    return HostClass(key, name, short, r.contributed, lab, duet)
 
 
 def server_of(doc: dict) -> str:

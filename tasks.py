@@ -132,13 +132,15 @@ def lab_servers(c, build=None, workdir=None):
 
 @task(name="noise", help={"workdir": "the work directory whose results carry the figures "
                                       "(default: ./work)",
-                          "quick": "half as many rounds and repeats (about 6 minutes)"})
-def lab_noise(c, workdir=None, quick=False):
-    """Measure this host's noise: an A/A experiment per design (switchback, restart), about 11
-    minutes; later results carry its figures, dry runs say what precision to expect, and its
-    record in data/calibrations/ gives its host class's pooled intervals their between-sitting
-    spread."""
-    cli.guard(cli.lab_noise, workdir, quick)
+                          "quick": "fewer rounds, repeats and halves (about 9 minutes)",
+                          "designs": "the designs to calibrate, comma-separated (default: "
+                                     "switchback,restart,duet)"})
+def lab_noise(c, workdir=None, quick=False, designs="switchback,restart,duet"):
+    """Measure this host's noise: an A/A experiment per design (switchback, restart, duet), about
+    17 minutes; later results carry its figures, dry runs say what precision to expect, and its
+    record in data/calibrations/ gives its host classes' pooled intervals (the whole machine's,
+    and the duet's) their between-sitting spread."""
+    cli.guard(cli.lab_noise, workdir, quick, designs)
 
 
 @task(name="advise", help={
@@ -180,9 +182,10 @@ def bench(c, only=None):
     the site with 1,000 generated contributions (build time, chart data per page) and the engine
     (harness overhead and precision of `doublewrite --quick`, about 5 min), and precision
     (switchback A/B and A/A, restart A/B, and the duets: half-widths, wall times, false
-    verdicts; about 55 min), duet runs alone (A/B, A/A and a restart-only setting, both at
-    once on twin servers; about 22 min), noise control (whether pinning CPUs or dropping the page cache helps here; about
-    20 min), and pooling (the coverage of a pooled A/A interval over k results; about 3 min
+    verdicts; about 75 min), duet runs alone (A/B, CPU- and disk-bound A/As with the false
+    verdicts of the first's trials, and a restart-only setting, both points at once on twin
+    servers; about 40 min), noise control (whether pinning CPUs or dropping the page cache
+    helps here; about 20 min), and pooling (the coverage of a pooled A/A interval over k results; about 3 min
     of CPU, no server)."""
     cli.guard(cli.bench, only)
 

@@ -7,7 +7,9 @@ import copy
 import datetime as dt
 import functools
 import json
+import math
 import os
+import random
 import shutil
 import struct
 import subprocess
@@ -466,3 +468,24 @@ def unfold_evidence(page_or_context):
     """page_or_context, opening the folded evidence of every page it loads from now on."""
     page_or_context.add_init_script(UNFOLD)
     return page_or_context
+
+
+def duet_doc(effect=1.2, placement=1.1, halves=2, seconds=40, seed=1) -> dict:
+    """A finished duet's document: per half, two runs at once, the tested point (OFF) faster
+    by effect, whoever has the first place (the earlier order) by placement."""
+    rng = random.Random(seed)
+    doc = make_doc(on_tps=(1000.0,) * halves, off_tps=(1000.0,) * halves)
+    doc["schema_version"] = 2
+    doc["plan"].update({"design": "duet", "repeats": halves // 2, "duration_s": seconds})
+    on, off = doc["points"]
+    for half in range(1, halves + 1):
+        off_first = half % 2 == 1
+        common = [math.exp(rng.gauss(0, 0.2)) for _ in range(seconds)]
+        for p, first, gain in ((off, off_first, effect), (on, not off_first, 1.0)):
+            run = p["runs"][half - 1]
+            run["order"] = 2 * (half - 1) + (0 if first else 1)
+            tps = [1000 * gain * (placement if first else 1) * c *
+                   math.exp(rng.gauss(0, 0.01)) for c in common]
+            run["series"] = {"t": list(range(1, seconds + 1)), "tps": tps}
+            run["summary"]["tps"] = sum(tps) / seconds
+    return doc

@@ -1,16 +1,20 @@
 """lab.noise's figures from made-up A/A results, and how results and dry runs use them."""
 
+import dataclasses
 import json
 import math
 
 import pytest
 
-from helpers import fixture_recipe, make_doc
+from helpers import duet_doc, fixture_recipe, make_doc
 from tuninglab import calibrate
 from tuninglab.engine.measure import noise
+from tuninglab.engine.run import duet, runner
+from tuninglab.errors import UserError
+from tuninglab.evidence.host_class import host_class
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load
-from tuninglab.results import calibrations
+from tuninglab.results import calibrations, document
 
 
 def switchback_doc():
@@ -91,13 +95,13 @@ def test_the_report_says_every_figure():
 
 
 def test_the_calibration_recipes_are_valid(tmp_path):
-    for design in ("switchback", "restart"):
+    for design in ("switchback", "restart", "duet"):
         for quick in (False, True):
             (tmp_path / design).mkdir(exist_ok=True)
             (tmp_path / design / "recipe.toml").write_text(calibrate.recipe_text(design, quick))
             plan = planner.build(load(design, recipes_dir=tmp_path).experiment())
             assert plan.design == design
-            assert plan.estimate(template_cached=True) <= 330
+            assert plan.estimate(template_cached=True) <= (400 if design == "duet" else 330)
 
 
 def test_the_calibration_record_is_written_under_data_never_over_another(tmp_path):
@@ -129,3 +133,95 @@ def test_a_second_record_from_the_same_machine_adds_no_sitting(tmp_path):
     (tmp_path / calibrations.DIR / "other.json").write_text(json.dumps(other))
     said = calibrate.sittings_text(other, tmp_path)
     assert "records from 2 machines: with them, its verdicts take the between-sitting sd " in said
+
+
+# --- the duet's A/A ---------------------------------------------------------------------------
+
+def duet_aa_doc(halves=6):
+    """A duet A/A: the points alike, the first place 5% faster, 40 s halves, 20 s warm-ups."""
+    doc = document.finish(duet_doc(effect=1.0, placement=1.05, halves=halves, seconds=40))
+    doc["plan"]["warmup_s"] = 20.0
+    return doc
+
+
+def test_a_duets_figures_keep_the_placement_in_a_half_and_out_of_a_batch():
+    figures = calibrate.duet_figures(duet_aa_doc())
+    assert figures["halves"] == 6 and figures["half_s"] == 40 and figures["batch_s"] == 8
+    # a half's log ratio swings by the placement (+-5%), a batch's only by the 1% noise
+    assert figures["half_log_ratio_sd_pct"] > 4 > figures["batch_log_ratio_sd_pct"]
+    assert figures["five_minute_halves"] == 4   # 300 // (20 + 40 + 2) = 4, whole pairs
+    assert 0 < figures["five_minute_half_width_pct"] < 2
+    assert figures["placement"] == pytest.approx(1.05, rel=0.01)
+    assert figures["a_a_verdict"].startswith("equivalent")
+
+
+def test_a_duets_expected_precision_narrows_with_halves_and_half_length(tmp_path):
+    fixture_recipe(tmp_path, "tiny-switchback")
+    e = load("tiny-switchback", recipes_dir=tmp_path).experiment()
+    with_duet = {**figures(), "duet": calibrate.duet_figures(duet_aa_doc())}
+
+    def half_width(repeats, seconds):
+        measure = dataclasses.replace(e.measure, repeats=repeats, duration=seconds)
+        return noise.expected_half_width_pct(
+            with_duet, planner.build(dataclasses.replace(e, measure=measure), design="duet"))
+    assert half_width(1, 40) > half_width(3, 40) > half_width(3, 160) > 0
+    assert noise.round_sd(with_duet, planner.build(e, design="duet")) > 0
+
+
+def test_a_dry_run_of_a_duet_says_whether_this_host_has_a_duet_calibration(tmp_path,
+                                                                             monkeypatch):
+    fixture_recipe(tmp_path, "tiny-switchback")
+    plan = planner.build(load("tiny-switchback", recipes_dir=tmp_path).experiment(),
+                         design="duet")
+    monkeypatch.setattr("tuninglab.engine.measure.provenance.host_id", lambda: "a" * 16)
+    (tmp_path / noise.FILE).write_text(json.dumps(figures()))
+    assert "`invoke lab.noise --designs duet`" in runner._expected_precision(plan, tmp_path)
+    (tmp_path / noise.FILE).write_text(json.dumps(
+        {**figures(), "duet": calibrate.duet_figures(duet_aa_doc())}))
+    assert runner._expected_precision(plan, tmp_path).startswith(
+        "expected precision: about ±")
+
+
+def test_the_designs_to_calibrate_are_checked_and_a_duet_needs_two_cpus(monkeypatch):
+    assert calibrate.chosen("duet, switchback") == ("switchback", "duet")
+    assert calibrate.chosen(calibrate.DESIGNS) == ("switchback", "restart", "duet")
+    with pytest.raises(UserError, match=r"--designs 'swtchback': expected one or more of "
+                                        r"switchback, restart, duet"):
+        calibrate.chosen("swtchback")
+    monkeypatch.setattr(duet.pinning, "available", lambda: [0])
+    said = []
+    assert calibrate.chosen("restart,duet", said.append) == ("restart",)
+    assert said[0].startswith("no duet A/A: a duet runs two servers")
+    with pytest.raises(UserError, match="nothing to calibrate here"):
+        calibrate.chosen("duet")
+
+
+def test_a_run_of_one_design_keeps_this_hosts_figures_of_the_others(tmp_path):
+    (tmp_path / noise.FILE).write_text(json.dumps(figures()))
+    assert set(calibrate._earlier(tmp_path, "a" * 16)) == {"switchback", "restart"}
+    assert calibrate._earlier(tmp_path, "b" * 16) == {}
+
+
+def test_the_report_says_the_duets_figures():
+    text = calibrate.report({**figures(), "duet": calibrate.duet_figures(duet_aa_doc())})
+    assert "(a duet's half of 40 s)" in text and "(a batch of 8 s in it)" in text
+    assert "duet ±" in text and "6 halves" not in text and "4 halves" in text
+    assert "duet equivalent within" in text.splitlines()[-1]
+    only = calibrate.report({"measured": "2026-12-06T00:00:00+00:00",
+                             "duet": calibrate.duet_figures(duet_aa_doc())})
+    assert "switchback" not in only and "restart" not in only
+
+
+def test_a_duets_record_calibrates_the_duet_class_and_only_it(tmp_path):
+    docs = {"switchback": switchback_doc(), "restart": restart_doc(), "duet": duet_aa_doc()}
+    docs["switchback"]["plan"]["design"] = "switchback"
+    path = calibrate.write_record(docs, "2026-12-06T04:30:08+00:00", False, tmp_path)
+    assert calibrations.problems(path) == []
+    record = json.loads(path.read_text())
+    assert record["designs"]["duet"]["paired"] and len(record["designs"]["duet"]["point_values"]) == 6
+    (duet_aa,) = calibrations.aa_estimates(record, duet=True)
+    assert duet_aa.paired and duet_aa.df == 5
+    assert len(calibrations.aa_estimates(record)) == 2   # the whole machine's: no duet
+    assert host_class(record, duet=True).duet and not host_class(record).duet
+    said = calibrate.sittings_text(record, tmp_path).splitlines()
+    assert len(said) == 2 and "(duet, " in said[1] and "a duet's per-run excess" in said[1]

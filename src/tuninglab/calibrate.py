@@ -1,15 +1,17 @@
-"""`invoke lab.noise`: how noisy this host is, measured by two A/A experiments (two points that
-run the same thing: innodb_lock_wait_timeout 50 and 51, which oltp_write_only's transactions,
-each on its own rows, never wait on), one per design. Its figures go into the work directory
-(engine/measure/noise.py keeps them): every later result of this host carries them, and the
-dry run says from them what precision to expect. The A/A comparisons themselves are kept as data
-too (results/calibrations.py): data/calibrations/<UTC stamp>-<host id prefix>.json, from which
-the pooled estimates take a host class's between-sitting spread.
+"""`invoke lab.noise`: how noisy this host is, measured by three A/A experiments (two points
+that run the same thing: innodb_lock_wait_timeout 50 and 51, which oltp_write_only's
+transactions, each on its own rows, never wait on), one per design: switchback, restart and
+duet (the duet's calibrates the duet's host class, each server on half the machine). Its
+figures go into the work directory (engine/measure/noise.py keeps them): every later result
+of this host carries them, and the dry run says from them what precision to expect. The A/A
+comparisons themselves are kept as data too (results/calibrations.py):
+data/calibrations/<UTC stamp>-<host id prefix>.json, from which the pooled estimates take a
+host class's between-sitting spread.
 
 The figures: how much throughput moves from one second to the next, and (restart) from one run
-to the next; the spread of a switchback round's log ratio; and per design the 95% interval an
-A/B of 5 minutes would give here, with the smallest effect it would call faster or slower 8
-times in 10."""
+to the next; the spread of a switchback round's log ratio and of a duet half's (and of a
+batch's within it); and per design the 95% interval an A/B of 5 minutes would give here, with
+(switchback, restart) the smallest effect it would call faster or slower 8 times in 10."""
 
 import json
 import math
@@ -20,11 +22,15 @@ from pathlib import Path
 from scipy.stats import t as student_t
 
 from tuninglab import files
+from tuninglab.engine.measure import noise
 from tuninglab.engine.measure.noise import FILE
 from tuninglab.engine.run import runner
+from tuninglab.engine.run.duet import slot_cpus
+from tuninglab.errors import UserError
 from tuninglab.evidence.host_class import host_class
 from tuninglab.recipes.plan import RUN_OVERHEAD_S
 from tuninglab.results import calibrations, document, sitting_model
+from tuninglab.results import duet as duet_stats
 
 FIVE_MINUTES = 300.0
 POWER = 0.8  # the smallest effect detected this often
@@ -54,9 +60,12 @@ duration = "{duration}s"
 repeats = {repeats}
 """
 # (warm-up, measured seconds, repeats) per design, full and quick: each about 5 (quick: 2.5)
-# minutes.
+# minutes; a duet's repeat is two halves of about a minute, 6 halves (quick: 4) so that its
+# record's comparison (paired by half, as a duet result pools) has 5 degrees of freedom.
 SHAPES = {"switchback": {"full": (20, 5, 20), "quick": (20, 5, 10)},
-          "restart": {"full": (5, 20, 5), "quick": (5, 20, 3)}}
+          "restart": {"full": (5, 20, 5), "quick": (5, 20, 3)},
+          "duet": {"full": (20, 40, 3), "quick": (20, 40, 2)}}
+DESIGNS = tuple(SHAPES)
 
 
 # innodb_lock_wait_timeout only matters to a transaction waiting for a lock, which
@@ -82,13 +91,16 @@ def recipe_text(design: str, quick: bool) -> str:
 
 
 def calibrate(wd: Path | None = None, quick: bool = False, say=print,
-              data_dir: Path | None = None) -> dict:
-    """Run both A/A experiments on this host, store their figures in the work directory and
-    their calibration record under data_dir (data/), and return the figures."""
+              data_dir: Path | None = None, designs=DESIGNS) -> dict:
+    """Run the designs' A/A experiments on this host (all three unless told; a duet only where
+    the host gives the runner two CPUs), store their figures in the work directory (beside the
+    figures of its other designs this host measured before) and their calibration record under
+    data_dir (data/), and return the figures."""
     wd = Path(wd or files.default_workdir()).resolve()
+    designs = chosen(designs, say)
     scratch = Path(tempfile.mkdtemp(prefix="tuninglab-noise-"))
     docs = {}
-    for design in ("switchback", "restart"):
+    for design in designs:
         name = f"noise-{design}"
         (scratch / "recipes" / name).mkdir(parents=True)
         (scratch / "recipes" / name / "recipe.toml").write_text(recipe_text(design, quick))
@@ -96,28 +108,63 @@ def calibrate(wd: Path | None = None, quick: bool = False, say=print,
         opts = runner.Options(workdir=wd, data_dir=scratch / "data",
                               recipes_dir=scratch / "recipes")
         docs[design] = json.loads(Path(runner.run(name, opts, say)).read_text())
-    figures = {"host_id": docs["restart"]["host"]["id"], "measured": document.now(),
-               "shape": docs["restart"]["dataset"]["shape"],
-               "switchback": switchback_figures(docs["switchback"]),
-               "restart": restart_figures(docs["restart"])}
+    first = docs.get("restart") or next(iter(docs.values()))
+    figures = {**_earlier(wd, first["host"]["id"]), "host_id": first["host"]["id"],
+               "measured": document.now(), "shape": first["dataset"]["shape"],
+               **{design: FIGURES[design](doc) for design, doc in docs.items()}}
     files.atomic_write_json(wd / FILE, figures)
     record = write_record(docs, figures["measured"], quick, data_dir or files.DATA_DIR)
     say("")
     say(report(figures))
     say(f"\nwrote {wd / FILE}; results of this host now carry these figures")
     say(f"wrote {record}: the A/A comparisons, for the host class's between-sitting spread"
-        if record else "no calibration record: neither A/A gave a comparison (a repeat of 0?)")
+        if record else "no calibration record: no A/A gave a comparison (a repeat of 0?)")
     if record:
         say(sittings_text(json.loads(record.read_text()), data_dir or files.DATA_DIR))
     return figures
 
 
+def chosen(designs, say=print) -> tuple[str, ...]:
+    """The designs to calibrate, in DESIGNS' order (a comma-separated text or a sequence);
+    a duet left out, saying why, where the runner has fewer than 2 CPUs. UserError for a
+    design that is not one."""
+    wanted = [d.strip() for d in (designs.split(",") if isinstance(designs, str) else designs)]
+    unknown = [d for d in wanted if d not in DESIGNS]
+    if unknown or not wanted:
+        raise UserError(f"--designs {','.join(wanted)!r}: expected one or more of "
+                        f"{', '.join(DESIGNS)}, separated by commas")
+    if "duet" in wanted:
+        try:
+            slot_cpus()
+        except UserError as exc:
+            say(f"no duet A/A: {exc}")
+            wanted.remove("duet")
+    if not wanted:
+        raise UserError("nothing to calibrate here: a duet needs two CPUs; expected "
+                        "--designs switchback,restart")
+    return tuple(d for d in DESIGNS if d in wanted)
+
+
+def _earlier(wd: Path, host_id: str) -> dict:
+    """This host's figures of each design from its earlier lab.noise (kept when this one
+    measures other designs)."""
+    return {d: f for d, f in (noise.load(wd, host_id) or {}).items() if d in DESIGNS}
+
+
 def sittings_text(record: dict, data_dir: Path) -> str:
-    """What a new record adds to its host class's calibration: a sitting is one machine (its
-    host id), so a second record from the same machine adds A/A comparisons, not a sitting.
-    Every server's records of the class count (claim_verdicts.calibration's reason)."""
-    cls = host_class(record)
-    mine = [r for r in calibrations.load_all(data_dir) if host_class(r).key == cls.key]
+    """What a new record adds to its host classes' calibration (the whole machine's, and the
+    duet's where it holds a duet A/A): a sitting is one machine (its host id), so a second
+    record from the same machine adds A/A comparisons, not a sitting. Every server's records
+    of the class count (claim_verdicts.calibration's reason)."""
+    records = calibrations.load_all(data_dir)
+    return "\n".join(_sittings_line(record, records, duet)
+                     for duet in (False, True) if calibrations.aa_estimates(record, duet))
+
+
+def _sittings_line(record: dict, records: list, duet: bool) -> str:
+    cls = host_class(record, duet)
+    mine = [r for r in records if host_class(r, duet).key == cls.key
+            and calibrations.aa_estimates(r, duet)]
     me = record["host"]["id"]
     machines = {r["host"]["id"] for r in mine}
     again = sum(r["host"]["id"] == me for r in mine) > 1
@@ -125,11 +172,12 @@ def sittings_text(record: dict, data_dir: Path) -> str:
             if again else "")
     count = f"{head}the host class ({cls.name}) has records from {len(machines)} " \
             f"machine{'s' * (len(machines) != 1)}"
-    tau, excess = sitting_model.spreads([e for r in mine for e in calibrations.aa_estimates(r)])
+    tau, excess = sitting_model.spreads(
+        [e for r in mine for e in calibrations.aa_estimates(r, duet)])
     return (f"{count}: with them, its verdicts take the between-sitting sd as about "
-            f"{100 * tau:.1f}% and a switchback's per-run excess as about {100 * excess:.1f}% "
-            f"(posterior medians; priors half-normal, {100 * sitting_model.TAU_SCALE:g}% and "
-            f"{100 * sitting_model.EXCESS_SCALE:g}%)")
+            f"{100 * tau:.1f}% and a {'duet' if duet else 'switchback'}'s per-run excess as "
+            f"about {100 * excess:.1f}% (posterior medians; priors half-normal, "
+            f"{100 * sitting_model.TAU_SCALE:g}% and {100 * sitting_model.EXCESS_SCALE:g}%)")
 
 
 def write_record(docs: dict, measured: str, quick: bool, data_dir: Path) -> Path | None:
@@ -211,6 +259,33 @@ def restart_figures(doc: dict) -> dict:
             "a_a_verdict": other["stats"]["ratio"]["verdict"]}
 
 
+def duet_figures(doc: dict) -> dict:
+    """A duet A/A's figures: the spread of a half's log ratio (placement included: what a
+    duet result's halves give its pooled estimate), of a batch's within its half (what the
+    duet's own interval rests on), and the interval a duet of this shape gets in 5 minutes."""
+    plan = doc["plan"]
+    base, other = _points(doc)
+    theirs = {r["repeat"]: r for r in base["runs"]}
+    halves = [duet_stats.Half(*document.paired_series(r, theirs[r["repeat"]]))
+              for r in other["runs"] if r["repeat"] in theirs]
+    size = min(len(h.values) for h in halves) // noise.DUET_BATCHES
+    batch_sd, _ = pooled_sd(duet_stats.batch_ratios(h, noise.DUET_BATCHES, f"half {i + 1}")
+                            for i, h in enumerate(halves))
+    wall = plan["warmup_s"] + plan["duration_s"] + RUN_OVERHEAD_S
+    fit = max(2, int(FIVE_MINUTES // wall) // 2 * 2)   # whole pairs of halves
+    half = noise.duet_half_width_pct(batch_sd, size, plan["duration_s"], fit)
+    return {"half_s": plan["duration_s"], "halves": len(halves), "batch_s": size,
+            "per_second_cv_pct": per_second_cv_pct(doc),
+            "half_log_ratio_sd_pct": round(statistics.stdev(round_log_ratios(doc)) * 100, 2),
+            "batch_log_ratio_sd_pct": round(batch_sd * 100, 2),
+            "five_minute_halves": fit, "five_minute_half_width_pct": half,
+            "placement": other["stats"]["ratio"].get("placement"),
+            "a_a_verdict": other["stats"]["ratio"]["verdict"]}
+
+
+FIGURES = {"switchback": switchback_figures, "restart": restart_figures, "duet": duet_figures}
+
+
 def _five_minutes(se: float, df: int, n: int) -> dict:
     """The 95% half-width of an A/B of 5 minutes with standard error se (of the log ratio),
     and the smallest effect such an A/B calls faster or slower with POWER."""
@@ -223,17 +298,27 @@ def _five_minutes(se: float, df: int, n: int) -> dict:
 
 
 def report(figures: dict) -> str:
-    s, r = figures["switchback"], figures["restart"]
-    return "\n".join([
-        f"this host's noise ({figures['measured']}):",
-        f"  throughput from one second to the next: ±{s['per_second_cv_pct']}% (switchback), "
-        f"±{r['per_second_cv_pct']}% (restart)",
-        f"  from one run to the next (restart, {r['run_s']:g} s runs): ±{r['run_to_run_sd_pct']}%",
-        f"  a switchback round's log ratio ({s['block_s']:g} s blocks): "
-        f"±{s['round_log_ratio_sd_pct']}%",
-        f"  an A/B of 5 minutes: switchback ±{s['five_minute_half_width_pct']}% "
-        f"({s['five_minute_repeats']} rounds), restart ±{r['five_minute_half_width_pct']}% "
-        f"({r['five_minute_repeats']} runs per point)",
-        f"  smallest effect called 8 times in 10 in 5 minutes: switchback "
-        f"{s['five_minute_smallest_effect_pct']}%, restart {r['five_minute_smallest_effect_pct']}%",
-        f"  the A/A verdicts: switchback {s['a_a_verdict']}, restart {r['a_a_verdict']}"])
+    """The figures in words, each line naming the designs measured (earlier ones included)."""
+    s, r, d = (figures.get(k) for k in DESIGNS)
+    each = [(k, x) for k, x in zip(DESIGNS, (s, r, d)) if x]
+    rows = [
+        ("throughput from one second to the next",
+         [f"±{x['per_second_cv_pct']}% ({k})" for k, x in each]),
+        (f"from one run to the next (restart, {r['run_s']:g} s runs)" if r else "",
+         [r and f"±{r['run_to_run_sd_pct']}%"]),
+        ("a round's log ratio",
+         [s and f"±{s['round_log_ratio_sd_pct']}% (switchback, {s['block_s']:g} s blocks)",
+          d and f"±{d['half_log_ratio_sd_pct']}% (a duet's half of {d['half_s']:g} s), "
+                f"±{d['batch_log_ratio_sd_pct']}% (a batch of {d['batch_s']:g} s in it)"]),
+        ("an A/B of 5 minutes",
+         [s and f"switchback ±{s['five_minute_half_width_pct']}% "
+                f"({s['five_minute_repeats']} rounds)",
+          r and f"restart ±{r['five_minute_half_width_pct']}% "
+                f"({r['five_minute_repeats']} runs per point)",
+          d and f"duet ±{d['five_minute_half_width_pct']}% ({d['five_minute_halves']} halves, "
+                "each server on half the machine)"]),
+        ("smallest effect called 8 times in 10 in 5 minutes",
+         [f"{k} {x['five_minute_smallest_effect_pct']}%" for k, x in each if k != "duet"]),
+        ("the A/A verdicts", [f"{k} {x['a_a_verdict']}" for k, x in each])]
+    return "\n".join([f"this host's noise ({figures['measured']}):"] + [
+        f"  {head}: {', '.join(p for p in parts if p)}" for head, parts in rows if any(parts)])

@@ -238,10 +238,10 @@ def lab_check(workdir=None, say=print):
     say(check.report(Path(workdir) if workdir else files.default_workdir()))
 
 
-def lab_noise(workdir=None, quick=False, say=print):
+def lab_noise(workdir=None, quick=False, designs="switchback,restart,duet", say=print):
     """Measure this host's noise with an A/A experiment per design (calibrate.py)."""
     from tuninglab import calibrate
-    calibrate.calibrate(Path(workdir) if workdir else None, quick, say)
+    calibrate.calibrate(Path(workdir) if workdir else None, quick, say, designs=designs)
 
 
 def lab_servers(build=None, workdir=None, say=print):

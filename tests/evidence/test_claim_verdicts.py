@@ -273,3 +273,25 @@ def test_a_lab_vm_throughput_claim_says_the_command_that_answers_it_on_hardware(
     assert v.rerun.endswith("invoke recipe raid-level --device DISK1 --device DISK2 --device "
                             "DISK3 --device DISK4 --destroy-data")
     assert "KVM" not in v.why  # the reason is shared by every lab VM row; the command is not
+
+
+def test_a_duet_class_is_calibrated_by_duet_a_as_and_the_whole_machine_by_the_others(data_dir):
+    """One lab.noise record holds both: its duet A/A calibrates the duet's class (each server
+    on half the machine), its switchback and restart A/As the whole machine's (issue 62)."""
+    from tuninglab.results import calibrations
+    duet_result = DATA / "doublewrite" / "20261206T184147Z-c9f6d3ed-quick-a86c5654.json"
+    shutil.copy(duet_result, data_dir / "doublewrite" / duet_result.name)
+    record = load(DATA / calibrations.DIR / "20261206T165657Z-c9f6d3ed.json")
+    record["designs"]["duet"] = {**record["designs"]["switchback"], "point_values": [
+        1000.0, 1040.0, 990.0, 1010.0], "baseline_values": [1005.0, 1000.0, 1000.0, 1030.0]}
+    entry = record["designs"]["duet"]
+    est = calibrations.pooling.estimate(entry["point_values"], entry["baseline_values"], True)
+    entry.update(log_ratio=est.log_ratio, se=est.se, df=est.df)
+    (data_dir / calibrations.DIR).mkdir()
+    (data_dir / calibrations.DIR / "record.json").write_text(json.dumps(record))
+    sets = {s.host_class.duet: s for s in evidence.evidence_sets("doublewrite")}
+    duet = cv.calibration(sets[True])
+    assert [(e.log_ratio, e.df) for e in duet] == [(est.log_ratio, 3)] and duet[0].paired
+    whole = cv.calibration(sets[False])   # the same machine's class: the record's other A/As
+    assert sets[True].host_class.name.endswith(" on " + sets[False].host_class.name)
+    assert len(whole) == 2 and est.log_ratio not in [e.log_ratio for e in whole]

@@ -5,12 +5,10 @@ tests/engine/run/test_duet_integration.py runs one for real."""
 
 import copy
 import dataclasses
-import math
-import random
 
 import pytest
 
-from helpers import fixture_recipe, make_doc
+from helpers import duet_doc, fixture_recipe
 from tuninglab.contrib import design as design_rules
 from tuninglab.contrib import values
 from tuninglab.errors import UserError
@@ -65,27 +63,6 @@ def test_the_dry_run_names_the_design_and_each_half(tmp_path):
 
 
 # --- a duet result ----------------------------------------------------------------------
-
-def duet_doc(effect=1.2, placement=1.1, halves=2, seconds=40, seed=1) -> dict:
-    """A finished duet's document: per half, two runs at once, the tested point (OFF) faster
-    by effect, whoever has the first place (the earlier order) by placement."""
-    rng = random.Random(seed)
-    doc = make_doc(on_tps=(1000.0,) * halves, off_tps=(1000.0,) * halves)
-    doc["schema_version"] = 2
-    doc["plan"].update({"design": "duet", "repeats": halves // 2, "duration_s": seconds})
-    on, off = doc["points"]
-    for half in range(1, halves + 1):
-        off_first = half % 2 == 1
-        common = [math.exp(rng.gauss(0, 0.2)) for _ in range(seconds)]
-        for p, first, gain in ((off, off_first, effect), (on, not off_first, 1.0)):
-            run = p["runs"][half - 1]
-            run["order"] = 2 * (half - 1) + (0 if first else 1)
-            tps = [1000 * gain * (placement if first else 1) * c *
-                   math.exp(rng.gauss(0, 0.01)) for c in common]
-            run["series"] = {"t": list(range(1, seconds + 1)), "tps": tps}
-            run["summary"]["tps"] = sum(tps) / seconds
-    return doc
-
 
 def test_a_duet_results_ratio_comes_from_its_halves_seconds():
     doc = document.finish(duet_doc())

@@ -2,10 +2,11 @@
 a switchback A/B (innodb_flush_log_at_trx_commit 1 vs 2), a switchback A/A (a setting that does
 nothing to throughput, switched all the same), a disk-bound switchback A/A twice (its loop
 device buffered, as before, then with direct IO: issue 38), a restart A/B (doublewrite
---quick), and the duets of bench/duet.py (A/B, A/A and doublewrite, both points at once).
+--quick), and the duets of bench/duet.py (A/B, CPU- and disk-bound A/As, and doublewrite,
+both points at once).
 Each prints its interval's half-width, its wall time and, for the CPU-bound A/A, how often it
 would call two equal settings faster or slower, as ratios to the targets; the A/As of 5
-minutes side by side. About 55 minutes."""
+minutes side by side. About 75 minutes."""
 
 import json
 import os
@@ -50,16 +51,7 @@ TARGETS = {"switchback_pct": 3.0, "switchback_s": 300.0, "restart_pct": 5.0,
 DISK_ROUNDS = 20
 DISK_AA = {"buffered": "precision-disk-aa-buffered", "direct IO": "precision-disk-aa-direct"}
 # Its tables beside calibrate's scratch recipe: the regime check and the sandbox.
-DISK_TABLES = """[[regime]]
-metric = "server_read_bytes_per_trx"
-at_least = 16
-why = "InnoDB's page reads reach the device"
-
-[storage]
-filesystem = "ext4"
-size = "2G"
-
-"""
+DISK_TABLES = duet.DISK_TABLES
 
 
 def run(say=print):

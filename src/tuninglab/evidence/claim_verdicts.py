@@ -226,8 +226,10 @@ def calibration(s: EvidenceSet) -> tuple[pooling.Estimate, ...]:
     A/A measures how far a comparison of nothing moves between the class's machines and runs,
     and nothing measured says that differs by server (every committed record is MariaDB 10.11's;
     filtering by server left 11.8 and 9.7 "without calibrations" on the same machines)."""
-    return tuple(e for c in _calibration_records() if host_class(c).key == s.host_class.key
-                 for e in calibrations.aa_estimates(c))
+    duet = s.host_class.duet   # a duet class: the records' duet A/As, else the others
+    return tuple(e for c in _calibration_records()
+                 if host_class(c, duet).key == s.host_class.key
+                 for e in calibrations.aa_estimates(c, duet))
 
 
 # --- the verdict of a set ---------------------------------------------------------------------

@@ -90,8 +90,9 @@ def _duet_part(r: Result) -> str:
         "duet, half the CPUs a server"
 
 
-def host_class(doc: dict) -> HostClass:
-    """The result's host class."""
+def host_class(doc: dict, duet: bool | None = None) -> HostClass:
+    """The result's host class; duet: that of a duet on its machine (True) or of the whole
+    machine (False) instead of the result's own (a calibration record holds A/As of both)."""
     r = Result.of(doc)
     short = ", ".join(_machine(r))
     virt = r.host.get("virtualization")
@@ -99,7 +100,7 @@ def host_class(doc: dict) -> HostClass:
     lab = "points" in r.raw and bool(r.labs)  # a calibration record has no points
     if lab:
         name, short = (f"{_lab_part(r)} on {x}" for x in (name, short))
-    duet = r.design == "duet"
+    duet = r.design == "duet" if duet is None else duet
     if duet:   # each server had half the machine: another question's class
         name, short = (f"{_duet_part(r)} on {x}" for x in (name, short))
     if r.contributed:

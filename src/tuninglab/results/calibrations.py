@@ -1,7 +1,9 @@
 """A/A calibrations kept as data: data/calibrations/<UTC stamp>-<host id prefix>.json, one per
 `invoke lab.noise` (calibrate.py). Each holds the host, storage, device baseline, server and
 software blocks as the A/A result documents had them and, per design, the A/A comparison (its
-log ratio, standard error and degrees of freedom) with the per-point values it comes from:
+log ratio, standard error and degrees of freedom) with the per-point values it comes from (a
+duet's A/A calibrates the duet's class, each server on half the machine; the others the
+whole machine's):
 those values, not the stored numbers, are what aa_estimates reads (and problems() refuses a
 file whose stored numbers its values do not give).
 
@@ -30,7 +32,11 @@ NOT_CONTRIBUTED = ("an A/A calibration record: it sets how wide every pooled int
 KIND = "A/A calibration"
 SCHEMA_VERSION = 1
 BLOCKS = ("host", "storage", "device_baseline", "server", "software")
-DESIGNS = ("switchback", "restart")
+DESIGNS = ("switchback", "restart", "duet")
+# A duet's A/A (its servers each on half the machine) calibrates the duet's host class, the
+# others the whole machine's (evidence/host_class.py): one record, two classes.
+WHOLE_MACHINE = ("switchback", "restart")
+PAIRED = ("switchback", "duet")   # values paired by round: a switchback's blocks, a duet's halves
 TOP_KEYS = ("kind", "schema_version", "measured", "quick", *BLOCKS, "designs")
 DESIGN_KEYS = ("metric", "paired", "baseline", "point", "baseline_values", "point_values",
                "log_ratio", "se", "df")
@@ -51,7 +57,7 @@ def design_entry(doc: dict) -> dict | None:
     base_id = doc["sweep"]["baseline"]
     base = next(p for p in doc["points"] if p["id"] == base_id)
     other = next(p for p in doc["points"] if p["id"] != base_id)
-    paired = doc["plan"].get("design") == "switchback"
+    paired = doc["plan"].get("design") in PAIRED
     both = ({r["repeat"] for r in base["runs"]} & {r["repeat"] for r in other["runs"]}
             if paired else None)
     entry = {"metric": metric, "paired": paired, "baseline": base_id, "point": other["id"],
@@ -93,16 +99,16 @@ def load_all(data_dir: Path) -> list[dict]:
     return out
 
 
-def aa_estimates(record: dict) -> list[Estimate]:
-    """The record's A/A comparisons, recomputed from their values, each labelled with the
-    record's sitting (its host id: one machine instance); a design whose values give none is
-    left out."""
-    return [e for _, e in _by_design(record)]
+def aa_estimates(record: dict, duet: bool = False) -> list[Estimate]:
+    """The record's A/A comparisons of the whole machine (switchback, restart) or, duet, of
+    its duet, recomputed from their values, each labelled with the record's sitting (its host
+    id: one machine instance); a design whose values give none is left out."""
+    return [e for _, e in _by_design(record, ("duet",) if duet else WHOLE_MACHINE)]
 
 
-def _by_design(record: dict) -> list[tuple[str, Estimate]]:
+def _by_design(record: dict, designs=DESIGNS) -> list[tuple[str, Estimate]]:
     out = []
-    for design in DESIGNS:
+    for design in designs:
         entry = record["designs"].get(design)
         found = entry and pooling.estimate(entry["point_values"], entry["baseline_values"],
                                            entry["paired"])
@@ -197,16 +203,17 @@ def _time(value) -> list[str]:
 
 def _designs_problems(designs) -> list[str]:
     if not isinstance(designs, dict) or not designs:
-        return [f"designs: {_kind(designs)}; expected an object of switchback and/or restart"]
+        return [f"designs: {_kind(designs)}; expected an object of switchback, restart and/or "
+                "duet"]
     out = []
     for design, entry in designs.items():
         where = f"designs/{design}"
         if design not in DESIGNS:
-            out.append(f"{where}: an unknown design; expected switchback or restart")
+            out.append(f"{where}: an unknown design; expected switchback, restart or duet")
         elif not isinstance(entry, dict):
             out.append(f"{where}: {_kind(entry)}; expected an object")
         else:
-            out += _entry_problems(entry, where + "/", design == "switchback")
+            out += _entry_problems(entry, where + "/", design in PAIRED)
     return out
 
 
@@ -217,7 +224,8 @@ def _entry_problems(entry: dict, where: str, paired: bool) -> list[str]:
             out.append(f"{where}{key}: {_kind(entry[key])}; expected a string")
     if "paired" in entry and entry["paired"] is not paired:
         out.append(f"{where}paired: {_kind(entry['paired'])}; expected {str(paired).lower()} "
-                   "(a switchback's values are paired by round, a restart's are not)")
+                   "(a switchback's values are paired by round and a duet's by half, a "
+                   "restart's are not)")
     for key in ("baseline_values", "point_values"):
         if key in entry:
             out += _series(entry[key], where + key)

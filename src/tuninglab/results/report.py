@@ -207,7 +207,10 @@ def run_line(summary: dict) -> str:
         return (f"scan {summary['runtime_s']:.2f}s, {summary['mib_per_s']:,.1f} MiB/s "
                 f"({summary['scanned_bytes'] / 2**20:,.0f} MiB read by InnoDB{read})")
     written = summary["io"]["write_bytes_per_trx"]
-    io = f", {written / 1024:.1f} KiB written/trx" if written is not None else ""
+    own = (summary.get("cost") or {}).get("server_write_bytes_per_trx")
+    io = (f", {written / 1024:.1f} KiB written/trx" if written is not None else
+          # a duet's servers share the disk: only the server's own writes are its
+          f", {own / 1024:.1f} KiB written/trx by the server" if own is not None else "")
     # a switchback block's p95 is a median of seconds: 7.494999999999999 is 7.49 to a reader
     line = f"{summary['tps']:,.1f} tps, p95 {round(summary['latency_p95_ms'], 2):g} ms{io}"
     if "tpcc" in summary:

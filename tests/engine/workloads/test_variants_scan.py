@@ -135,6 +135,16 @@ def test_run_lines_for_both_workloads():
     assert "tps" in report.run_line(make_doc()["points"][0]["runs"][0]["summary"])
 
 
+def test_a_run_without_a_device_of_its_own_says_the_servers_own_writes():
+    summary = make_doc()["points"][0]["runs"][0]["summary"]
+    summary["io"] = {"write_bytes_per_trx": None}
+    assert "written/trx" not in report.run_line(summary)
+    summary["cost"] = {"server_write_bytes_per_trx": 2048.0}   # a duet's, on a shared disk
+    assert report.run_line(summary).endswith(", 2.0 KiB written/trx by the server")
+    summary["io"] = {"write_bytes_per_trx": 4096.0}
+    assert report.run_line(summary).endswith(", 4.0 KiB written/trx")
+
+
 def test_new_document_names_the_variant_and_metric(tmp_path):
     write_recipe(tmp_path, "demo", MAIN + SCAN)
     p = plan.build(load("demo", tmp_path, "scan").experiment("quick"))

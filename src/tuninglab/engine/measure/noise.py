@@ -8,7 +8,10 @@ from pathlib import Path
 
 from scipy.stats import t as student_t
 
+from tuninglab.results.duet import DEFAULT_BATCHES
+
 FILE = "noise.json"
+DUET_BATCHES = DEFAULT_BATCHES   # a duet half's batches (results/duet.py)
 
 
 def load(wd: Path, host_id: str) -> dict | None:
@@ -26,20 +29,41 @@ def load(wd: Path, host_id: str) -> dict | None:
 def round_sd(figures: dict, plan) -> float:
     """The sd of one round's log ratio this plan should see here, from the figures: a
     switchback's round spread scaled to its block length (per-second noise averages out over
-    longer blocks), a restart's run-to-run spread twice over (a ratio of two runs)."""
+    longer blocks), a duet's half spread to its half's, a restart's run-to-run spread twice
+    over (a ratio of two runs). KeyError: the figures have none of the plan's design."""
     if plan.switchback:
         s = figures["switchback"]
         return (s["round_log_ratio_sd_pct"] / 100
                 * math.sqrt(s["block_s"] / plan.experiment.measure.duration))
+    if plan.duet:
+        d = figures["duet"]
+        return (d["half_log_ratio_sd_pct"] / 100
+                * math.sqrt(d["half_s"] / plan.experiment.measure.duration))
     return figures["restart"]["run_to_run_sd_pct"] / 100 * math.sqrt(2)
 
 
 def expected_half_width_pct(figures: dict, plan) -> float | None:
     """About how wide (± %) this plan's ratios should come out here, from the figures
-    (round_sd over the square root of its rounds)."""
+    (round_sd over the square root of its rounds; a duet's, duet_half_width_pct). KeyError:
+    the figures have none of the plan's design."""
     n = plan.experiment.measure.repeats
+    if plan.duet:
+        d = figures["duet"]
+        return duet_half_width_pct(d["batch_log_ratio_sd_pct"] / 100, d["batch_s"],
+                                   plan.experiment.measure.duration, 2 * n)
     if n < 2:
         return None
     se = round_sd(figures, plan) / math.sqrt(n)
     df = n - 1 if plan.switchback else 2 * n - 2
     return round((math.exp(student_t.ppf(0.975, df) * se) - 1) * 100, 1)
+
+
+def duet_half_width_pct(batch_sd: float, batch_s: float, duration: float, halves: int,
+                        batches: int = DUET_BATCHES) -> float:
+    """A duet's own interval (results/duet.py, by batch means), ± %: the log ratio's spread
+    between batches of batch_s seconds, scaled to this duet's batches (duration / batches
+    seconds; per-second noise averages out over longer ones), over the square root of its
+    halves * batches, at halves * (batches - 1) degrees of freedom."""
+    sd = batch_sd * math.sqrt(batch_s / max(duration / batches, 1))
+    se = sd / math.sqrt(halves * batches)
+    return round((math.exp(student_t.ppf(0.975, halves * (batches - 1)) * se) - 1) * 100, 1)

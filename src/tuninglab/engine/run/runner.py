@@ -123,13 +123,13 @@ def _expected_precision(plan, wd: Path) -> str:
     """The dry run's word on the precision to expect, from this host's calibration."""
     from tuninglab.engine.measure import noise
     from tuninglab.engine.measure.provenance import host_id
-    if plan.duet:
-        return ("expected precision: not calibrated for a duet yet (`invoke bench --only duet` "
-                "measures one on this host)")
     figures = noise.load(wd, host_id())
     if not figures:
         return ("expected precision: unknown for this host (`invoke lab.noise` measures its "
-                "noise, in about 10 minutes)")
+                "noise, in about 15 minutes)")
+    if plan.duet and "duet" not in figures:
+        return ("expected precision: not calibrated for a duet on this host yet (`invoke "
+                "lab.noise --designs duet` measures a duet A/A, in about 6 minutes)")
     half = noise.expected_half_width_pct(figures, plan)
     if half is None:
         return "expected precision: one repeat gives no interval"

@@ -1,6 +1,7 @@
-"""lab.noise for real, in small: the three A/A experiments run (switchback, restart, duet), their figures are stored in the work
-directory, their A/A comparisons are kept as a calibration record under data/, and the next
-result and dry run of this host use the figures."""
+"""lab.noise for real, in small: the three A/A experiments run (switchback, restart, duet),
+their figures are stored in the work directory, their A/A comparisons are kept as a
+calibration record under data/, and the next result and dry run of this host use the
+figures."""
 
 import json
 
@@ -19,7 +20,7 @@ def test_the_calibration_is_stored_and_carried_by_later_results(recipes_dir, sha
                                                                 tmp_path, monkeypatch):
     monkeypatch.setattr(calibrate, "SHAPES", {"switchback": {"full": (2, 2, 3)},
                                           "restart": {"full": (1, 2, 2)},
-                                          "duet": {"full": (1, 6, 1)}})
+                                          "duet": {"full": (1, 6, 2)}})
     monkeypatch.setattr(calibrate, "RECIPE", calibrate.RECIPE.replace(
         'shape = "cpu-bound"', 'shape = "cpu-bound"\ntables = 2\ntable_size = 2000\n'
                                'buffer_pool_size = "32M"'))
@@ -35,7 +36,8 @@ def test_the_calibration_is_stored_and_carried_by_later_results(recipes_dir, sha
     assert servers_under(shared_workdir) == []
     (record,) = calibrations.load_all(tmp_path / "calibrated")  # valid, or ValueError
     assert set(record["designs"]) == {"switchback", "restart", "duet"}
-    assert figures["duet"]["halves"] == 2 and figures["duet"]["batch_s"] == 1
+    assert figures["duet"]["halves"] == 4 and figures["duet"]["batch_s"] == 1
+    assert len(record["designs"]["duet"]["point_first"]) == 4
     assert len(calibrations.aa_estimates(record, duet=True)) == 1
     assert record["host"]["id"] == figures["host_id"]
     assert len(record["designs"]["switchback"]["point_values"]) == 3
@@ -50,6 +52,6 @@ def test_the_calibration_is_stored_and_carried_by_later_results(recipes_dir, sha
     # the duet alone again: its figures replaced, the others' kept
     again = calibrate.calibrate(shared_workdir, say=lines.append, designs="duet",
                                 data_dir=tmp_path / "calibrated")
-    assert again["switchback"] == figures["switchback"] and again["duet"]["halves"] == 2
+    assert again["switchback"] == figures["switchback"] and again["duet"]["halves"] == 4
     assert len(calibrations.load_all(tmp_path / "calibrated")) == 2
     (shared_workdir / noise.FILE).unlink()  # the other tests' results carry none

@@ -147,8 +147,9 @@ def duet_aa_doc(halves=6):
 def test_a_duets_figures_keep_the_placement_in_a_half_and_out_of_a_batch():
     figures = calibrate.duet_figures(duet_aa_doc())
     assert figures["halves"] == 6 and figures["half_s"] == 40 and figures["batch_s"] == 8
-    # a half's log ratio swings by the placement (+-5%), a batch's only by the 1% noise
-    assert figures["half_log_ratio_sd_pct"] > 4 > figures["batch_log_ratio_sd_pct"]
+    # the place's own 5% is taken out of a half's spread: what is left is the 1% noise's
+    assert figures["half_log_ratio_sd_pct"] < 1 and figures["batch_log_ratio_sd_pct"] < 1
+    assert calibrate.duet_figures(duet_aa_doc(halves=2))["half_log_ratio_sd_pct"] is None
     assert figures["five_minute_halves"] == 4   # 300 // (20 + 40 + 2) = 4, whole pairs
     assert 0 < figures["five_minute_half_width_pct"] < 2
     assert figures["placement"] == pytest.approx(1.05, rel=0.01)
@@ -204,7 +205,8 @@ def test_a_run_of_one_design_keeps_this_hosts_figures_of_the_others(tmp_path):
 
 def test_the_report_says_the_duets_figures():
     text = calibrate.report({**figures(), "duet": calibrate.duet_figures(duet_aa_doc())})
-    assert "(a duet's half of 40 s)" in text and "(a batch of 8 s in it)" in text
+    assert "(a duet's half of 40 s, its place's effect (x1.0" in text
+    assert "(a batch of 8 s in a half)" in text
     assert "duet ±" in text and "6 halves" not in text and "4 halves" in text
     assert "duet equivalent within" in text.splitlines()[-1]
     only = calibrate.report({"measured": "2026-12-06T00:00:00+00:00",
@@ -218,10 +220,30 @@ def test_a_duets_record_calibrates_the_duet_class_and_only_it(tmp_path):
     path = calibrate.write_record(docs, "2026-12-06T04:30:08+00:00", False, tmp_path)
     assert calibrations.problems(path) == []
     record = json.loads(path.read_text())
-    assert record["designs"]["duet"]["paired"] and len(record["designs"]["duet"]["point_values"]) == 6
+    entry = record["designs"]["duet"]
+    assert entry["paired"] and len(entry["point_values"]) == 6
+    assert entry["point_first"] == [True, False] * 3   # the tested point (OFF) first, swapped
     (duet_aa,) = calibrations.aa_estimates(record, duet=True)
-    assert duet_aa.paired and duet_aa.df == 5
+    assert duet_aa.paired and duet_aa.df == 4   # the places' effect cancelled, at a df
     assert len(calibrations.aa_estimates(record)) == 2   # the whole machine's: no duet
     assert host_class(record, duet=True).duet and not host_class(record).duet
     said = calibrate.sittings_text(record, tmp_path).splitlines()
     assert len(said) == 2 and "(duet, " in said[1] and "a duet's per-run excess" in said[1]
+
+
+def test_a_dry_run_says_what_a_duet_would_give_in_about_the_same_time(tmp_path, monkeypatch):
+    fixture_recipe(tmp_path, "tiny-switchback")
+    e = load("tiny-switchback", recipes_dir=tmp_path).experiment()
+    long = dataclasses.replace(e, measure=dataclasses.replace(e.measure, repeats=40))
+    with_duet = {**figures(), "duet": calibrate.duet_figures(duet_aa_doc())}
+    plan = planner.build(long, design="switchback")
+    width, halves, seconds = noise.duet_in_the_same_time(with_duet, plan)
+    assert seconds == 40 and halves >= 2 and halves % 2 == 0 and width > 0
+    per_half = long.measure.warmup + 40 + planner.RUN_OVERHEAD_S
+    assert halves * per_half <= plan.estimate(template_cached=True) < (halves + 2) * per_half
+    assert noise.duet_in_the_same_time(figures(), plan) is None             # no duet figures
+    assert noise.duet_in_the_same_time(with_duet, planner.build(long, design="duet")) is None
+    monkeypatch.setattr("tuninglab.engine.measure.provenance.host_id", lambda: "a" * 16)
+    (tmp_path / noise.FILE).write_text(json.dumps(with_duet))
+    line = runner._expected_precision(plan, tmp_path)
+    assert f"; a duet in about the same time: about ±{width:g}% ({halves} halves of 40 s" in line

@@ -260,9 +260,10 @@ def restart_figures(doc: dict) -> dict:
 
 
 def duet_figures(doc: dict) -> dict:
-    """A duet A/A's figures: the spread of a half's log ratio (placement included: what a
-    duet result's halves give its pooled estimate), of a batch's within its half (what the
-    duet's own interval rests on), and the interval a duet of this shape gets in 5 minutes."""
+    """A duet A/A's figures: the spread of a half's log ratio about its place's mean (what a
+    duet result's halves give its pooled estimate, pooling.placed_estimate; None from one
+    repeat), of a batch's within its half (what the duet's own interval rests on), the place's
+    own effect, and the interval a duet of this shape gets in 5 minutes."""
     plan = doc["plan"]
     base, other = _points(doc)
     theirs = {r["repeat"]: r for r in base["runs"]}
@@ -276,11 +277,19 @@ def duet_figures(doc: dict) -> dict:
     half = noise.duet_half_width_pct(batch_sd, size, plan["duration_s"], fit)
     return {"half_s": plan["duration_s"], "halves": len(halves), "batch_s": size,
             "per_second_cv_pct": per_second_cv_pct(doc),
-            "half_log_ratio_sd_pct": round(statistics.stdev(round_log_ratios(doc)) * 100, 2),
+            "half_log_ratio_sd_pct": _placed_sd_pct(doc),
             "batch_log_ratio_sd_pct": round(batch_sd * 100, 2),
             "five_minute_halves": fit, "five_minute_half_width_pct": half,
             "placement": other["stats"]["ratio"].get("placement"),
             "a_a_verdict": other["stats"]["ratio"]["verdict"]}
+
+
+def _placed_sd_pct(doc: dict) -> float | None:
+    """The sd of a duet half's log ratio about its place's mean, ± % (None from one repeat):
+    the placed estimate's standard error times the square root of its halves."""
+    entry = calibrations.design_entry(doc)
+    found = entry and calibrations.estimate_of(entry)
+    return round(found.se * math.sqrt(len(entry["point_values"])) * 100, 2) if found else None
 
 
 FIGURES = {"switchback": switchback_figures, "restart": restart_figures, "duet": duet_figures}
@@ -308,8 +317,7 @@ def report(figures: dict) -> str:
          [r and f"±{r['run_to_run_sd_pct']}%"]),
         ("a round's log ratio",
          [s and f"±{s['round_log_ratio_sd_pct']}% (switchback, {s['block_s']:g} s blocks)",
-          d and f"±{d['half_log_ratio_sd_pct']}% (a duet's half of {d['half_s']:g} s), "
-                f"±{d['batch_log_ratio_sd_pct']}% (a batch of {d['batch_s']:g} s in it)"]),
+          d and _duet_rounds_text(d)]),
         ("an A/B of 5 minutes",
          [s and f"switchback ±{s['five_minute_half_width_pct']}% "
                 f"({s['five_minute_repeats']} rounds)",
@@ -322,3 +330,11 @@ def report(figures: dict) -> str:
         ("the A/A verdicts", [f"{k} {x['a_a_verdict']}" for k, x in each])]
     return "\n".join([f"this host's noise ({figures['measured']}):"] + [
         f"  {head}: {', '.join(p for p in parts if p)}" for head, parts in rows if any(parts)])
+
+
+def _duet_rounds_text(d: dict) -> str:
+    """A duet's spreads: a half's about its place's mean (from two repeats on), a batch's."""
+    place = f", its place's effect (x{d['placement']:.3f}) taken out" if d["placement"] else ""
+    half = (f"±{d['half_log_ratio_sd_pct']}% (a duet's half of {d['half_s']:g} s{place}), "
+            if d["half_log_ratio_sd_pct"] is not None else "")
+    return half + f"±{d['batch_log_ratio_sd_pct']}% (a batch of {d['batch_s']:g} s in a half)"

@@ -283,15 +283,19 @@ def test_a_duet_class_is_calibrated_by_duet_a_as_and_the_whole_machine_by_the_ot
     shutil.copy(duet_result, data_dir / "doublewrite" / duet_result.name)
     record = load(DATA / calibrations.DIR / "20261206T165657Z-c9f6d3ed.json")
     record["designs"]["duet"] = {**record["designs"]["switchback"], "point_values": [
-        1000.0, 1040.0, 990.0, 1010.0], "baseline_values": [1005.0, 1000.0, 1000.0, 1030.0]}
+        1000.0, 1040.0, 990.0, 1010.0], "baseline_values": [1005.0, 1000.0, 1000.0, 1030.0],
+        "point_first": [True, False, False, True]}
     entry = record["designs"]["duet"]
-    est = calibrations.pooling.estimate(entry["point_values"], entry["baseline_values"], True)
+    est = calibrations.estimate_of(entry)
     entry.update(log_ratio=est.log_ratio, se=est.se, df=est.df)
     (data_dir / calibrations.DIR).mkdir()
     (data_dir / calibrations.DIR / "record.json").write_text(json.dumps(record))
     sets = {s.host_class.duet: s for s in evidence.evidence_sets("doublewrite")}
     duet = cv.calibration(sets[True])
-    assert [(e.log_ratio, e.df) for e in duet] == [(est.log_ratio, 3)] and duet[0].paired
+    assert [(e.log_ratio, e.df) for e in duet] == [(est.log_ratio, 2)] and duet[0].paired
     whole = cv.calibration(sets[False])   # the same machine's class: the record's other A/As
     assert sets[True].host_class.name.endswith(" on " + sets[False].host_class.name)
     assert len(whole) == 2 and est.log_ratio not in [e.log_ratio for e in whole]
+    # the duet result pools with its places cancelled: 4 halves, 2 degrees of freedom
+    (mine,) = cv.regime_estimates(sets[True], "OFF")[0]
+    assert mine.paired and mine.df == 2

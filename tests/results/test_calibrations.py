@@ -129,3 +129,20 @@ def test_every_committed_calibration_record_is_valid_and_gives_its_estimates():
         assert calibrations.problems(path) == [], path
     for record in calibrations.load_all(DATA):   # a whole machine's A/As, a duet's, or both
         assert calibrations.aa_estimates(record) or calibrations.aa_estimates(record, duet=True)
+
+
+def test_a_duets_entry_holds_each_halfs_place_and_is_checked(tmp_path):
+    from helpers import duet_doc
+    from tuninglab.results import document
+    doc = document.finish(duet_doc(effect=1.0, halves=4))
+    r = calibrations.record_of({**aa_docs(), "duet": doc}, "2026-11-24T04:30:08+00:00", True)
+    entry = r["designs"]["duet"]
+    assert entry["point_first"] == [True, False, True, False] and entry["df"] == 2
+    assert written(tmp_path, r) and calibrations.problems(written(tmp_path, r)) == []
+    assert [e.df for e in calibrations.aa_estimates(r, duet=True)] == [2]
+    entry["point_first"] = [True, False, True]
+    assert "point_first: 3 places against 4 halves" in one_problem(tmp_path, r)
+    entry["point_first"] = [True, False, 1, False]
+    assert "expected a list of true or false, one per half" in one_problem(tmp_path, r)
+    del entry["point_first"]
+    assert "designs/duet/point_first: missing" in one_problem(tmp_path, r)

@@ -119,3 +119,25 @@ def test_a_sitting_known_almost_exactly_does_not_divide_by_zero():
     mean = sum(wi * s.y for wi, s in zip(w, three)) / sum(w)
     q = sum(wi * (s.y - mean) ** 2 for wi, s in zip(w, three))
     assert dl_tau2(three) == pytest.approx((q - 2) / (sum(w) - sum(x * x for x in w) / sum(w)))
+
+
+# --- a duet's halves, their places cancelled (issue 62) -------------------------------------
+
+def test_a_duets_estimate_cancels_the_place_and_keeps_its_spread_out_of_the_error():
+    # the point 10% faster; whoever has the first place 20% faster again; 1% noise
+    first = [True, False, False, True, True, False]
+    noise = [1.01, 0.99, 1.0, 1.0, 0.99, 1.01]
+    values = [1100 * (1.2 if f else 1) * n for f, n in zip(first, noise)]
+    base = [1000 * (1 if f else 1.2) for f in first]
+    e = pooling.placed_estimate(values, base, first)
+    assert math.exp(e.log_ratio) == pytest.approx(1.1, rel=0.01)
+    assert e.se < 0.01 and e.df == 4 and e.paired
+    # paired by half alone, the place's +-20% is all error
+    assert pooling.estimate(values, base, paired=True).se > 10 * e.se
+
+
+def test_a_duet_of_one_repeat_or_all_in_one_place_gives_no_estimate():
+    assert pooling.placed_estimate([1.1, 1.2], [1.0, 1.0], [True, False]) is None
+    assert pooling.placed_estimate([1.1, 1.2, 1.3], [1.0] * 3, [True] * 3) is None
+    with pytest.raises(ValueError, match="expected one of each per half"):
+        pooling.placed_estimate([1.1, 1.2, 1.3], [1.0] * 3, [True, False])

@@ -31,7 +31,7 @@ from tuninglab.recipes.load import command, load, recipe_path
 from tuninglab.results import calibrations, pooling, sitting_model
 from tuninglab.results import verdicts as words
 from tuninglab.results.ratio import Ratio
-from tuninglab.results.result import Result
+from tuninglab.results.result import Result, places
 
 REPRODUCED = words.REPRODUCED
 SMALLER = words.SMALLER
@@ -107,9 +107,11 @@ def _estimate(point: str, metric: str, r: Result) -> tuple[pooling.Estimate | No
         return None, f"the result did not measure {metric}"
     if any(v is None for v in values + base):
         return None, f"the result did not measure {metric} in every run"
-    est = pooling.estimate(values, base, paired=paired)
+    est = (pooling.placed_estimate(values, base, places(p.runs, r.baseline_point.runs))
+           if r.design == "duet" else pooling.estimate(values, base, paired=paired))
     if est is None:
-        return None, f"its {metric} cannot be compared (fewer than 2 repeats, or a 0)"
+        few = "a duet of one repeat" if r.design == "duet" else "fewer than 2 repeats"
+        return None, f"its {metric} cannot be compared ({few}, or a 0)"
     return dataclasses.replace(est, sitting=r.sitting), ""
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from tuninglab.results import pooling
 from tuninglab.results.pooling import Estimate
+from tuninglab.results.result import places
 
 DIR = "calibrations"
 # Why a pull request (and data.check --contributions) refuses a record: only the project adds them.
@@ -63,7 +64,9 @@ def design_entry(doc: dict) -> dict | None:
     entry = {"metric": metric, "paired": paired, "baseline": base_id, "point": other["id"],
              "baseline_values": _values(base, metric, both),
              "point_values": _values(other, metric, both)}
-    found = pooling.estimate(entry["point_values"], entry["baseline_values"], paired)
+    if doc["plan"].get("design") == "duet":   # its halves' places, as a duet result pools
+        entry["point_first"] = places(other["runs"], base["runs"])
+    found = estimate_of(entry)
     if found is None:
         return None
     return entry | {"log_ratio": found.log_ratio, "se": found.se, "df": found.df}
@@ -79,6 +82,16 @@ def record_of(docs: dict[str, dict], measured: str, quick: bool) -> dict | None:
     return {"kind": KIND, "schema_version": SCHEMA_VERSION, "measured": measured,
             "quick": quick, **{block: first.get(block) or {} for block in BLOCKS},
             "designs": designs} if designs else None
+
+
+def estimate_of(entry: dict) -> Estimate | None:
+    """A design entry's comparison from its values: a duet's with its places cancelled
+    (pooling.placed_estimate, as claim_verdicts pools a duet result), the others' paired by
+    round or not."""
+    if "point_first" in entry:
+        return pooling.placed_estimate(entry["point_values"], entry["baseline_values"],
+                                       entry["point_first"])
+    return pooling.estimate(entry["point_values"], entry["baseline_values"], entry["paired"])
 
 
 def file_name(record: dict) -> str:
@@ -110,8 +123,7 @@ def _by_design(record: dict, designs=DESIGNS) -> list[tuple[str, Estimate]]:
     out = []
     for design in designs:
         entry = record["designs"].get(design)
-        found = entry and pooling.estimate(entry["point_values"], entry["baseline_values"],
-                                           entry["paired"])
+        found = entry and estimate_of(entry)
         if found:
             out.append((design, replace(found, sitting=record["host"]["id"])))
     return out
@@ -213,12 +225,16 @@ def _designs_problems(designs) -> list[str]:
         elif not isinstance(entry, dict):
             out.append(f"{where}: {_kind(entry)}; expected an object")
         else:
-            out += _entry_problems(entry, where + "/", design in PAIRED)
+            out += _entry_problems(entry, where + "/", design in PAIRED, design == "duet")
     return out
 
 
-def _entry_problems(entry: dict, where: str, paired: bool) -> list[str]:
-    out = _keys(entry, DESIGN_KEYS, where)
+def _entry_problems(entry: dict, where: str, paired: bool, duet: bool = False) -> list[str]:
+    out = _keys(entry, DESIGN_KEYS + (("point_first",) if duet else ()), where)
+    if duet and isinstance(entry.get("point_first"), list) and not all(
+            isinstance(f, bool) for f in entry["point_first"]):
+        out.append(f"{where}point_first: {_kind(entry['point_first'])}; expected a list of "
+                   "true or false, one per half (whether the point's server had the first place)")
     for key in ("metric", "baseline", "point"):
         if key in entry and not isinstance(entry[key], str):
             out.append(f"{where}{key}: {_kind(entry[key])}; expected a string")
@@ -254,9 +270,13 @@ def _stored(entry: dict, where: str) -> list[str]:
     if entry["paired"] and len(entry["point_values"]) != len(entry["baseline_values"]):
         return [f"{where}point_values: {len(entry['point_values'])} rounds against the "
                 f"baseline's {len(entry['baseline_values'])}; expected one value per round"]
-    found = pooling.estimate(entry["point_values"], entry["baseline_values"], entry["paired"])
+    if "point_first" in entry and len(entry["point_first"]) != len(entry["point_values"]):
+        return [f"{where}point_first: {len(entry['point_first'])} places against "
+                f"{len(entry['point_values'])} halves; expected one place per half"]
+    found = estimate_of(entry)
     if found is None:
-        return [f"{where}point_values: no spread in the values; expected repeats that vary"]
+        return [f"{where}point_values: no spread in the values; expected repeats that vary"
+                + (" and a half in each place" if "point_first" in entry else "")]
     return [f"{where}{key}: {entry[key]!r}, but the values give {getattr(found, key)!r}; "
             "expected the statistic of the values"
             for key in STORED if not math.isclose(entry[key], getattr(found, key),

@@ -44,7 +44,7 @@ from __future__ import annotations
 import math
 import statistics
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from tuninglab.results import stats
 
@@ -117,6 +117,31 @@ def estimate(values: Iterable[float], baseline: Iterable[float],
         return None
     df = (vx + vb) ** 2 / (vx**2 / (len(lx) - 1) + vb**2 / (len(lb) - 1))
     return Estimate(statistics.mean(lx) - statistics.mean(lb), math.sqrt(vx + vb), df)
+
+
+def placed_estimate(values: Sequence[float], baseline: Sequence[float],
+                    first: Sequence[bool]) -> Estimate | None:
+    """A duet's comparison from its halves (values[i] beside baseline[i] in half i; first[i]:
+    the point's server had the first place, CPUs and sandbox): the mean of the two places'
+    mean log ratios, so that a place's own effect (one CPU busier than the other) cancels, with
+    its standard error from the halves' spread about their own place's mean, on halves - 2
+    degrees of freedom (the effect and the place's). Flagged paired: its halves are runs side by
+    side, and their per-run excess is the duet class's to learn (sitting_model). None without a
+    half in each place, with fewer than 3 halves, a repeat of 0 or no spread."""
+    lx, lb = _logs(values), _logs(baseline)
+    if lx is None or lb is None:
+        return None
+    if not len(lx) == len(lb) == len(first):
+        raise ValueError(f"a duet's halves: {len(lx)} values, {len(lb)} baseline values and "
+                         f"{len(first)} places; expected one of each per half")
+    diffs = [x - b for x, b in zip(lx, lb)]
+    places = [[d for d, f in zip(diffs, first) if bool(f) is side] for side in (True, False)]
+    if len(diffs) < 3 or not all(places):
+        return None
+    means = [statistics.fmean(p) for p in places]
+    spread = sum((d - m) ** 2 for p, m in zip(places, means) for d in p) / (len(diffs) - 2)
+    se = math.sqrt(spread / 4 * sum(1 / len(p) for p in places))
+    return Estimate(statistics.fmean(means), se, len(diffs) - 2, paired=True) if se > 0 else None
 
 
 def satterthwaite(parts: Iterable[tuple[float, float]]) -> float:

@@ -302,6 +302,13 @@ class Result(_Read):
         return [value(run) for run in mine], [value(run) for run in theirs], paired
 
 
+def places(runs: list, base_runs: list) -> list[bool]:
+    """A duet point's halves paired with the baseline's (paired_runs): whether the point's run
+    had the first place in each (it came first in the half's order)."""
+    mine, theirs = paired_runs(runs, base_runs)
+    return [a["order"] < b["order"] for a, b in zip(mine, theirs)]
+
+
 def paired_runs(runs: list, base_runs: list) -> tuple[list, list]:
     """A point's runs and the baseline's, paired by round (a switchback's repeat): the one
     pairing every switchback comparison uses."""

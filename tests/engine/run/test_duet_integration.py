@@ -132,11 +132,27 @@ def test_invoke_recipe_with_design_duet_writes_a_result_of_halves(recipes_dir, s
     assert servers_under(shared_workdir) == []
 
 
-def test_a_duet_refuses_the_stop_rule_and_a_named_device(recipes_dir, shared_workdir, tmp_path):
+def test_a_duet_refuses_a_named_device(recipes_dir, shared_workdir, tmp_path):
     fixture_recipe(recipes_dir, "tiny-switchback")
-    with pytest.raises(UserError, match="a duet runs the repeats it is given; the stop rule"):
-        run_recipe("tiny-switchback", recipes_dir, shared_workdir, tmp_path / "data",
-                   design="duet", precision="3%")
     with pytest.raises(UserError, match="a duet builds a sandbox for each of its two servers"):
         run_recipe("tiny-switchback", recipes_dir, shared_workdir, tmp_path / "data",
                    design="duet", devices=("/dev/loop-nonexistent",))
+
+
+def test_the_stop_rule_adds_a_duets_rounds_two_halves_at_a_time(recipes_dir, shared_workdir,
+                                                                tmp_path):
+    """No duet reaches ±0.01%: after its planned repeat the rule adds whole repeats (two
+    halves, places swapped) until another would overrun the budget."""
+    fixture_recipe(recipes_dir, "tiny-switchback")
+    lines = []
+    _, doc = run_recipe("tiny-switchback", recipes_dir, shared_workdir, tmp_path / "data",
+                        lines.append, design="duet", repeats=1, duration="8s",
+                        precision="0.01%", budget="90s")
+    repeats = doc["plan"]["repeats"]
+    assert repeats >= 2 and "overrun the budget" in doc["plan"]["stopped"]
+    for point in doc["points"]:
+        assert sorted(r["repeat"] for r in point["runs"]) == list(range(1, 2 * repeats + 1))
+    assert design_rules.check_halves(doc) == [] and values.check_repeats(doc) == []
+    assert any(line.startswith("stop rule: ") and ": round 2" in line for line in lines)
+    assert any(line.startswith(f"[half {2 * repeats}/{2 * repeats}] ") for line in lines)
+    assert servers_under(shared_workdir) == []

@@ -91,3 +91,40 @@ def test_a_resumed_result_with_added_rounds_is_planned_as_run(tmp_path):
     stop_rule.record(doc, stop_rule.as_run(plan, doc), "stop rule: done")
     assert doc["plan"]["repeats"] == 4 and len(doc["plan"]["order"]) == 8
     assert doc["plan"]["stopped"] == "stop rule: done"
+
+
+# --- a duet's rounds: a repeat of two halves (issue 62) ---------------------------------------
+
+def duet_plan(tmp_path, **cli):
+    fixture_recipe(tmp_path, "tiny")
+    e = load("tiny", recipes_dir=tmp_path).experiment(**cli)
+    return stop_rule.planner.build(e, design="duet")
+
+
+def test_a_duets_round_is_a_repeat_of_two_halves(tmp_path):
+    from helpers import duet_doc
+    from tuninglab.results import document
+    plan = duet_plan(tmp_path, precision="0.1%", budget="1h", repeats=2)
+    doc = document.finish(duet_doc(effect=1.1, halves=4))
+    doc["started"] = START.isoformat()
+    assert stop_rule.rounds_done(doc) == 2   # 4 halves
+    assert stop_rule.round_seconds(plan) == 2 * plan.run_seconds()
+    bigger, why = stop_rule.next_round(plan, doc, now=START)
+    assert bigger.experiment.measure.repeats == 3 and why.endswith(": round 3")
+    added = stop_rule.new_runs(bigger)
+    assert sorted(r.repeat for r in added) == [5, 5, 6, 6]
+    # each point once in each place: the new halves swap the order
+    assert {tuple(r.point.id for r in added if r.repeat == h) for h in (5, 6)} == {
+        tuple(p.id for p in plan.points), tuple(p.id for p in reversed(plan.points))}
+    doc["points"][0]["runs"].pop()   # an interrupted half: its repeat counts as begun
+    assert stop_rule.rounds_done(doc) == 2
+
+
+def test_a_duets_aim_is_its_halves_with_their_places_cancelled(tmp_path):
+    from helpers import duet_doc
+    from tuninglab.results import document
+    plan = duet_plan(tmp_path, repeats=2)
+    doc = document.finish(duet_doc(effect=1.1, placement=1.2, halves=4))
+    aim = stop_rule.Aim(point=doc["points"][1]["value"], metric="", pct=50.0, claim="c")
+    width = stop_rule.aim_pct(doc, plan, aim)
+    assert width is not None and width < 10   # the +-20% place is not its error

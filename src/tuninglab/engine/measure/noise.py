@@ -8,6 +8,8 @@ from pathlib import Path
 
 from scipy.stats import t as student_t
 
+from tuninglab.recipes.duets import duet_obstacle
+from tuninglab.recipes.plan import RUN_OVERHEAD_S
 from tuninglab.results.duet import DEFAULT_BATCHES
 
 FILE = "noise.json"
@@ -67,3 +69,21 @@ def duet_half_width_pct(batch_sd: float, batch_s: float, duration: float, halves
     sd = batch_sd * math.sqrt(batch_s / max(duration / batches, 1))
     se = sd / math.sqrt(halves * batches)
     return round((math.exp(student_t.ppf(0.975, halves * (batches - 1)) * se) - 1) * 100, 1)
+
+
+def duet_in_the_same_time(figures: dict, plan) -> tuple[float, int, float] | None:
+    """What a duet of this plan's experiment would give here in about the time the plan takes
+    (issue 62: the design with the smaller interval for the minutes): its ± %, its halves and
+    their measured seconds; None when the figures hold no duet, the plan is one, or the
+    experiment cannot run as one (recipes/duets.py). Its halves are the recipe's runs, or the
+    calibration's halves where those are longer (a switchback's blocks are seconds long)."""
+    if plan.duet or "duet" not in figures or duet_obstacle(plan.experiment):
+        return None
+    d, m = figures["duet"], plan.experiment.measure
+    seconds = max(m.duration, d["half_s"])
+    halves = int(plan.estimate(template_cached=True) // (m.warmup + seconds + RUN_OVERHEAD_S))
+    halves -= halves % 2   # whole repeats: one half in each placement
+    if halves < 2:
+        return None
+    width = duet_half_width_pct(d["batch_log_ratio_sd_pct"] / 100, d["batch_s"], seconds, halves)
+    return width, halves, seconds

@@ -149,9 +149,11 @@ def comparison(halves: list[dict], metric: str = "tps", **levels):
                                 **levels)
 
 
-def run_halves(plan, doc, todo, binary, template_data, runs_dir, saved, say) -> None:
-    """`invoke recipe` of a duet plan: its pending halves, each its two runs at once, saved as
-    it ends (a half is kept whole or not at all, so a rerun resumes at the next half)."""
+def run_halves(plan, doc, todo, binary, template_data, runs_dir, saved, say,
+               clock=None) -> None:
+    """`invoke recipe` of a duet plan: its pending halves (todo; the stop rule's next round
+    when it adds one), each its two runs at once, saved as it ends (a half is kept whole or
+    not at all, so a rerun resumes at the next half)."""
     cpus = slot_cpus()
     halves = {}
     for run_ in todo:
@@ -159,7 +161,8 @@ def run_halves(plan, doc, todo, binary, template_data, runs_dir, saved, say) -> 
     say(f"duet: {len(halves)} halves of two servers at once, on CPUs "
         f"{','.join(map(str, cpus[0]))} and {','.join(map(str, cpus[1]))}; each half's "
         "first point takes the first")
-    clock = Progress(len(plan.runs), len(plan.runs) - len(todo), plan.run_seconds(), say)
+    clock = clock or Progress(len(plan.runs), len(plan.runs) - len(todo), plan.run_seconds(),
+                              say)
     for repeat, runs in sorted(halves.items()):
         runs = sorted(runs, key=lambda r: r.index)   # the half's order: its places
         say(f"[half {repeat}/{plan.rounds}] " + " beside ".join(r.point.id for r in runs))

@@ -80,17 +80,12 @@ def prepare(recipe: Recipe, opts) -> Prepared:
 
 def check_duet(recipe, plan, devices=()) -> None:
     """What a duet needs of this host and run besides what the planner checks: two CPUs (one
-    set per server), loop-device sandboxes (one for each server at once) and a fixed number
-    of halves (the stop rule adds rounds, which a duet does not yet)."""
+    set per server) and loop-device sandboxes (one for each server at once)."""
     duet.slot_cpus()
     if devices:
         raise UserError(f"recipe {recipe.label}: a duet builds a sandbox for each of its two "
                         "servers at once, on loop devices; --device names one disk for one "
                         "server: expected no --device, or another design")
-    if stop_rule.active(plan.experiment.measure):
-        raise UserError(f"recipe {recipe.label}: a duet runs the repeats it is given; the stop "
-                        "rule (--precision, --budget, [measure] precision) adds rounds only to "
-                        "a switchback or a restart: expected no stop rule, or another design")
 
 
 def check_schedulers(recipe, points, offered: list[str] | None) -> None:

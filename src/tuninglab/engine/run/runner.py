@@ -136,8 +136,12 @@ def _expected_precision(plan, wd: Path) -> str:
     shape = figures.get("shape", "cpu-bound")
     caveat = ("" if plan.experiment.dataset.shape == shape else
               f" on the {shape} shape (a {plan.experiment.dataset.shape} one may be noisier)")
+    duet = noise.duet_in_the_same_time(figures, plan)
+    alternative = "" if duet is None else (
+        f"; a duet in about the same time: about ±{duet[0]:g}% ({duet[1]} halves of "
+        f"{duet[2]:g} s, each server on half the machine: --design duet)")
     return (f"expected precision: about ±{half:g}% on each ratio, from this host's noise as "
-            f"`invoke lab.noise` measured it{caveat} on {figures['measured'][:10]}")
+            f"`invoke lab.noise` measured it{caveat} on {figures['measured'][:10]}{alternative}")
 
 
 def validity_lines(plan, flavor: str = "mariadb") -> list[str]:
@@ -209,7 +213,9 @@ def _measure(plan, binary, wd, saved, opts, devices, say, fallback=None):
             say(todo_line(plan, todo, plan.estimate(todo, True, doc is not None)))
     if plan.duet:
         doc = _document(doc, plan, binary, runs_dir, saved, opts, say)
-        duet.run_halves(plan, doc, todo, binary, template_data, runs_dir, saved, say)
+        clock = Progress(len(plan.runs), len(plan.runs) - len(todo), plan.run_seconds(), say)
+        for plan, todo in _rounds(plan, doc, todo, clock, say, opts.aims):
+            duet.run_halves(plan, doc, todo, binary, template_data, runs_dir, saved, say, clock)
         return _write(doc, saved, opts, say)
     doc = _document(doc, plan, binary, runs_dir, saved, opts, say, fallback)
     disk = doc["storage"]["device"]  # the work directory's device, recorded with the provenance

@@ -20,7 +20,7 @@ from tuninglab.errors import UserError
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.model import MAX_REPEATS
 from tuninglab.results import document, pooling, precision_need, stats
-from tuninglab.results.result import Result
+from tuninglab.results.result import Result, places
 from tuninglab.units import human_seconds
 
 # Without --budget: this many times the planned measuring time (Phoronix Test Suite adds up to
@@ -71,7 +71,9 @@ def budget_s(plan) -> float:
 
 
 def round_seconds(plan) -> float:
-    return plan.run_seconds() * len(plan.points)
+    """One more round: a run of each point, one after the other (a duet's two halves, each
+    its two runs at once)."""
+    return plan.run_seconds() * (2 if plan.duet else len(plan.points))
 
 
 def check(plan) -> None:
@@ -86,7 +88,10 @@ def check(plan) -> None:
 
 
 def rounds_done(doc: dict) -> int:
-    return max((r["repeat"] for p in doc["points"] for r in p["runs"]), default=0)
+    """The rounds a result holds: a duet's repeats (two halves each, its runs numbered by
+    half; a half begun counts its repeat), any other design's repeats."""
+    last = max((r["repeat"] for p in doc["points"] for r in p["runs"]), default=0)
+    return (last + 1) // 2 if document.duet(doc) else last
 
 
 def with_rounds(plan, rounds: int):
@@ -119,7 +124,8 @@ def aim_pct(doc: dict, plan, aim: Aim) -> float | None:
     values, base, paired = r.compared_values(point, aim.metric or r.metric)
     if any(v is None for v in values + base):
         return None
-    est = pooling.estimate(values, base, paired=paired)
+    est = (pooling.placed_estimate(values, base, places(point.runs, r.baseline_point.runs))
+           if plan.duet else pooling.estimate(values, base, paired=paired))   # as it pools
     if est is None:
         return None
     return precision_need.pct_of_log(stats.t_quantile(0.95, est.df) * est.se)
@@ -172,9 +178,10 @@ def next_round(plan, doc: dict, now=None, aims: tuple = ()):
 
 
 def new_runs(plan) -> list:
-    """The last round's runs of a plan next_round gave."""
+    """The last round's runs of a plan next_round gave (a duet's: its last two halves)."""
     last = plan.experiment.measure.repeats
-    return [r for r in plan.runs if r.repeat == last]
+    halves = (2 * last - 1, 2 * last) if plan.duet else (last,)
+    return [r for r in plan.runs if r.repeat in halves]
 
 
 def record(doc: dict, plan, why: str, aims: tuple = ()) -> None:

@@ -31,6 +31,7 @@ from tuninglab.evidence.host_class import host_class
 from tuninglab.recipes.plan import RUN_OVERHEAD_S
 from tuninglab.results import calibrations, document, sitting_model
 from tuninglab.results import duet as duet_stats
+from tuninglab.results.result import paired_runs
 
 FIVE_MINUTES = 300.0
 POWER = 0.8  # the smallest effect detected this often
@@ -266,9 +267,8 @@ def duet_figures(doc: dict) -> dict:
     own effect, and the interval a duet of this shape gets in 5 minutes."""
     plan = doc["plan"]
     base, other = _points(doc)
-    theirs = {r["repeat"]: r for r in base["runs"]}
-    halves = [duet_stats.Half(*document.paired_series(r, theirs[r["repeat"]]))
-              for r in other["runs"] if r["repeat"] in theirs]
+    halves = [duet_stats.Half(*document.paired_series(a, b))
+              for a, b in zip(*paired_runs(other["runs"], base["runs"]))]
     size = min(len(h.values) for h in halves) // noise.DUET_BATCHES
     batch_sd, _ = pooled_sd(duet_stats.batch_ratios(h, noise.DUET_BATCHES, f"half {i + 1}")
                             for i, h in enumerate(halves))

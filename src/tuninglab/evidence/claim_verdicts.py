@@ -31,7 +31,7 @@ from tuninglab.recipes.load import command, load, recipe_path
 from tuninglab.results import calibrations, pooling, sitting_model
 from tuninglab.results import verdicts as words
 from tuninglab.results.ratio import Ratio
-from tuninglab.results.result import Result, places
+from tuninglab.results.result import Result
 
 REPRODUCED = words.REPRODUCED
 SMALLER = words.SMALLER
@@ -102,13 +102,12 @@ def _estimate(point: str, metric: str, r: Result) -> tuple[pooling.Estimate | No
         return None, f"the point {point!r} is the result's baseline"
     metric = metric or r.metric
     try:
-        values, base, paired = r.compared_values(p, metric)
+        values, base, _ = r.compared_values(p, metric)
     except KeyError:
         return None, f"the result did not measure {metric}"
     if any(v is None for v in values + base):
         return None, f"the result did not measure {metric} in every run"
-    est = (pooling.placed_estimate(values, base, places(p.runs, r.baseline_point.runs))
-           if r.design == "duet" else pooling.estimate(values, base, paired=paired))
+    est = r.estimate(p, values, base)
     if est is None:
         few = "a duet of one repeat" if r.design == "duet" else "fewer than 2 repeats"
         return None, f"its {metric} cannot be compared ({few}, or a 0)"

@@ -16,7 +16,7 @@ from dataclasses import fields
 from functools import cached_property
 from typing import Generic, TypeVar
 
-from tuninglab.results import read_view, stats
+from tuninglab.results import pooling, read_view, stats
 from tuninglab.results.metrics import WINDOWED, is_amount, run_value
 from tuninglab.results.ratio import Ratio
 from tuninglab.results.stats import Summary
@@ -285,6 +285,15 @@ class Result(_Read):
         compared = stats.compared(values, base, self.smallest_effect, paired, cost)
         return Ratio.of(compared.to_dict(), self.smallest_effect, _words(metric))
 
+
+    def estimate(self, point: Point, values: list, base: list):
+        """The comparison of compared_values' values as a pooled verdict takes it (a
+        pooling.Estimate, None when they give none): a duet's halves with their places
+        cancelled, any other design's repeats paired by round or not."""
+        if self.design == "duet":
+            return pooling.placed_estimate(values, base, places(point.runs,
+                                                                self.baseline_point.runs))
+        return pooling.estimate(values, base, paired=self.design == "switchback")
 
     def compared_values(self, point: Point, metric: str) -> tuple[list, list, bool]:
         """(the point's values of a metric, the baseline's, paired): the repeats its comparison

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.model import MAX_REPEATS
-from tuninglab.results import document, pooling, precision_need, stats
-from tuninglab.results.result import Result, places
+from tuninglab.results import document, precision_need, stats
+from tuninglab.results.result import Result
 from tuninglab.units import human_seconds
 
 # Without --budget: this many times the planned measuring time (Phoronix Test Suite adds up to
@@ -121,11 +121,10 @@ def aim_pct(doc: dict, plan, aim: Aim) -> float | None:
     0)."""
     r = Result(doc)
     point = r.point(next(p.id for p in plan.points if p.value == aim.point))
-    values, base, paired = r.compared_values(point, aim.metric or r.metric)
+    values, base, _ = r.compared_values(point, aim.metric or r.metric)
     if any(v is None for v in values + base):
         return None
-    est = (pooling.placed_estimate(values, base, places(point.runs, r.baseline_point.runs))
-           if plan.duet else pooling.estimate(values, base, paired=paired))   # as it pools
+    est = r.estimate(point, values, base)   # as the verdict pools it
     if est is None:
         return None
     return precision_need.pct_of_log(stats.t_quantile(0.95, est.df) * est.se)

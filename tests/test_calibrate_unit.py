@@ -156,7 +156,7 @@ def test_a_duets_figures_keep_the_placement_in_a_half_and_out_of_a_batch():
     assert figures["a_a_verdict"].startswith("equivalent")
 
 
-def test_a_duets_expected_precision_narrows_with_halves_and_half_length(tmp_path):
+def test_a_duets_expected_precision_narrows_with_halves_and_needs_two_repeats(tmp_path):
     fixture_recipe(tmp_path, "tiny-switchback")
     e = load("tiny-switchback", recipes_dir=tmp_path).experiment()
     with_duet = {**figures(), "duet": calibrate.duet_figures(duet_aa_doc())}
@@ -165,7 +165,11 @@ def test_a_duets_expected_precision_narrows_with_halves_and_half_length(tmp_path
         measure = dataclasses.replace(e.measure, repeats=repeats, duration=seconds)
         return noise.expected_half_width_pct(
             with_duet, planner.build(dataclasses.replace(e, measure=measure), design="duet"))
-    assert half_width(1, 40) > half_width(3, 40) > half_width(3, 160) > 0
+    assert half_width(1, 40) is None   # one repeat: no interval
+    assert half_width(2, 40) > half_width(3, 40) > 0
+    # shorter halves than the A/A's average fewer seconds; longer ones keep the place's
+    # moving from half to half, which no length averages out
+    assert half_width(3, 10) > half_width(3, 40) == half_width(3, 160)
     assert noise.round_sd(with_duet, planner.build(e, design="duet")) > 0
 
 

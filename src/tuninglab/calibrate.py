@@ -262,9 +262,10 @@ def restart_figures(doc: dict) -> dict:
 
 def duet_figures(doc: dict) -> dict:
     """A duet A/A's figures: the spread of a half's log ratio about its place's mean (what a
-    duet result's halves give its pooled estimate, pooling.placed_estimate; None from one
-    repeat), of a batch's within its half (what the duet's own interval rests on), the place's
-    own effect, and the interval a duet of this shape gets in 5 minutes."""
+    duet result's own interval and its pooled estimate rest on, results/duet.py and
+    pooling.placed_estimate; None from one repeat), of a batch's within its half (the floor of
+    that interval), the place's own effect, and the interval a duet of this shape gets in 5
+    minutes (None from an A/A of one repeat, or where 5 minutes hold one)."""
     plan = doc["plan"]
     base, other = _points(doc)
     halves = [duet_stats.Half(*document.paired_series(a, b))
@@ -274,12 +275,13 @@ def duet_figures(doc: dict) -> dict:
                             for i, h in enumerate(halves))
     wall = plan["warmup_s"] + plan["duration_s"] + RUN_OVERHEAD_S
     fit = max(2, int(FIVE_MINUTES // wall) // 2 * 2)   # whole pairs of halves
-    half = noise.duet_half_width_pct(batch_sd, size, plan["duration_s"], fit)
-    return {"half_s": plan["duration_s"], "halves": len(halves), "batch_s": size,
-            "per_second_cv_pct": per_second_cv_pct(doc),
-            "half_log_ratio_sd_pct": _placed_sd_pct(doc),
-            "batch_log_ratio_sd_pct": round(batch_sd * 100, 2),
-            "five_minute_halves": fit, "five_minute_half_width_pct": half,
+    figures = {"half_s": plan["duration_s"], "halves": len(halves), "batch_s": size,
+               "per_second_cv_pct": per_second_cv_pct(doc),
+               "half_log_ratio_sd_pct": _placed_sd_pct(doc),
+               "batch_log_ratio_sd_pct": round(batch_sd * 100, 2)}
+    return {**figures, "five_minute_halves": fit,
+            "five_minute_half_width_pct": noise.duet_half_width_pct(figures,
+                                                                    plan["duration_s"], fit),
             "placement": other["stats"]["ratio"].get("placement"),
             "a_a_verdict": other["stats"]["ratio"]["verdict"]}
 
@@ -323,13 +325,20 @@ def report(figures: dict) -> str:
                 f"({s['five_minute_repeats']} rounds)",
           r and f"restart ±{r['five_minute_half_width_pct']}% "
                 f"({r['five_minute_repeats']} runs per point)",
-          d and f"duet ±{d['five_minute_half_width_pct']}% ({d['five_minute_halves']} halves, "
-                "each server on half the machine)"]),
+          d and _duet_five_minutes_text(d)]),
         ("smallest effect called 8 times in 10 in 5 minutes",
          [f"{k} {x['five_minute_smallest_effect_pct']}%" for k, x in each if k != "duet"]),
         ("the A/A verdicts", [f"{k} {x['a_a_verdict']}" for k, x in each])]
     return "\n".join([f"this host's noise ({figures['measured']}):"] + [
         f"  {head}: {', '.join(p for p in parts if p)}" for head, parts in rows if any(parts)])
+
+
+def _duet_five_minutes_text(d: dict) -> str:
+    """A duet of 5 minutes' interval, or why it has none (one repeat, or an A/A of one)."""
+    halves = f"{d['five_minute_halves']} halves, each server on half the machine"
+    if d["five_minute_half_width_pct"] is None:
+        return f"duet: no interval ({halves}: a duet needs two repeats, and so does its A/A)"
+    return f"duet ±{d['five_minute_half_width_pct']}% ({halves})"
 
 
 def _duet_rounds_text(d: dict) -> str:

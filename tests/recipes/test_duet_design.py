@@ -65,14 +65,20 @@ def test_the_dry_run_names_the_design_and_each_half(tmp_path):
 # --- a duet result ----------------------------------------------------------------------
 
 def test_a_duet_results_ratio_comes_from_its_halves_seconds():
-    doc = document.finish(duet_doc())
+    doc = document.finish(duet_doc(halves=4))
     ratio = doc["points"][1]["stats"]["ratio"]
     assert ratio["ci_low"] < 1.2 < ratio["ci_high"] and ratio["verdict_kind"] == "faster"
     assert ratio["placement"] == pytest.approx(1.1, rel=0.02)
     assert ratio["batch_seconds"] == 8
     assert doc["methods"]["ratio"] == DUET_METHOD
     assert document.validate(doc) == []
-    assert document.design_text(doc).startswith("duet: 1 repeats of two halves")
+    assert document.design_text(doc).startswith("duet: 2 repeats of two halves")
+
+
+def test_a_duet_of_one_repeat_has_a_ratio_and_no_interval():
+    ratio = document.finish(duet_doc())["points"][1]["stats"]["ratio"]
+    assert ratio["ratio"] == pytest.approx(1.2, rel=0.03)
+    assert ratio["ci_low"] is None and ratio["verdict_kind"] == "too few repeats"
 
 
 def test_data_check_counts_a_duets_halves_and_wants_the_places_balanced():

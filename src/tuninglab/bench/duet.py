@@ -1,15 +1,16 @@
 """The duet benchmark (issue 62): what a duet (engine/run/duet.py) gives on this host, as
-ratios to the targets the other designs have in the precision benchmark. A CPU-bound duet
-A/B (innodb_flush_log_at_trx_commit 1 vs 2, the switchback A/B's shape and load) of two
-halves in about 5 minutes; a CPU-bound duet A/A (innodb_lock_wait_timeout 50 vs 51) of
-AA_HALVES halves, whose first two are the 5-minute A/A and whose every pair (one half of
-each placement) is a trial of that shape: how often those trials call two equal settings
-faster or slower, against the 5% target; a disk-bound duet A/A (the precision benchmark's
-disk-bound shape, load and sandbox, each server on its own direct-IO loop device) of two
-halves against the disk-bound target; and a duet of a setting read only at startup,
-doublewrite ON vs OFF on its disk-bound shape, in about 10. About 40 minutes, templates
-first."""
+ratios to the targets the other designs have in the precision benchmark. Each duet is two
+repeats (four halves: one repeat has no interval, results/duet.py). A CPU-bound duet A/B
+(innodb_flush_log_at_trx_commit 1 vs 2, the switchback A/B's shape and load) in about 5
+minutes; a CPU-bound duet A/A (innodb_lock_wait_timeout 50 vs 51) of AA_HALVES halves, whose
+first four are the 5-minute A/A and whose every four (two in each placement) are a trial of
+that shape: how often those trials call two equal settings faster or slower, against the 5%
+target; a disk-bound duet A/A (the precision benchmark's disk-bound shape, load and sandbox,
+each server on its own direct-IO loop device) against the disk-bound target; and a duet of a
+setting read only at startup, doublewrite ON vs OFF on its disk-bound shape, in about 10.
+About 35 minutes, templates first."""
 
+import itertools
 import json
 import tempfile
 import time
@@ -25,14 +26,15 @@ from tuninglab.results import duet as compare
 from tuninglab.results import stats
 from tuninglab.units import human_seconds
 
-# Each half: its servers' start, the warm-up and the measured seconds (seconds).
-CPU_HALF = (20, 120)        # two halves in about 5 minutes
-RESTART_HALF = (30, 240)    # two halves in about 10 minutes
-DISK_HALF = (30, 120)       # as the disk-bound switchback A/A: a 30 s warm-up, 5 minutes
+# Each half: the warm-up and the measured seconds; REPEATS of two halves each.
+CPU_HALF = (20, 55)         # four halves in about 5 minutes
+RESTART_HALF = (30, 115)    # four halves in about 10 minutes
+DISK_HALF = (30, 45)        # as the disk-bound switchback A/A: 30 s warm-ups, 5 minutes
+REPEATS = 2
 TARGETS = {"cpu": (3.0, 300.0), "disk": (5.0, 300.0),
            "restart": (5.0, 600.0)}   # (half-width %, wall seconds)
 FALSE_CALLS = 0.05   # the A/A's trials called faster or slower at most this often
-AA_HALVES = 8        # 56 trials: every ordered pair of halves, one in each placement
+AA_HALVES = 8        # 420 trials: every two halves in one placement and two in the other
 AB = {"setting": "innodb_flush_log_at_trx_commit", "values": "1, 2", "baseline": "1"}
 # The disk-bound A/A's tables beside calibrate's scratch recipe (the precision benchmark's
 # disk-bound switchback A/A has the same): its regime check and its sandbox, one per server.
@@ -60,21 +62,21 @@ def measure_all(say) -> list[str]:
     scratch = Path(tempfile.mkdtemp(prefix="bench-duet-"))
     write_recipes(scratch)
     duets = [("CPU-bound duet A/B (flush_log_at_trx_commit 2 vs 1)", "cpu",
-              load("duet-ab", scratch), "full", CPU_HALF, 1),
+              load("duet-ab", scratch), "full", CPU_HALF, REPEATS),
              ("CPU-bound duet A/A (lock_wait_timeout 51 vs 50)", "cpu",
               load("duet-aa", scratch), "full", CPU_HALF, AA_HALVES // 2),
              ("disk-bound duet A/A (lock_wait_timeout 51 vs 50, direct-IO loop devices)",
-              "disk", load("duet-disk-aa", scratch), "full", DISK_HALF, 1),
+              "disk", load("duet-disk-aa", scratch), "full", DISK_HALF, REPEATS),
              ("restart-only duet (doublewrite OFF vs ON, disk-bound)", "restart",
-              load("doublewrite"), "quick", RESTART_HALF, 1)]
+              load("doublewrite"), "quick", RESTART_HALF, REPEATS)]
     lines = []
     for label, target, recipe, profile, half, repeats in duets:
         halves, walls = measure(recipe, profile, half, say, repeats)
         kept = scratch / f"{recipe.name}.json"   # each duet's records, kept as it ends
         kept.write_text(json.dumps({"halves": halves, "wall_s": walls}))
-        # the first two halves are the duet of 5 (or 10) minutes; an A/A's every pair a trial
-        said = report(label, halves[:2], walls[0], TARGETS[target])
-        if len(halves) > 2:
+        # the first REPEATS are the duet of 5 (or 10) minutes; an A/A's every four a trial
+        said = report(label, halves[:2 * REPEATS], sum(walls[:REPEATS]), TARGETS[target])
+        if len(halves) > 2 * REPEATS:
             said += [false_calls_text(halves)]
         lines += said + [f"  (its records: {kept})"]
         say("\n".join(lines[-len(said) - 1:]))
@@ -123,21 +125,20 @@ def measure(recipe, profile: str, half: tuple, say, repeats: int = 1) -> tuple[l
 
 def false_calls(halves: list[dict]) -> tuple[int, int]:
     """(how many trials call an A/A's settings faster or slower, how many trials): a trial is
-    two of its halves, one with each setting in the first place, as the A/B's duet has them;
+    four of its halves, two with each setting in the first place, as the A/B's duet has them;
     both settings run the same thing, so a half may stand for either placement (its two
-    series swapped). Every ordered pair of halves is one trial; they share halves, so the
-    trials are not independent, and the count is a check, not a precise rate."""
+    series swapped). Every such choice is one trial; they share halves, so the trials are not
+    independent, and the count is a check, not a precise rate."""
     sides = [duet.paired(h, first=i % 2 == 0) for i, h in enumerate(halves)]
     called = trials = 0
-    for i, a in enumerate(sides):
-        for j, b in enumerate(sides):
-            if i != j:
-                try:
-                    c = compare.compare_duet([_placed(a, True), _placed(b, False)])
-                except ValueError:   # a whole batch with nothing on one side: no trial
-                    continue
-                called += c.comparison.verdict_kind in (stats.FASTER, stats.SLOWER)
-                trials += 1
+    for four in itertools.combinations(range(len(sides)), 2 * REPEATS):
+        for firsts in itertools.combinations(four, REPEATS):
+            try:
+                c = compare.compare_duet([_placed(sides[i], i in firsts) for i in four])
+            except ValueError:   # a whole batch with nothing on one side: no trial
+                continue
+            called += c.comparison.verdict_kind in (stats.FASTER, stats.SLOWER)
+            trials += 1
     return called, trials
 
 
@@ -149,10 +150,10 @@ def _placed(half: compare.Half, first: bool) -> compare.Half:
 def false_calls_text(halves: list[dict]) -> str:
     called, trials = false_calls(halves)
     if not trials:
-        return "  no trial: every pair of halves had a batch with nothing on one side"
+        return "  no trial: every four halves had a batch with nothing on one side"
     rate = called / trials
-    return (f"  called faster or slower in {called} of {trials} trials (every pair of its "
-            f"{len(halves)} halves, one in each placement): {rate:.1%}, {rate / FALSE_CALLS:.2f} "
+    return (f"  called faster or slower in {called} of {trials} trials (every four of its "
+            f"{len(halves)} halves, two in each placement): {rate:.1%}, {rate / FALSE_CALLS:.2f} "
             f"of the {FALSE_CALLS:.0%} target")
 
 
@@ -165,7 +166,8 @@ def report(label: str, halves: list, wall: float, target: tuple) -> list[str]:
         return [f"{label}: no comparison ({exc})", "", ""]
     r = c.comparison
     hw = stats.ratio_half_width_pct(r.to_dict())
-    tps = [sum(h[s]["summary"]["tps"] for h in halves) / 2 for s in ("tested", "baseline")]
+    tps = [sum(h[s]["summary"]["tps"] for h in halves) / len(halves)
+           for s in ("tested", "baseline")]
     return [f"{label}: x{r.ratio:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}] ({r.verdict_kind}); "
             f"placement x{c.placement:.3f}; batches of {c.batch_seconds} s",
             f"  half-width {hw:.1f}%: {hw / pct:.2f} of the ±{pct:g}% target; wall "

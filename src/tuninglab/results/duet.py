@@ -8,18 +8,27 @@ with interrupts, one sandbox on a slower part of the device) enters the first ha
 a gain and the second's as a loss, and their mean cancels it.
 
 Per-second ratios are not independent: a stall lasts several seconds, a flush builds over
-tens. So the interval is by batch means: each half is cut into `batches` runs of whole
-seconds, each run's log ratio of the two servers' totals is nearly independent of the next
-when a run is long against the series' memory, and the t interval of their mean (at
-halves * (batches - 1) degrees of freedom, every half's spread pooled) is the interval of the
-effect. Totals, not second-by-second ratios: a second in which one server stalls (no
-transaction) has no ratio, and leaving it out would forgive the setting its stalls. The
-halves' difference is reported as the placement's own effect (its estimate, not a verdict).
+tens. So each half's log ratio is a mean of batches: the half is cut into `batches` runs of
+whole seconds, and each run's log ratio of the two servers' totals is nearly independent of
+the next when a run is long against the series' memory. Totals, not second-by-second ratios:
+a second in which one server stalls (no transaction) has no ratio, and leaving it out would
+forgive the setting its stalls.
+
+The halves themselves differ by more than their batches say: each half starts both servers
+afresh, and what a place is worth moves from one half to the next (a CPU-bound A/A's first
+place read +16, +17, +13 and +17% in four halves, each known to about 1.5% from its batches;
+bench/duet.py). An interval from the batches alone was called faster or slower in 21% of
+that A/A's trials. So the effect's error is taken from the halves: the spread of each half's
+log ratio about its own place's mean (halves - 2 degrees of freedom, as pooling's
+placed_estimate), or from the batches where those spread more (a half is never known better
+than its own batches say; with few halves their spread may come out small by chance). A duet
+of one repeat (two halves) has no spread of halves to learn from, hence no interval: too few
+repeats. The halves' difference is reported as the placement's own effect (its estimate, not
+a verdict).
 
 Batches must be long against the series' memory: simulated A/A duets whose seconds correlate
-at 0.6 or 0.8 from one to the next are called faster or slower at about the 5% the level says,
-but at 0.95 (a memory of about 20 s) batches of 40 s are called about 13% of the time
-(tests/results/test_duet.py). So a duet's batches should be a minute or more.
+at 0.95 (a memory of about 20 s) inflate the batches' spread; the halves' spread is
+unaffected (tests/results/test_duet.py). So a duet's batches should be a minute or more.
 """
 
 from __future__ import annotations
@@ -29,16 +38,18 @@ import statistics
 from dataclasses import dataclass
 from typing import Sequence
 
-from tuninglab.results.stats import (DEFAULT_SMALLEST_EFFECT, ZERO_COST, Comparison,
-                                     check_levels, judged, t_quantile)
+from tuninglab.results.stats import (DEFAULT_SMALLEST_EFFECT, TOO_FEW_REPEATS, ZERO_COST,
+                                     Comparison, check_levels, judged, t_quantile)
 
 DUET_METHOD = ("duet: both settings at once on twin servers, their places swapped every other "
-               "half; each half is cut into batches of whole seconds, and the effect is the "
-               "mean of the batches' log ratios of the two servers' totals; 95% CI: t "
-               "interval from those batch means (their spread pooled over the halves, "
-               "halves * (batches - 1) degrees of freedom); faster or slower when the 95% CI "
-               "excludes 1, equivalent within the recipe's smallest effect worth knowing X "
-               "when the 90% CI lies inside 1/(1+X) to 1+X, otherwise too noisy to tell")
+               "half; a half's log ratio is the mean of its batches' (runs of whole seconds) "
+               "log ratios of the two servers' totals, and the effect is the mean of the two "
+               "places' mean half; 95% CI: t interval from the halves' spread about their "
+               "place's mean (halves - 2 degrees of freedom), or from the batches' spread "
+               "within their halves where that is larger; none from one repeat (two halves); "
+               "faster or slower when the 95% CI excludes 1, equivalent within the recipe's "
+               "smallest effect worth knowing X when the 90% CI lies inside 1/(1+X) to 1+X, "
+               "otherwise too noisy to tell")
 DEFAULT_BATCHES = 5   # per half: 8 degrees of freedom, and batches of a minute in a 10 min duet
 
 
@@ -122,19 +133,37 @@ def compare_duet(halves: Sequence[Half], confidence: float = 0.95,
                          f"batches; expected at least {batches} seconds a half")
     ratios = [batch_ratios(h, batches, name) for h, name in named]
     means = [statistics.fmean(r) for r in ratios]
-    effect = statistics.fmean(means)
-    spread = sum((b - m) ** 2 for r, m in zip(ratios, means) for b in r)
-    df = len(halves) * (batches - 1)
-    se = math.sqrt(spread / df / (len(halves) * batches))   # the mean of all batch means
-
-    def interval(level):
-        half = t_quantile(level, df) * se
-        return math.exp(effect - half), math.exp(effect + half)
-
-    comparison = judged(math.exp(effect), interval(confidence), interval(2 * confidence - 1),
-                        margin, cost)
+    effect = statistics.fmean(means)   # the places balance: the mean of the places' means
     placement = statistics.fmean(m if h.first else -m for h, m in zip(halves, means))
+    if len(halves) < 4:
+        comparison = Comparison(math.exp(effect), None, None, TOO_FEW_REPEATS,
+                                TOO_FEW_REPEATS, None, None)
+    else:
+        var, df = half_variance(halves, ratios, means, placement)
+        se = math.sqrt(var / len(halves))
+
+        def interval(level):
+            half = t_quantile(level, df) * se
+            return math.exp(effect - half), math.exp(effect + half)
+
+        comparison = judged(math.exp(effect), interval(confidence),
+                            interval(2 * confidence - 1), margin, cost)
     return DuetComparison(comparison, math.exp(placement), shortest // batches)
+
+
+def half_variance(halves: Sequence[Half], ratios: list, means: list,
+                  placement: float) -> tuple[float, float]:
+    """The variance of a half's log ratio and its degrees of freedom: from the halves' spread
+    about their own place's mean (effect + placement in the first place, effect - placement in
+    the second), or from the batches' spread within their halves (over the batches of a half)
+    where that is larger. Four halves at least, two in each place."""
+    effect = statistics.fmean(means)
+    between = sum((m - effect - (placement if h.first else -placement)) ** 2
+                  for h, m in zip(halves, means)) / (len(halves) - 2)
+    within_df = sum(len(r) - 1 for r in ratios)
+    within = sum((b - m) ** 2 for r, m in zip(ratios, means) for b in r) / within_df \
+        / len(ratios[0])
+    return (between, len(halves) - 2) if between >= within else (within, within_df)
 
 
 def _name(i: int, count: int) -> str:

@@ -46,13 +46,11 @@ def round_sd(figures: dict, plan) -> float:
 
 def expected_half_width_pct(figures: dict, plan) -> float | None:
     """About how wide (± %) this plan's ratios should come out here, from the figures
-    (round_sd over the square root of its rounds; a duet's, duet_half_width_pct). KeyError:
-    the figures have none of the plan's design."""
+    (round_sd over the square root of its rounds; a duet's, duet_half_width_pct); None where
+    the plan gives no interval. KeyError: the figures have none of the plan's design."""
     n = plan.experiment.measure.repeats
     if plan.duet:
-        d = figures["duet"]
-        return duet_half_width_pct(d["batch_log_ratio_sd_pct"] / 100, d["batch_s"],
-                                   plan.experiment.measure.duration, 2 * n)
+        return duet_half_width_pct(figures["duet"], plan.experiment.measure.duration, 2 * n)
     if n < 2:
         return None
     se = round_sd(figures, plan) / math.sqrt(n)
@@ -60,15 +58,24 @@ def expected_half_width_pct(figures: dict, plan) -> float | None:
     return round((math.exp(student_t.ppf(0.975, df) * se) - 1) * 100, 1)
 
 
-def duet_half_width_pct(batch_sd: float, batch_s: float, duration: float, halves: int,
-                        batches: int = DUET_BATCHES) -> float:
-    """A duet's own interval (results/duet.py, by batch means), ± %: the log ratio's spread
-    between batches of batch_s seconds, scaled to this duet's batches (duration / batches
-    seconds; per-second noise averages out over longer ones), over the square root of its
-    halves * batches, at halves * (batches - 1) degrees of freedom."""
-    sd = batch_sd * math.sqrt(batch_s / max(duration / batches, 1))
-    se = sd / math.sqrt(halves * batches)
-    return round((math.exp(student_t.ppf(0.975, halves * (batches - 1)) * se) - 1) * 100, 1)
+def duet_half_width_pct(d: dict, duration: float, halves: int,
+                        batches: int = DUET_BATCHES) -> float | None:
+    """A duet's own interval (results/duet.py), ± %, from a duet A/A's figures d: the spread
+    of a half's log ratio about its place's mean (measured on halves of d["half_s"]; scaled up
+    for shorter halves, whose seconds average less, and not down for longer ones: the place's
+    worth moves from half to half however long they are), over the square root of the halves,
+    at halves - 2 degrees of freedom; or the batches' spread, scaled to this duet's batches,
+    where that is larger. None below two repeats (4 halves: one gives no interval) or from an
+    A/A of one repeat (no spread of halves measured)."""
+    if halves < 4 or d.get("half_log_ratio_sd_pct") is None:
+        return None
+    sd = d["half_log_ratio_sd_pct"] / 100 * math.sqrt(max(1.0, d["half_s"] / duration))
+    df = halves - 2
+    batch_sd = d["batch_log_ratio_sd_pct"] / 100
+    batch = batch_sd * math.sqrt(d["batch_s"] / max(duration / batches, 1) / batches)
+    if batch > sd:
+        sd, df = batch, halves * (batches - 1)
+    return round((math.exp(student_t.ppf(0.975, df) * sd / math.sqrt(halves)) - 1) * 100, 1)
 
 
 def duet_in_the_same_time(figures: dict, plan) -> tuple[float, int, float] | None:
@@ -83,7 +90,5 @@ def duet_in_the_same_time(figures: dict, plan) -> tuple[float, int, float] | Non
     seconds = max(m.duration, d["half_s"])
     halves = int(plan.estimate(template_cached=True) // (m.warmup + seconds + RUN_OVERHEAD_S))
     halves -= halves % 2   # whole repeats: one half in each placement
-    if halves < 2:
-        return None
-    width = duet_half_width_pct(d["batch_log_ratio_sd_pct"] / 100, d["batch_s"], seconds, halves)
-    return width, halves, seconds
+    width = duet_half_width_pct(d, seconds, halves)
+    return None if width is None else (width, halves, seconds)

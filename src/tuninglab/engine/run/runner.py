@@ -132,7 +132,9 @@ def _expected_precision(plan, wd: Path) -> str:
                 "lab.noise --designs duet` measures a duet A/A, in about 6 minutes)")
     half = noise.expected_half_width_pct(figures, plan)
     if half is None:
-        return "expected precision: one repeat gives no interval"
+        return ("expected precision: one repeat gives no interval"
+                if plan.experiment.measure.repeats < 2 else "expected precision: unknown "
+                "(this host's duet A/A had one repeat: `invoke lab.noise --designs duet`)")
     shape = figures.get("shape", "cpu-bound")
     caveat = ("" if plan.experiment.dataset.shape == shape else
               f" on the {shape} shape (a {plan.experiment.dataset.shape} one may be noisier)")

@@ -77,8 +77,8 @@ def test_a_duet_runs_both_servers_at_once_on_their_own_cpus_and_swaps_them(scrat
     for half in halves:
         paired = duet.paired(half)
         assert len(paired.values) >= 6 and all(x > 0 for x in paired.values)
-    c = duet.comparison(halves, batches=2)
-    assert c.comparison.ci_low < c.comparison.ratio < c.comparison.ci_high
+    c = duet.comparison(halves, batches=2)   # one repeat: a ratio, no interval
+    assert c.comparison.ratio > 0 and c.comparison.ci_low is None
     assert servers_under(wd) == [] and not list((wd / "runs").iterdir())
 
 
@@ -122,7 +122,7 @@ def test_invoke_recipe_with_design_duet_writes_a_result_of_halves(recipes_dir, s
     for runs in halves.values():   # at once, on the two CPUs, the earlier order on the first
         assert [cpus for _, cpus in sorted(runs)] == [[0], [1]]
     ratio = doc["points"][1]["stats"]["ratio"]
-    assert ratio["verdict_kind"] in ("faster", "slower", "equivalent", "too noisy to tell")
+    assert ratio["verdict_kind"] == "too few repeats" and ratio["ratio"] > 0   # one repeat
     assert ratio["batch_seconds"] >= 1 and ratio["placement"] > 0
     assert doc["methods"]["ratio"] == DUET_METHOD
     assert forgery.check_statistics(doc) == [] and values.check_numbers(doc) == []

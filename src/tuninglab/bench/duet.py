@@ -8,7 +8,7 @@ that shape: how often those trials call two equal settings faster or slower, aga
 target; a disk-bound duet A/A (the precision benchmark's disk-bound shape, load and sandbox,
 each server on its own direct-IO loop device) against the disk-bound target; and a duet of a
 setting read only at startup, doublewrite ON vs OFF on its disk-bound shape, in about 10.
-About 35 minutes, templates first."""
+About 40 minutes, templates first."""
 
 import itertools
 import json

@@ -19,8 +19,8 @@ afresh, and what a place is worth moves from one half to the next (a CPU-bound A
 place read +16, +17, +13 and +17% in four halves, each known to about 1.5% from its batches;
 bench/duet.py). An interval from the batches alone was called faster or slower in 21% of
 that A/A's trials. So the effect's error is taken from the halves: the spread of each half's
-log ratio about its own place's mean (halves - 2 degrees of freedom, as pooling's
-placed_estimate), or from the batches where those spread more (a half is never known better
+log ratio about its own place's mean (halves - 2 degrees of freedom, pooling.place_spread,
+as a pooled estimate takes it), or from the batches where those spread more (a half is never known better
 than its own batches say; with few halves their spread may come out small by chance). A duet
 of one repeat (two halves) has no spread of halves to learn from, hence no interval: too few
 repeats. The halves' difference is reported as the placement's own effect (its estimate, not
@@ -38,6 +38,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Sequence
 
+from tuninglab.results.pooling import place_spread
 from tuninglab.results.stats import (DEFAULT_SMALLEST_EFFECT, TOO_FEW_REPEATS, ZERO_COST,
                                      Comparison, check_levels, judged, t_quantile)
 
@@ -135,11 +136,12 @@ def compare_duet(halves: Sequence[Half], confidence: float = 0.95,
     means = [statistics.fmean(r) for r in ratios]
     effect = statistics.fmean(means)   # the places balance: the mean of the places' means
     placement = statistics.fmean(m if h.first else -m for h, m in zip(halves, means))
-    if len(halves) < 4:
+    found = place_spread(means, [h.first for h in halves])
+    if found is None:   # one repeat: no spread of halves to learn from
         comparison = Comparison(math.exp(effect), None, None, TOO_FEW_REPEATS,
                                 TOO_FEW_REPEATS, None, None)
     else:
-        var, df = half_variance(halves, ratios, means, placement)
+        var, df = max(found[1:], within_variance(ratios, means), key=lambda v: v[0])
         se = math.sqrt(var / len(halves))
 
         def interval(level):
@@ -151,19 +153,13 @@ def compare_duet(halves: Sequence[Half], confidence: float = 0.95,
     return DuetComparison(comparison, math.exp(placement), shortest // batches)
 
 
-def half_variance(halves: Sequence[Half], ratios: list, means: list,
-                  placement: float) -> tuple[float, float]:
-    """The variance of a half's log ratio and its degrees of freedom: from the halves' spread
-    about their own place's mean (effect + placement in the first place, effect - placement in
-    the second), or from the batches' spread within their halves (over the batches of a half)
-    where that is larger. Four halves at least, two in each place."""
-    effect = statistics.fmean(means)
-    between = sum((m - effect - (placement if h.first else -placement)) ** 2
-                  for h, m in zip(halves, means)) / (len(halves) - 2)
-    within_df = sum(len(r) - 1 for r in ratios)
-    within = sum((b - m) ** 2 for r, m in zip(ratios, means) for b in r) / within_df \
-        / len(ratios[0])
-    return (between, len(halves) - 2) if between >= within else (within, within_df)
+def within_variance(ratios: list, means: list) -> tuple[float, int]:
+    """The variance of a half's log ratio as its own batches give it (their spread within
+    their halves, pooled, over the batches of a half) and its degrees of freedom: the floor
+    of a duet's interval, as a half is never known better than its batches say."""
+    df = sum(len(r) - 1 for r in ratios)
+    spread = sum((b - m) ** 2 for r, m in zip(ratios, means) for b in r) / df
+    return spread / len(ratios[0]), df
 
 
 def _name(i: int, count: int) -> str:

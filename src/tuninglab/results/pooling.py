@@ -134,14 +134,27 @@ def placed_estimate(values: Sequence[float], baseline: Sequence[float],
     if not len(lx) == len(lb) == len(first):
         raise ValueError(f"a duet's halves: {len(lx)} values, {len(lb)} baseline values and "
                          f"{len(first)} places; expected one of each per half")
-    diffs = [x - b for x, b in zip(lx, lb)]
+    found = place_spread([x - b for x, b in zip(lx, lb)], first)
+    if found is None:
+        return None
+    means, spread, df = found
+    counts = (sum(map(bool, first)), len(first) - sum(map(bool, first)))
+    se = math.sqrt(spread / 4 * sum(1 / n for n in counts))
+    return Estimate(statistics.fmean(means), se, df, paired=True) if se > 0 else None
+
+
+def place_spread(diffs: Sequence[float], first: Sequence[bool]) -> tuple | None:
+    """A duet's halves' log ratios (diffs[i], first[i]: the tested side had the first place):
+    ((the first place's mean, the second's), the variance of a half about its own place's
+    mean, its degrees of freedom, halves - 2: the effect's and the place's taken out); None
+    with fewer than 3 halves or without a half in each place. The model of a duet's own
+    interval (results/duet.py) and of its pooled estimate (placed_estimate)."""
     places = [[d for d, f in zip(diffs, first) if bool(f) is side] for side in (True, False)]
     if len(diffs) < 3 or not all(places):
         return None
-    means = [statistics.fmean(p) for p in places]
+    means = tuple(statistics.fmean(p) for p in places)
     spread = sum((d - m) ** 2 for p, m in zip(places, means) for d in p) / (len(diffs) - 2)
-    se = math.sqrt(spread / 4 * sum(1 / len(p) for p in places))
-    return Estimate(statistics.fmean(means), se, len(diffs) - 2, paired=True) if se > 0 else None
+    return means, spread, len(diffs) - 2
 
 
 def satterthwaite(parts: Iterable[tuple[float, float]]) -> float:

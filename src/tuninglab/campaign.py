@@ -15,6 +15,7 @@ stop rule counts its own budget from the result's start, so one resumed much lat
 adding rounds once its planned ones are done.
 """
 
+import dataclasses
 import time
 from pathlib import Path
 
@@ -44,6 +45,8 @@ MAX_BUDGET_S = 7 * 86400
 # machines: about 90 s, and about 4 minutes more where DKMS compiles OpenZFS into it.
 IMAGE_BUILD_S = 90.0
 ZFS_BUILD_S = 240.0
+# A run line's words for a job the campaign runs as a duet (claim_status.choose).
+AS_DUET = " as a duet (each server on half the machine)"
 
 
 def here(workdir: Path | None = None, profile: str = "full",
@@ -51,11 +54,13 @@ def here(workdir: Path | None = None, profile: str = "full",
          server: str | None = None) -> Here:
     """This host as claim_status needs it: its id, its noise figures' per-round sd, the server
     a run here tests (--mysqld, else the installed one) and its machine's host class (from what
-    it measured before: evidence.machine_of)."""
+    it measured before: evidence.machine_of), and a duet's on it, so that a claim a duet
+    answers sooner is run as one (issue 62)."""
     wd = Path(workdir or files.default_workdir())
     me = host_id()
     return Here(me, profile, _noise_sd(noise.load(wd, me)), recipes_dir,
-                _server(mysqld_path, server), machine_of(me), _lab_kvm(wd))
+                _server(mysqld_path, server), machine_of(me), _lab_kvm(wd),
+                duet_machine=machine_of(me, duet=True))
 
 
 def _lab_kvm(wd: Path) -> bool:
@@ -131,9 +136,12 @@ def aims(found) -> tuple:
     return tuple(out.items())
 
 
-def recipe_aims(name: str, here_: Here) -> tuple:
+def recipe_aims(name: str, here_: Here, design: str | None = None) -> tuple:
     """The aims of every claim a recipe answers (`invoke recipe --budget` without
-    --precision)."""
+    --precision), on the evidence the run's design adds to (design: --design, None for the
+    recipe's own)."""
+    here_ = here_.as_duet() if design == "duet" else \
+        dataclasses.replace(here_, design=design, duet_machine=None)
     claims = [c for c in claim_status.chosen() if c.recipe == name]
     return aims([claim_status.status(c, here_) for c in claims])
 
@@ -166,8 +174,10 @@ def job_line(n: int, job: Job, budget: float, wd: Path, profile: str,
     built = (f", and about {human_seconds(build[1])} first to build the lab VM image "
              f"{', '.join(build[0])}" if build else "")
     resumed = "; resumes an interrupted run" if _progress(wd, job, profile).is_file() else ""
-    return (f"  {n}. {job.label}: {len(job.statuses)} claim{'s' * (len(job.statuses) != 1)}, "
-            f"{time}{built}; budget {human_seconds(budget)}{resumed}\n     aims: {claims}")
+    duet = AS_DUET if job.design == "duet" else ""
+    return (f"  {n}. {job.label}{duet}: {len(job.statuses)} claim"
+            f"{'s' * (len(job.statuses) != 1)}, {time}{built}; budget "
+            f"{human_seconds(budget)}{resumed}\n     aims: {claims}")
 
 
 def image_builds(jobs: list[Job], wd: Path, profile: str,
@@ -275,7 +285,7 @@ def _run(chosen, seconds, before, me, wd, profile, say, server=None) -> list:
 def _one(job: Job, share: float, me: Here, wd: Path, profile: str, say, server=None) -> None:
     opts = runner.Options(profile=profile, workdir=wd, budget=f"{int(share)}s", server=server,
                           data_dir=Path(result_files.DATA_DIR), recipes_dir=me.recipes_dir,
-                          variant=job.variant, aims=aims(job.statuses))
+                          variant=job.variant, aims=aims(job.statuses), design=job.design)
     try:
         runner.run_all(job.recipe, opts, job.variant, say)
     except Interrupted:

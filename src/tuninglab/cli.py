@@ -139,7 +139,7 @@ def _claim_aims(name: str, opts) -> tuple:
     from tuninglab import campaign
     return campaign.recipe_aims(name, campaign.here(opts.workdir, opts.profile,
                                                     mysqld_path=opts.mysqld,
-                                                    server=opts.server))
+                                                    server=opts.server), opts.design)
 
 
 def recipe_list(recipes_dir=files.RECIPES_DIR, say=print):

@@ -11,6 +11,7 @@ import pytest
 from helpers import fixture_recipe
 from tuninglab.errors import UserError
 from tuninglab.evidence import claim_jobs as cj
+from tuninglab.evidence import claim_reach as cr
 from tuninglab.evidence import claim_status as cs
 from tuninglab.evidence import claim_verdicts, claims_map, claims_text, result_files
 from tuninglab.evidence.claims_map import Claim
@@ -106,12 +107,12 @@ QUIET = tuple(pooling.Estimate(0.002 * (-1) ** i, 0.004, 30, f"aa{i}") for i in 
 
 
 def test_the_rounds_are_the_fewest_that_bring_the_pooled_interval_inside_the_need(tiny):
-    pool = cs.Pool([], 0.0, QUIET, "me")
+    pool = cr.Pool([], 0.0, QUIET, "me")
     need = precision_need.Need(10.0, "")
-    r = cs.reach(pool, need, tiny, sd=0.2)
-    aim = 10.0 * cs.AIM_INSIDE
-    assert pool.half(0.2, r.rounds, False) <= aim < pool.half(0.2, r.rounds - 1, False)
-    assert math.isclose(r.pooled_pct, pool.half(0.2, r.rounds, False))
+    r = cr.reach(pool, need, tiny, sd=0.2)
+    aim = 10.0 * cr.AIM_INSIDE
+    assert pool.half(0.2, r.rounds, "restart") <= aim < pool.half(0.2, r.rounds - 1, "restart")
+    assert math.isclose(r.pooled_pct, pool.half(0.2, r.rounds, "restart"))
     bigger = dataclasses.replace(tiny.experiment.measure, repeats=r.rounds)
     assert r.seconds == planner.build(dataclasses.replace(tiny.experiment, measure=bigger),
                                       1, "restart").estimate()
@@ -121,20 +122,20 @@ def test_the_rounds_are_the_fewest_that_bring_the_pooled_interval_inside_the_nee
 
 
 def test_sampling_error_shrinks_with_the_square_root_of_the_rounds(tiny):
-    pool = cs.Pool([], 0.0, QUIET, "me")
-    wide = cs.reach(pool, precision_need.Need(10.0, ""), tiny, sd=0.2).rounds
-    narrow = cs.reach(pool, precision_need.Need(5.0, ""), tiny, sd=0.2).rounds
+    pool = cr.Pool([], 0.0, QUIET, "me")
+    wide = cr.reach(pool, precision_need.Need(10.0, ""), tiny, sd=0.2).rounds
+    narrow = cr.reach(pool, precision_need.Need(5.0, ""), tiny, sd=0.2).rounds
     assert 3.3 < narrow / wide < 4.8  # half the width: about four times the rounds
 
 
 def test_what_more_rounds_cannot_shrink_makes_a_claim_out_of_reach(tiny):
-    pool = cs.Pool([], 0.0, (), "me")  # no A/A calibrations: the priors' spread
-    why = cs.reach(pool, precision_need.Need(3.52, ""), tiny, sd=0.2)
+    pool = cr.Pool([], 0.0, (), "me")  # no A/A calibrations: the priors' spread
+    why = cr.reach(pool, precision_need.Need(3.52, ""), tiny, sd=0.2)
     assert why.startswith("out of reach from this sitting: 1000 rounds at this host's "
                           "per-round noise leave the pooled interval ±")
     assert "0 A/A calibration sittings" in why and why.endswith("the class's calibrations "
                                                                 "narrow it)")
-    assert not isinstance(cs.reach(cs.Pool([], 0.0, QUIET, "me"), precision_need.Need(3.52, ""),
+    assert not isinstance(cr.reach(cr.Pool([], 0.0, QUIET, "me"), precision_need.Need(3.52, ""),
                                    tiny, sd=0.2), str)
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from tuninglab.evidence import sets as evidence
 from tuninglab.evidence import claim_status as cs
+from tuninglab.evidence import claim_reach as cr
 from tuninglab.evidence import claim_verdicts, claims_map, claims_text, result_files
 from tuninglab.evidence.host_class import HostClass, host_class, runs_on
 from tuninglab.results import calibrations, pooling
@@ -111,7 +112,7 @@ def test_on_another_class_a_claim_opens_from_this_hosts_noise(committed, monkeyp
     st = cs.status(c, here)
     assert st.verdict.kind == words.NOT_MEASURED and st.open
     assert st.reach is not None and st.basis == "this host's lab.noise figures"
-    assert st.reach.pooled_pct <= st.aim.pct * cs.AIM_INSIDE
+    assert st.reach.pooled_pct <= st.aim.pct * cr.AIM_INSIDE
     unknown = cs.status(c, dataclasses.replace(here, noise_sd=None))
     assert unknown.open and unknown.block == cs.UNKNOWN
 
@@ -164,8 +165,8 @@ def test_a_first_result_pools_with_its_classs_calibrations(committed):
     here = cs.Here(sitting="f" * 16, server="mysql 9.7", machine=host_class(record))
     unmeasured = claim_verdicts.Verdict(words.NOT_MEASURED, words.NOT_MEASURED, None, None)
     c = claims_map.claim("scan2008-deadline-vs-noop")
-    pool = cs.Pool.of(c, unmeasured, here)
+    pool = cs.pool_of(c, unmeasured, here)
     assert {e.sitting for e in pool.calibration} == {Result.of(r).host_id for r in mine}
     assert len(pool.calibration) == sum(len(calibrations.aa_estimates(r)) for r in mine)
     lab = claims_map.claim("zaitsev-write-cache-off-large")
-    assert cs.Pool.of(lab, unmeasured, here).calibration == ()
+    assert cs.pool_of(lab, unmeasured, here).calibration == ()

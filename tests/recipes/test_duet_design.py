@@ -56,6 +56,23 @@ def test_a_duet_the_experiment_cannot_have_is_refused_saying_why(tmp_path, repla
         planner.build(experiment(tmp_path, replace=replace))
 
 
+def test_a_recipe_whose_claim_needs_the_whole_machine_refuses_a_duet_saying_why(tmp_path):
+    why = "its threads compete with the load for the CPUs"
+    e = experiment(tmp_path, replace={'design = "switchback"':
+                                      f'design = "switchback"\nwhole_machine = "{why}"'})
+    assert e.measure.whole_machine == why
+    with pytest.raises(UserError, match=f"needs the whole machine: {why}"):
+        planner.build(e)
+
+
+def test_an_empty_whole_machine_reason_is_refused_naming_the_key(tmp_path):
+    fixture_recipe(tmp_path, "tiny-switchback", "demo",
+                   {'design = "switchback"': 'design = "switchback"\nwhole_machine = " "'})
+    with pytest.raises(UserError, match=r"recipe.toml: measure.whole_machine: expected why the "
+                                        "recipe's claim needs the whole machine"):
+        load("demo", tmp_path)
+
+
 def test_the_dry_run_names_the_design_and_each_half(tmp_path):
     text = planner.describe(planner.build(experiment(tmp_path, repeats=1), seed=1), "MariaDB")
     assert "design: duet (both points at once on twin fresh servers" in text

@@ -22,6 +22,13 @@ this host's `invoke lab.noise` figures, the larger where both exist (a noisier h
 earlier ones never plans from their quiet), else it is unknown. The time is the recipe's plan for that
 many rounds (recipes/plan.py's estimate, the template build included). The command hands in what
 it knows of this host (Here): evidence/ never imports the engine.
+
+Where a duet may measure the claim's experiment (recipes/duets.py) and the whole machine's
+evidence leaves the claim open, it is weighed on the duet's class as well (each server on half
+this machine, a question of its own: its own set, calibrations and noise): the claim takes the
+duet's status where a duet answered it, or reaches its need sooner, or alone is open (choose,
+issue 62: the design with the smallest interval for the minutes), and says what the other
+would take. A duet's round is a repeat (two halves, one in each place).
 """
 
 import dataclasses
@@ -34,23 +41,21 @@ from typing import Callable
 from tuninglab import files
 from tuninglab.errors import UserError
 from tuninglab.evidence import claim_verdicts, claims_map, servers
+from tuninglab.evidence.claim_reach import Pool, Reach, reach
 from tuninglab.evidence.claim_verdicts import Verdict
 from tuninglab.evidence.claims_map import Claim
 from tuninglab.evidence.host_class import HostClass, runs_on
 from tuninglab.evidence.sets import EvidenceSet
 from tuninglab.recipes import plan as planner
+from tuninglab.recipes.duets import duet_obstacle
 from tuninglab.recipes.load import load
-from tuninglab.recipes.model import MAX_REPEATS
 from tuninglab.recipes.raid import member_serials
-from tuninglab.results import pooling, precision_need, sitting_model, stats
+from tuninglab.results import pooling, precision_need, stats
 from tuninglab.results import verdicts as words
 from tuninglab.results.precision_need import Need
 from tuninglab.results.result import Result
+from tuninglab.units import human_seconds
 
-# The pooled half-width a rerun aims at, as a share of the need: a little inside it (the new
-AIM_INSIDE = 0.9  # result moves the pooled ratio, and the need with it: precision_need.need_at)
-# Below this many calibrated machines a class's spread is mostly its prior's, and out of reach
-FEW_CALIBRATIONS = 3  # names `invoke lab.noise` (one precise result: ±22% with none, ±4% with 6)
 # What keeps an unanswered claim from an answer here (Status.block), for the totals.
 NOT_HERE, LAB_THROUGHPUT, OUT_OF_REACH, TOO_FINE, SAME_REGIME, NO_PLAN, UNKNOWN = (
     "not testable here", "lab VM throughput", "out of reach from this sitting",
@@ -72,7 +77,9 @@ class Here:
     its host id, whose results pool as one sitting, the per-round sd of a log ratio that its
     noise figures give a plan (None: no figures), and the evidence sets its results would join:
     its server ("mariadb 10.11") and its machine's host class (None: not known, any); and
-    whether its lab VM runs under KVM, at the hardware's speed."""
+    whether its lab VM runs under KVM, at the hardware's speed. design: the design a run here
+    uses (None: the recipe's); duet_machine: a duet's class on this machine, where a claim may
+    be answered by a duet instead when that is quicker (None: never weighed)."""
     sitting: str = "this host"
     profile: str = "full"
     noise_sd: Callable | None = None
@@ -80,6 +87,13 @@ class Here:
     server: str | None = None
     machine: HostClass | None = None
     lab_kvm: bool = False
+    design: str | None = None
+    duet_machine: HostClass | None = None
+
+    def as_duet(self) -> "Here":
+        """This host running duets: its results join the duet class's sets."""
+        return dataclasses.replace(self, machine=self.duet_machine, design="duet",
+                                   duet_machine=None)
 
     def joins(self, s: EvidenceSet) -> bool:
         """Whether a result from this host would join the set: its server's, on its machine's
@@ -94,14 +108,6 @@ class Here:
         return ", ".join(parts) if parts else "the claim's first evidence set"
 
 
-@dataclass(frozen=True)
-class Reach:
-    """One new result that brings the pooled interval within the need."""
-    rounds: int
-    seconds: float
-    result_pct: float      # that result's own 95% half-width: its stop rule's aim
-    pooled_pct: float      # the pooled half-width it gives
-
 
 @dataclass(frozen=True)
 class Status:
@@ -115,6 +121,8 @@ class Status:
     basis: str = ""             # where the per-round noise came from
     block: str = ""             # what keeps it from an answer here, in a few words (NOT_HERE...)
     need_now: Need | None = None  # too noisy: the need at today's pooled ratio (need_at)
+    design: str | None = None   # the design its rerun here uses (None: the recipe's)
+    beside: str = ""            # what the design not chosen would take here (choose)
 
     @property
     def aim(self) -> Need:
@@ -158,6 +166,8 @@ def round_sd(claim: Claim, v: Verdict, plan, here: Here) -> tuple[float | None, 
     sds = [e.se * math.sqrt(r.repeats) for r in results
            if (e := _estimate(claim, r)) is not None]
     mine = here.noise_sd(plan) if here.noise_sd else None
+    if mine and plan.duet:  # a duet's round is a repeat: two halves, one in each place
+        mine /= math.sqrt(2)
     if sds:
         profile = here.profile if same else "other profiles"
         basis = f"{len(sds)} earlier result{'s' * (len(sds) != 1)} ({profile})"
@@ -169,53 +179,14 @@ def round_sd(claim: Claim, v: Verdict, plan, here: Here) -> tuple[float | None, 
     return (mine, "this host's lab.noise figures") if mine else (None, "")
 
 
-# --- the reach of one new result ---------------------------------------------------------------
+# --- the pool a new result joins ---------------------------------------------------------------
 
-def _plan_of(e, rounds: int, design: str):
-    bigger = dataclasses.replace(e.measure, repeats=max(rounds, e.measure.repeats))
-    return planner.build(dataclasses.replace(e, measure=bigger), 1, design)
-
-
-def pooled_with(existing: list, centre: float, sd: float, rounds: int, paired: bool,
-                calibration: tuple, sitting: str) -> pooling.Pooled:
-    """The pooled interval with one new result of `rounds` rounds added."""
-    new = pooling.Estimate(centre, sd / math.sqrt(rounds), rounds - 1 if paired
-                           else 2 * rounds - 2, sitting, paired)
-    return sitting_model.pool(existing + [new], list(calibration))
-
-
-@dataclass(frozen=True)
-class Pool:
-    """An evidence set's pool as it would be with one new result from this host: the estimates
-    pooled now, the new one's log ratio (today's pooled one), the host class's A/A calibrations
-    (claim_verdicts.calibration) and this host's sitting."""
-    existing: list
-    centre: float = 0.0
-    calibration: tuple = ()
-    sitting: str = "this host"
-
-    @classmethod
-    def of(cls, claim: Claim, v: Verdict, here: Here) -> "Pool":
-        s = v.evidence or _first_set(claim, here)
-        return cls(pooled_now(claim, v), math.log(v.pooled.ratio) if v.pooled else 0.0,
-                   claim_verdicts.calibration(s) if s else (), here.sitting)
-
-    def half(self, sd: float, rounds: int, paired: bool) -> float:
-        pooled = pooled_with(self.existing, self.centre, sd, rounds, paired, self.calibration,
-                             self.sitting)
-        return claim_verdicts.pooled_ratio(pooled).half_width_pct
-
-    def out_of_reach(self, best: float, rounds: int) -> str:
-        """Why no result of this sitting brings the pooled interval within the need, when its
-        most rounds leave it at ±best%."""
-        cal = len({e.sitting for e in self.calibration})
-        more = " (and `invoke lab.noise` on each: the class's calibrations narrow it)" \
-            if cal < FEW_CALIBRATIONS else ""
-        return (f"out of reach from this sitting: {rounds} rounds at this host's per-round "
-                f"noise leave the pooled interval ±{best:.1f}% (what the host class's "
-                f"{cal} A/A calibration sitting{'s' * (cal != 1)} leave of the between-"
-                "sitting spread, and the other sittings' own noise): it needs results from "
-                f"more sittings{more}")
+def pool_of(claim: Claim, v: Verdict, here: Here) -> Pool:
+    """The pool of the set a new result from this host would join (its verdict's, else the
+    empty one a first result starts) with one new result."""
+    s = v.evidence or _first_set(claim, here)
+    return Pool(pooled_now(claim, v), math.log(v.pooled.ratio) if v.pooled else 0.0,
+                claim_verdicts.calibration(s) if s else (), here.sitting)
 
 
 def _first_set(claim: Claim, here: Here) -> EvidenceSet | None:
@@ -231,23 +202,6 @@ def _first_set(claim: Claim, here: Here) -> EvidenceSet | None:
         return None
     return EvidenceSet(claim.recipe, claim.variant, here.server, here.machine, (), ())
 
-
-def reach(pool: Pool, need: Need, plan, sd: float) -> Reach | str:
-    """The fewest rounds of a new result that bring the pooled interval within AIM_INSIDE of
-    the need (a bisection: more rounds never widen it), or why none does."""
-    paired, target = plan.switchback, need.pct * AIM_INSIDE
-    best = pool.half(sd, MAX_REPEATS, paired)
-    if best > target:
-        return pool.out_of_reach(best, MAX_REPEATS)
-    low, high = max(2, plan.experiment.measure.repeats), MAX_REPEATS
-    while low < high:
-        mid = (low + high) // 2
-        low, high = (mid + 1, high) if pool.half(sd, mid, paired) > target else (low, mid)
-    df = low - 1 if paired else 2 * low - 2
-    own = precision_need.pct_of_log(stats.t_quantile(0.95, df) * sd / math.sqrt(low))
-    return Reach(low, _plan_of(plan.experiment, low, plan.design).estimate(),
-                 min(max(round(own, 2), 0.01), precision_need.MAX_NEED_PCT),
-                 pool.half(sd, low, paired))
 
 
 # --- a claim's status --------------------------------------------------------------------------
@@ -279,7 +233,52 @@ def verdict_here(claim: Claim, here: Here) -> Verdict:
 
 def status(claim: Claim, here: Here = Here(), v: Verdict | None = None) -> Status:
     """The claim's status on the evidence set this host's results would join, with the reach
-    of a new result here when the claim is open."""
+    of a new result here when the claim is open; where a duet may measure it (here.duet_machine,
+    the recipe's experiment: recipes/duets.py), on the duet class's set instead when a duet
+    answered it, or answers it sooner (the design with the smallest interval for the minutes)."""
+    whole = _status(claim, here, v)
+    # Only where the whole machine's evidence leaves it open: not a claim answered, one no
+    # rerun answers (a source in doubt, a lab VM's) or one this host cannot test at all.
+    weigh = whole.open or whole.block in (OUT_OF_REACH, SAME_REGIME)
+    duet = _duet_status(claim, here) if weigh else None
+    return whole if duet is None else choose(whole, duet)
+
+
+def _duet_status(claim: Claim, here: Here) -> Status | None:
+    """The claim's status on this machine's duet class, None where no duet may measure it."""
+    if here.duet_machine is None:
+        return None
+    try:
+        e = load(claim.recipe, here.recipes_dir, claim.variant).experiment(here.profile)
+    except UserError:
+        return None
+    if duet_obstacle(e):
+        return None
+    return dataclasses.replace(_status(claim, here.as_duet()), design="duet")
+
+
+def choose(whole: Status, duet: Status) -> Status:
+    """The whole machine's status or the duet's: the duet's where it answered the claim, or
+    where only it is open, or where both are and it reaches the need sooner; the other's time
+    beside it."""
+    w, d = whole.reach, duet.reach
+    if duet.answered or duet.open and not whole.open or \
+            whole.open and duet.open and d and (not w or d.seconds < w.seconds):
+        return dataclasses.replace(duet, beside=_beside(whole))
+    return dataclasses.replace(whole, beside=_beside(duet))
+
+
+def _beside(st: Status) -> str:
+    """What a status's design would take here, in a few words: the design not chosen."""
+    where = "a duet (half the machine)" if st.design == "duet" else "the whole machine"
+    if st.reach:
+        return f"{where}: {st.reach.rounds} rounds, about {human_seconds(st.reach.seconds)}"
+    return f"{where}: {st.block or ('answered' if st.answered else 'not open')}"
+
+
+def _status(claim: Claim, here: Here, v: Verdict | None = None) -> Status:
+    """The claim's status on the evidence set this host's results would join, with this
+    host's design (here.design)."""
     v = v or verdict_here(claim, here)
     margin = margin_of(claim, v, here.recipes_dir)
     need = precision_need.need(claim.source_ratio, margin, claim.source_noise)
@@ -309,12 +308,12 @@ def status(claim: Claim, here: Here = Here(), v: Verdict | None = None) -> Statu
 def _here(claim: Claim, v: Verdict, base: Status, here: Here) -> Status:
     """An open claim's reach here, or what keeps it from one."""
     need = base.aim
-    pool = Pool.of(claim, v, here)
+    pool = pool_of(claim, v, here)
     try:
         e = load(claim.recipe, here.recipes_dir, claim.variant).experiment(here.profile)
     except UserError as exc:
         return dataclasses.replace(base, why=str(exc), block=NO_PLAN)
-    plan = planner.build(e)
+    plan = planner.build(e, design=here.design)
     why = _lab_throughput(claim, e, plan, here)
     if why:
         return dataclasses.replace(base, block=LAB_THROUGHPUT, why=why)
@@ -326,7 +325,7 @@ def _here(claim: Claim, v: Verdict, base: Status, here: Here) -> Status:
     found = reach(pool, need, plan, sd)
     if isinstance(found, str):
         return dataclasses.replace(base, why=found, basis=basis, block=OUT_OF_REACH)
-    return dataclasses.replace(base, open=True, reach=found, basis=basis)
+    return dataclasses.replace(base, open=True, reach=found, basis=basis, design=here.design)
 
 
 def _lab_throughput(claim: Claim, e, plan, here: Here) -> str:

@@ -69,14 +69,18 @@ def verdict_text(st) -> str:
 
 
 def here_text(st) -> str:
-    """What answering it would take here, or why nothing here can."""
+    """What answering it would take here, or why nothing here can; where a duet was weighed,
+    which design that is (claim_status.choose) and what the other would take."""
+    duet = " on a duet's class (each server on half the machine)" * (st.design == "duet")
+    beside = f"; instead: {st.beside}" if st.beside else ""
     if st.answered:
-        return "answered"
+        return f"answered{duet}"
     if st.reach:
         r = st.reach
-        return (f"here: {r.rounds} rounds, about {human_seconds(r.seconds)} (to ±"
-                f"{r.pooled_pct:.1f}% pooled; noise from {st.basis})")
-    return st.why or "nothing to run"
+        how = " as a duet (each server on half the machine)" * (st.design == "duet")
+        return (f"here{how}: {r.rounds} rounds, about {human_seconds(r.seconds)} (to ±"
+                f"{r.pooled_pct:.1f}% pooled; noise from {st.basis}){beside}")
+    return (st.why or "nothing to run") + beside
 
 
 def status_line(st) -> str:

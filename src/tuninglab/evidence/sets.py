@@ -85,10 +85,11 @@ def _oldest_first(results: list[Result]) -> list[Result]:
 
 # --- a machine's class ------------------------------------------------------------------------
 
-def machine_of(host_id: str) -> HostClass | None:
+def machine_of(host_id: str, duet: bool = False) -> HostClass | None:
     """The host class of the machine with this id, from its latest A/A calibration record
     (`invoke lab.noise`), else its latest result measured outside the lab VM; None when
-    data/ holds neither (a new machine's class is known once it has measured something)."""
+    data/ holds neither (a new machine's class is known once it has measured something).
+    duet: the class of a duet on that machine (each server on half of it) instead."""
     data = result_files.DATA_DIR
 
     def mine(docs):
@@ -96,7 +97,7 @@ def machine_of(host_id: str) -> HostClass | None:
                 and not Result.of(d).contributed and not host_class(d).lab]
     records = mine(calibrations.load_all(data))
     if records:
-        return host_class(max(records, key=lambda d: d["measured"]))
+        return host_class(max(records, key=lambda d: d["measured"]), duet)
     results = mine(d for path in result_files.result_dirs(data)
                    for d in result_files.results_for(path.name, None, data))
-    return host_class(max(results, key=lambda r: r.started)) if results else None
+    return host_class(max(results, key=lambda r: r.started), duet) if results else None

@@ -10,8 +10,11 @@ def duet_obstacle(experiment) -> str | None:
     """Why this experiment cannot run its points at once on twin servers, or None. Each
     server of a duet has half the CPUs (one of two here) and shares the device: a sweep
     about the CPUs or the load's concurrency asks about the whole machine, and a load
-    measured over a whole run (a scan, the TPC-C-like count) has no seconds to pair."""
+    measured over a whole run (a scan, the TPC-C-like count) has no seconds to pair; a recipe
+    says where its claim needs the whole machine too ([measure] whole_machine)."""
     r, sweep = experiment.recipe, experiment.sweep
+    if experiment.measure.whole_machine:
+        return f"the recipe's claim needs the whole machine: {experiment.measure.whole_machine}"
     if sweep.setting in WHOLE_MACHINE:
         return f"the sweep changes {sweep.setting}, a question about the whole machine"
     if len(sweep.values) != 2:

@@ -218,6 +218,9 @@ class Measure:
     # [measure] steady (the default; false: a fixed warm-up): the warm-up (a restart run's, or
     # a switchback's) goes on while the load still trends, up to warmup_bound (engine/measure/steady.py)
     steady: bool = True
+    # [measure] whole_machine: why the recipe's claim needs the whole machine, so that no duet
+    # (each server on half of it, recipes/duets.py) measures it; "": a duet may
+    whole_machine: str = ""
 
     @property
     def steady_window(self) -> int:

@@ -313,7 +313,7 @@ def parse_sweep(t: Reader) -> Sweep:
 
 def parse_measure(t: Reader, timed: bool) -> Measure:
     t.only("warmup", "duration", "repeats", "smallest_effect", "design", "settle", "precision",
-           "budget", "pin", "drop_caches", "steady")
+           "budget", "pin", "drop_caches", "steady", "whole_machine")
     repeats = t.positive_int("repeats", 5, MAX_REPEATS)
     smallest_effect = t.percent("smallest_effect", None)
     design = parse_design(t, "auto")
@@ -321,11 +321,20 @@ def parse_measure(t: Reader, timed: bool) -> Measure:
     rule = {"precision_pct": t.percent("precision", None),
             "budget": t.duration("budget", minimum=1) if "budget" in t.data else None,
             **{key: t.get(key, bool, False) for key in ("pin", "drop_caches")},
-            "steady": t.get("steady", bool, True)}
+            "steady": t.get("steady", bool, True), "whole_machine": _whole_machine(t)}
     if not timed:  # a scan is timed from its first row to its last: no warm-up, no duration
         return Measure(0.0, 0.0, repeats, smallest_effect, design, settle, **rule)
     return Measure(t.duration("warmup", 0), t.duration("duration", minimum=1), repeats,
                    smallest_effect, design, settle, **rule)
+
+
+def _whole_machine(t: Reader) -> str:
+    """[measure] whole_machine: why the claim needs the whole machine (a duet would halve it)."""
+    why = t.get("whole_machine", str, "").strip()
+    if "whole_machine" in t.data and not why:
+        t.fail("whole_machine", "expected why the recipe's claim needs the whole machine, "
+                                "as text (it keeps a duet from measuring it)")
+    return why
 
 
 def parse_design(t: Reader, default):

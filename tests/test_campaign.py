@@ -170,7 +170,7 @@ def test_this_host_knows_its_server_and_the_class_its_records_give(committed, tm
     assert me.server == "mariadb 11.8" and me.machine == host_class(record)
     assert dry_run(tmp_path / "work")[0].startswith(
         f"Campaign (profile full, budget 3h00m, host {record['host']['id'][:8]}, adding to "
-        f"mariadb 11.8, {me.machine.name}): ")
+        f"mariadb 11.8, {me.machine.name}")   # and "; its duets to ..." where one is a duet
 
     def missing(path=None):
         raise UserError("no MySQL or MariaDB server found")

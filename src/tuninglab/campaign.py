@@ -233,9 +233,11 @@ def rerun(topic=None, budget="3h", profile="full", dry_run=False, workdir=None, 
     jobs = ordered(claim_jobs.jobs(list(before.values())), wd, profile)
     builds = image_builds(jobs, wd, profile, recipes_dir)
     chosen, left_out = schedule(jobs, seconds, builds)
+    duets = me.as_duet().where if any(j.design == "duet" for j, _ in chosen) else ""
     say(f"Campaign (profile {profile}, budget {human_seconds(seconds)}, host {me.sitting[:8]}, "
-        f"adding to {me.where}): {len(chosen)} run{'s' * (len(chosen) != 1)} for the open "
-        "claims, interrupted ones first, then by expected answers per hour")
+        f"adding to {me.where}" + (f"; its duets to {duets}" if duets else "") +
+        f"): {len(chosen)} run{'s' * (len(chosen) != 1)} for the open claims, interrupted ones "
+        "first, then by expected answers per hour")
     for n, (job, share) in enumerate(chosen, 1):
         say(job_line(n, job, share, wd, profile, builds))
     for job in left_out:

@@ -183,3 +183,14 @@ def test_the_status_line_says_a_duet_and_what_the_whole_machine_would_take():
     answered = status(kind=words.REPRODUCED, design="duet")
     assert claims_text.here_text(answered) == \
         "answered on a duet's class (each server on half the machine)"
+
+
+def test_the_campaigns_first_line_names_the_duet_class_its_duets_add_to(monkeypatch, tmp_path):
+    monkeypatch.setattr(campaign, "here", lambda *a, **k: HERE)
+    monkeypatch.setattr(cs, "statuses", lambda *a: [status(600, design="duet")])
+    said = []
+    campaign.rerun(budget="1h", dry_run=True, workdir=tmp_path, say=said.append)
+    assert said[0].startswith("Campaign (profile full, budget 1h00m, host ffffffff, adding to "
+                              "mariadb 10.11, a machine; its duets to mariadb 10.11, duet, 1 of "
+                              "2 CPUs a server on a machine): 1 run for the open claims")
+    assert said[1].startswith("  1. doublewrite as a duet (each server on half the machine): ")

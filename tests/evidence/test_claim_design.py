@@ -59,6 +59,12 @@ def status(seconds=None, kind=words.TOO_NOISY, block="", design=None, **changes)
      "the whole machine: 4 rounds, about 1h00m"),
     (status(block=cs.UNKNOWN), status(block=cs.UNKNOWN, design="duet"), None,
      f"a duet (half the machine): {cs.UNKNOWN}"),
+    # A duet's evidence that found the source in doubt settles the claim on its class: the
+    # campaign says "too noisy to tell -> source in doubt", not the whole machine's "not
+    # measured yet" (the first duet the campaign chose, doublewrite on MariaDB 11.8).
+    (status(block=cs.OUT_OF_REACH, kind=words.NOT_MEASURED),
+     status(kind=words.SOURCE_IN_DOUBT, block=cs.DOUBTED, design="duet"), "duet",
+     f"the whole machine: {cs.OUT_OF_REACH}"),
 ])
 def test_the_duet_is_chosen_where_it_answered_or_reaches_the_need_sooner(whole, duet, chosen,
                                                                            beside):
@@ -180,6 +186,12 @@ def test_the_status_line_says_a_duet_and_what_the_whole_machine_would_take():
         "here as a duet (each server on half the machine): 4 rounds, about 10m00s (to ±9.0% "
         "pooled; noise from this host's lab.noise figures); instead: the whole machine: 4 "
         "rounds, about 1h00m")
+    doubted = dataclasses.replace(
+        status(kind=words.SOURCE_IN_DOUBT, block=cs.DOUBTED, design="duet"),
+        why="its caveat puts the source's ratio in doubt", beside="the whole machine: out")
+    assert claims_text.here_text(doubted) == (
+        "on a duet's class (each server on half the machine): its caveat puts the source's "
+        "ratio in doubt; instead: the whole machine: out")
     answered = status(kind=words.REPRODUCED, design="duet")
     assert claims_text.here_text(answered) == \
         "answered on a duet's class (each server on half the machine)"

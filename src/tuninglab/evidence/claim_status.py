@@ -258,11 +258,13 @@ def _duet_status(claim: Claim, here: Here) -> Status | None:
 
 
 def choose(whole: Status, duet: Status) -> Status:
-    """The whole machine's status or the duet's: the duet's where it answered the claim, or
-    where only it is open, or where both are and it reaches the need sooner; the other's time
-    beside it."""
+    """The whole machine's status or the duet's (the whole machine's leaves the claim open):
+    the duet's where it settled the claim (answered it, or found the source in doubt, which
+    no rerun answers), or where only it is open, or where both are and it reaches the need
+    sooner; the other's time beside it."""
     w, d = whole.reach, duet.reach
-    if duet.answered or duet.open and not whole.open or \
+    settled = duet.answered or duet.block == DOUBTED
+    if settled or duet.open and not whole.open or \
             whole.open and duet.open and d and (not w or d.seconds < w.seconds):
         return dataclasses.replace(duet, beside=_beside(whole))
     return dataclasses.replace(whole, beside=_beside(duet))

@@ -80,7 +80,8 @@ def here_text(st) -> str:
         how = " as a duet (each server on half the machine)" * (st.design == "duet")
         return (f"here{how}: {r.rounds} rounds, about {human_seconds(r.seconds)} (to ±"
                 f"{r.pooled_pct:.1f}% pooled; noise from {st.basis}){beside}")
-    return (st.why or "nothing to run") + beside
+    where = "on a duet's class (each server on half the machine): " * (st.design == "duet")
+    return where + (st.why or "nothing to run") + beside
 
 
 def status_line(st) -> str:

@@ -118,8 +118,8 @@ def halves(tested, baseline, repeat: int, binary, template_data, runs_dir, exper
         runs = [Run(2 * (repeat - 1) + number - 1, point, 2 * (repeat - 1) + number)
                 for point in order]
         say = getattr(clock, "say", print)
-        say(f"duet half {number} of 2: {order[0].id} on CPU {_cpus(cpus[0])}, {order[1].id} "
-            f"on CPU {_cpus(cpus[1])}, both loads at once")
+        say(f"duet repeat {repeat}, half {number} of 2: {order[0].id} on CPU {_cpus(cpus[0])}, "
+            f"{order[1].id} on CPU {_cpus(cpus[1])}, both loads at once")
         a, b = at_once(runs, binary, template_data, runs_dir, experiment, clock, cpus)
         for record in (a, b):
             say(f"    {record['summary']['tps']:,.0f} tps on CPU "

@@ -105,8 +105,10 @@ def test_the_second_half_swaps_the_points_places(monkeypatch):
     clock = Clock()
     out = duet.halves(point("B"), point("A"), 1, None, None, None, None, clock,
                       ([0], [1]))
-    assert clock.lines[0] == "duet repeat 1, half 1 of 2: B on CPU 0, A on CPU 1, both loads at once"
-    assert clock.lines[3] == "duet repeat 1, half 2 of 2: A on CPU 0, B on CPU 1, both loads at once"
+    assert clock.lines[0] == ("duet repeat 1, half 1 of 2: B on CPU 0, A on CPU 1, both loads "
+                              "at once")
+    assert clock.lines[3] == ("duet repeat 1, half 2 of 2: A on CPU 0, B on CPU 1, both loads "
+                              "at once")
     assert [h["cpus"] for h in out] == [{"tested": [0], "baseline": [1]},
                                         {"tested": [1], "baseline": [0]}]
     assert [(h["tested"]["point"], h["baseline"]["point"]) for h in out] == [("B", "A")] * 2

@@ -108,7 +108,6 @@ class Here:
         return ", ".join(parts) if parts else "the claim's first evidence set"
 
 
-
 @dataclass(frozen=True)
 class Status:
     claim: Claim
@@ -201,7 +200,6 @@ def _first_set(claim: Claim, here: Here) -> EvidenceSet | None:
     except UserError:
         return None
     return EvidenceSet(claim.recipe, claim.variant, here.server, here.machine, (), ())
-
 
 
 # --- a claim's status --------------------------------------------------------------------------

@@ -155,7 +155,7 @@ def run_budget(job: Job, left: float) -> float:
 
 
 def _progress(wd: Path, job: Job, profile: str) -> Path:
-    return resume.progress_path(wd, job.recipe, job.variant, profile)
+    return resume.progress_path(wd, job.recipe, job.variant, profile, job.design)
 
 
 def ordered(jobs: list[Job], wd: Path, profile: str) -> list[Job]:

@@ -169,6 +169,17 @@ def test_the_campaign_runs_a_duet_job_as_a_duet(monkeypatch, tmp_path):
                            "1 claim, 4 rounds")
 
 
+def test_a_duet_job_resumes_its_own_interrupted_run(tmp_path):
+    duet = cj.Job("doublewrite", "", (status(600, design="duet"),), "duet")
+    whole = cj.Job("doublewrite", "", (status(900),))
+    progress = campaign._progress(tmp_path, duet, "full")
+    assert progress.name == "doublewrite-full-duet.json"
+    assert campaign._progress(tmp_path, whole, "full").name == "doublewrite-full.json"
+    progress.parent.mkdir()
+    progress.write_text("{}")
+    assert campaign.ordered([whole, duet], tmp_path, "full") == [duet, whole]
+
+
 def test_recipe_budget_aims_at_the_evidence_its_design_adds_to(monkeypatch):
     seen = []
     monkeypatch.setattr(cs, "status", lambda c, here: seen.append(here) or status(600))

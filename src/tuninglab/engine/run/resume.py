@@ -10,9 +10,12 @@ from tuninglab.engine.run import record
 from tuninglab.results import document
 
 
-def progress_path(wd: Path, recipe: str, variant: str, profile: str) -> Path:
-    """Where a recipe variant's unfinished result of a profile is saved."""
-    return wd / "progress" / f"{recipe}{f'-{variant}' if variant else ''}-{profile}.json"
+def progress_path(wd: Path, recipe: str, variant: str, profile: str,
+                  design: str | None = None) -> Path:
+    """Where a recipe variant's unfinished result of a profile is saved; a duet's apart (its
+    results answer for half the machine: the campaign may run a variant both ways)."""
+    duet = "-duet" if design == "duet" else ""
+    return wd / "progress" / f"{recipe}{f'-{variant}' if variant else ''}-{profile}{duet}.json"
 
 
 class Saved:
@@ -20,7 +23,7 @@ class Saved:
 
     def __init__(self, wd: Path, plan, binary):
         e = plan.experiment
-        self.path = progress_path(wd, e.recipe.name, e.recipe.variant, e.profile)
+        self.path = progress_path(wd, e.recipe.name, e.recipe.variant, e.profile, plan.design)
         self.key = record.resume_key(plan, binary)
 
     def load(self, say, move_stale=True):

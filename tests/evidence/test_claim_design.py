@@ -190,6 +190,14 @@ def test_recipe_budget_aims_at_the_evidence_its_design_adds_to(monkeypatch):
         ("duet", DUET, None), (None, WHOLE, None)]
 
 
+def test_the_status_report_names_the_duet_class_it_weighs(monkeypatch):
+    monkeypatch.setattr(cs, "statuses", lambda *a: [status(600, design="duet")])
+    head = claims_text.status_report(here=HERE, claims=[claim()]).splitlines()[0]
+    assert ("the evidence a result from this host would join (mariadb 10.11, a machine; a "
+            "duet's, where one is weighed: mariadb 10.11, duet, 1 of 2 CPUs a server on a "
+            "machine)") in head
+
+
 def test_the_status_line_says_a_duet_and_what_the_whole_machine_would_take():
     st = dataclasses.replace(status(600, design="duet"), basis="this host's lab.noise figures",
                              beside="the whole machine: 4 rounds, about 1h00m")

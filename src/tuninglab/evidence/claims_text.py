@@ -136,7 +136,9 @@ def _whose(here) -> str:
     if here.server is None and here.machine is None:
         return ("the claim's first evidence set (the claims page's: this host's server and "
                 "class are not known)")
-    return f"the evidence a result from this host would join ({here.where})"
+    duet = (f"; a duet's, where one is weighed: {here.as_duet().where}"
+            if here.duet_machine else "")
+    return f"the evidence a result from this host would join ({here.where}{duet})"
 
 
 def status_report(topic: str | None = None, here=claim_status.Here(), claims=None) -> str:

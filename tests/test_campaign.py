@@ -69,7 +69,7 @@ def test_an_interrupted_run_goes_first(committed, tmp_path):
     progress.write_text("{}")
     lines = dry_run(wd, budget="168h")
     first = next(x for x in lines if x.startswith("  1. "))
-    duet = campaign.AS_DUET if last.design == "duet" else ""
+    duet = cs.AS_DUET if last.design == "duet" else ""
     assert first.startswith(f"  1. {last.label}{duet}: ") and "resumes an interrupted run" in first
 
 

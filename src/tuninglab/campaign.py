@@ -29,8 +29,8 @@ from tuninglab.errors import Interrupted, UserError
 from tuninglab.evidence import claim_jobs, claim_status, result_files
 from tuninglab.evidence.claim_jobs import Job
 from tuninglab.evidence.claim_status import Here
-from tuninglab.evidence.host_class import server_name
-from tuninglab.evidence.sets import machine_of
+from tuninglab.evidence.host_class import host_class, server_name
+from tuninglab.evidence.sets import machine_record
 from tuninglab.recipes import plan
 from tuninglab.recipes.load import load
 from tuninglab.recipes.model import label as recipe_label
@@ -45,8 +45,6 @@ MAX_BUDGET_S = 7 * 86400
 # machines: about 90 s, and about 4 minutes more where DKMS compiles OpenZFS into it.
 IMAGE_BUILD_S = 90.0
 ZFS_BUILD_S = 240.0
-# A run line's words for a job the campaign runs as a duet (claim_status.choose).
-AS_DUET = " as a duet (each server on half the machine)"
 
 
 def here(workdir: Path | None = None, profile: str = "full",
@@ -58,9 +56,11 @@ def here(workdir: Path | None = None, profile: str = "full",
     answers sooner is run as one (issue 62)."""
     wd = Path(workdir or files.default_workdir())
     me = host_id()
+    record = machine_record(me)   # data/ read once for both classes
+    whole, duet = (None, None) if record is None else \
+        (host_class(record), host_class(record, duet=True))
     return Here(me, profile, _noise_sd(noise.load(wd, me)), recipes_dir,
-                _server(mysqld_path, server), machine_of(me), _lab_kvm(wd),
-                duet_machine=machine_of(me, duet=True))
+                _server(mysqld_path, server), whole, _lab_kvm(wd), duet_machine=duet)
 
 
 def _lab_kvm(wd: Path) -> bool:
@@ -174,7 +174,7 @@ def job_line(n: int, job: Job, budget: float, wd: Path, profile: str,
     built = (f", and about {human_seconds(build[1])} first to build the lab VM image "
              f"{', '.join(build[0])}" if build else "")
     resumed = "; resumes an interrupted run" if _progress(wd, job, profile).is_file() else ""
-    duet = AS_DUET if job.design == "duet" else ""
+    duet = claim_status.AS_DUET if job.design == "duet" else ""
     return (f"  {n}. {job.label}{duet}: {len(job.statuses)} claim"
             f"{'s' * (len(job.statuses) != 1)}, {time}{built}; budget "
             f"{human_seconds(budget)}{resumed}\n     aims: {claims}")

@@ -60,6 +60,9 @@ from tuninglab.units import human_seconds
 NOT_HERE, LAB_THROUGHPUT, OUT_OF_REACH, TOO_FINE, SAME_REGIME, NO_PLAN, UNKNOWN = (
     "not testable here", "lab VM throughput", "out of reach from this sitting",
     "needs under ±1%", "regime missed by the same run", "no plan here", "time unknown")
+# What a line says of a claim run, or answered, as a duet (choose).
+AS_DUET, ON_DUET = (" as a duet (each server on half the machine)",
+                    " on a duet's class (each server on half the machine)")
 DOUBTED = "source in doubt"   # no rerun answers what the source cannot support
 # The verdicts a new result here may turn into an answer (REGIME_NOT_REACHED: in another profile).
 OPEN = (words.TOO_NOISY, words.NOT_MEASURED, words.ONLY_OLDER, words.REGIME_NOT_REACHED)
@@ -325,7 +328,7 @@ def _here(claim: Claim, v: Verdict, base: Status, here: Here) -> Status:
     found = reach(pool, need, plan, sd)
     if isinstance(found, str):
         return dataclasses.replace(base, why=found, basis=basis, block=OUT_OF_REACH)
-    return dataclasses.replace(base, open=True, reach=found, basis=basis, design=here.design)
+    return dataclasses.replace(base, open=True, reach=found, basis=basis)
 
 
 def _lab_throughput(claim: Claim, e, plan, here: Here) -> str:

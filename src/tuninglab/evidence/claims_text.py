@@ -71,16 +71,16 @@ def verdict_text(st) -> str:
 def here_text(st) -> str:
     """What answering it would take here, or why nothing here can; where a duet was weighed,
     which design that is (claim_status.choose) and what the other would take."""
-    duet = " on a duet's class (each server on half the machine)" * (st.design == "duet")
+    duet = claim_status.ON_DUET * (st.design == "duet")
     beside = f"; instead: {st.beside}" if st.beside else ""
     if st.answered:
         return f"answered{duet}"
     if st.reach:
         r = st.reach
-        how = " as a duet (each server on half the machine)" * (st.design == "duet")
+        how = claim_status.AS_DUET * (st.design == "duet")
         return (f"here{how}: {r.rounds} rounds, about {human_seconds(r.seconds)} (to ±"
                 f"{r.pooled_pct:.1f}% pooled; noise from {st.basis}){beside}")
-    where = "on a duet's class (each server on half the machine): " * (st.design == "duet")
+    where = f"{claim_status.ON_DUET.strip()}: " * (st.design == "duet")
     return where + (st.why or "nothing to run") + beside
 
 

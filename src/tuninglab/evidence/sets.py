@@ -86,10 +86,16 @@ def _oldest_first(results: list[Result]) -> list[Result]:
 # --- a machine's class ------------------------------------------------------------------------
 
 def machine_of(host_id: str, duet: bool = False) -> HostClass | None:
-    """The host class of the machine with this id, from its latest A/A calibration record
-    (`invoke lab.noise`), else its latest result measured outside the lab VM; None when
-    data/ holds neither (a new machine's class is known once it has measured something).
-    duet: the class of a duet on that machine (each server on half of it) instead."""
+    """The host class of the machine with this id (machine_record); None when data/ holds
+    nothing of it (a new machine's class is known once it has measured something). duet: the
+    class of a duet on that machine (each server on half of it) instead."""
+    doc = machine_record(host_id)
+    return None if doc is None else host_class(doc, duet)
+
+
+def machine_record(host_id: str):
+    """What names the class of the machine with this id: its latest A/A calibration record
+    (`invoke lab.noise`), else its latest result measured outside the lab VM; None."""
     data = result_files.DATA_DIR
 
     def mine(docs):
@@ -97,7 +103,7 @@ def machine_of(host_id: str, duet: bool = False) -> HostClass | None:
                 and not Result.of(d).contributed and not host_class(d).lab]
     records = mine(calibrations.load_all(data))
     if records:
-        return host_class(max(records, key=lambda d: d["measured"]), duet)
+        return max(records, key=lambda d: d["measured"])
     results = mine(d for path in result_files.result_dirs(data)
                    for d in result_files.results_for(path.name, None, data))
-    return host_class(max(results, key=lambda r: r.started), duet) if results else None
+    return max(results, key=lambda r: r.started) if results else None

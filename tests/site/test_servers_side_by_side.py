@@ -180,3 +180,19 @@ def test_the_home_fence_gives_either_part_or_both_and_refuses_another(data_dir):
     assert home_table.topics_fence("", "topics", "", {}, None) == glance + advice
     bad = home_table.topics_fence('part = "all"', "topics", "", {}, None)
     assert "expected part = &quot;glance&quot;" in bad or "expected part" in bad
+
+
+def test_a_duets_verdict_names_its_class_even_alone_in_its_column():
+    """A duet's servers had half the machine: its cell says so, where a whole machine's sole
+    set leaves its class to the page's line."""
+    from tuninglab.evidence.host_class import HostClass
+    from tuninglab.site import verdict_tables
+    duet = HostClass("d", "duet, 1 of 2 CPUs a server on a machine", "duet", False, False, True)
+    whole = HostClass("m", "a machine", "a machine", False, False)
+
+    def note(cls):
+        s = evidence.EvidenceSet("doublewrite", "", "mariadb 11.8", cls, (), ())
+        v = claim_verdicts.Verdict("too noisy to tell", "too noisy to tell", None, None,
+                                   evidence=s)
+        return verdict_tables._set_note(v, several=False)
+    assert note(duet) == "duet, 1 of 2 CPUs a server on a machine" and note(whole) == ""

@@ -184,10 +184,12 @@ def _site_link(doc: Result) -> str:
 
 def _set_note(v: Verdict, several: bool) -> str:
     """Which host class a verdict is from (when its server has several sets: the server is
-    the column's), and the host notes of its latest result."""
+    the column's; and always a duet's, whose servers had half the machine: another question
+    than the page's class), and the host notes of its latest result."""
     if v.evidence is None:
         return _host_note(v.doc, False)
-    where = v.evidence.host_class.name if several else ""
+    cls = v.evidence.host_class
+    where = cls.name if several or cls.duet else ""
     return "; ".join(x for x in (where, _host_note(v.doc, False)) if x)
 
 

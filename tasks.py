@@ -27,7 +27,8 @@ def list_(c):
 
 
 @task(iterable=["path"], help={"path": "a result file or directory, repeatable "
-                                        "(default: every data/<recipe>/*.json)",
+                                        "(default: every data/<recipe>/*.json, and the "
+                                        "claims map and historical sources read strictly)",
                                 "contributions": "check them as files a pull request adds: "
                                                  "contributed results only, none from a host "
                                                  "of the project's own results"})

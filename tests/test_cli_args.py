@@ -114,3 +114,45 @@ def test_each_flag_of_invoke_recipe_is_defined_once_in_recipe_run():
     assert sorted(params) == sorted(cli.RECIPE_HELP)
     assert list(inspect.signature(tasks.run.body).parameters) == ["c", *params]
     assert sorted(tasks.run.help) == sorted(params)
+
+
+# --- an empty --workdir (issue 77, item 8): refused in one line, never read as ./work ----------
+
+EMPTY_WORKDIR = ("--workdir: expected a directory, got an empty value; leave --workdir out for "
+                 "./work (or $TUNINGLAB_WORKDIR)")
+
+
+def test_an_empty_workdir_is_refused_for_a_dry_run(tmp_path, started):
+    assert refused(tmp_path, started, workdir="") == EMPTY_WORKDIR
+
+
+@pytest.mark.parametrize("command", [
+    lambda: cli.lab_clean("", say=print),
+    lambda: cli.lab_check("", say=print),
+    lambda: cli.lab_servers(workdir="", say=print),
+    lambda: cli.lab_servers(build="mariadb-11.8", workdir="", say=print),
+    lambda: cli.lab_noise(workdir="", say=print),
+    lambda: cli.claims_status(workdir="", say=print),
+    lambda: cli.claims_rerun(dry_run=True, workdir="", say=print),
+    lambda: cli.advise(calibrate=True, workdir="", say=print),
+], ids=["lab.clean", "lab.check", "lab.servers", "lab.servers --build", "lab.noise",
+        "claims.status", "claims.rerun --dry-run", "advise --calibrate"])
+def test_every_command_taking_a_workdir_refuses_an_empty_one(command, capsys):
+    with pytest.raises(UserError) as info:
+        command()
+    assert str(info.value) == EMPTY_WORKDIR
+    assert capsys.readouterr().out == ""  # refused before anything was done or said
+
+
+def test_an_empty_workdir_variable_is_refused_too(tmp_path, started, monkeypatch):
+    monkeypatch.setenv("TUNINGLAB_WORKDIR", "")
+    with pytest.raises(UserError, match=r"^\$TUNINGLAB_WORKDIR is set but empty"):
+        run(tmp_path, workdir=None)
+    with pytest.raises(UserError, match=r"^\$TUNINGLAB_WORKDIR is set but empty"):
+        cli.lab_clean(None, say=print)
+    assert started == []
+
+
+def test_a_given_workdir_reaches_the_run(tmp_path, started):
+    run(tmp_path)
+    assert started[0][1].workdir == tmp_path / "work"

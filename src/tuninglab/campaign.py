@@ -228,6 +228,8 @@ def rerun(topic=None, budget="3h", profile="full", dry_run=False, workdir=None, 
     server: the server to run by name (roots.py), None for the host's own."""
     seconds = parse_budget(budget)
     wd = Path(workdir or files.default_workdir())
+    for line in result_files.unread():  # a link, a FIFO in data/: not counted
+        say(f"warning: {line}")
     me = here(wd, profile, recipes_dir, server=server)
     before = {st.claim.id: st for st in claim_status.statuses(topic, me, claims)}
     jobs = ordered(claim_jobs.jobs(list(before.values())), wd, profile)

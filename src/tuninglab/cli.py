@@ -5,7 +5,6 @@ import inspect
 import re
 import shutil
 import sys
-from pathlib import Path
 
 from tuninglab import files, units
 from tuninglab.contrib import check
@@ -107,12 +106,13 @@ def recipe_run(name, *, quick=False, profile=None, repeats=None, duration=None, 
         raise UserError(f"--design: expected restart, switchback or duet, got {design!r}")
     _check_names(name, variant)
     # Also in a dry run, which holds no work directory: a file or /proc is said at once.
-    workdir_mod.check_place(Path(workdir) if workdir else files.default_workdir())
+    workdir = workdir_mod.chosen(workdir)
+    workdir_mod.check_place(workdir)
     opts = runner.Options(
         profile=profile,
         repeats=_count_option("repeats", repeats),
         duration=duration, warmup=warmup,
-        mysqld=mysqld, server=_server(server), workdir=Path(workdir) if workdir else None,
+        mysqld=mysqld, server=_server(server), workdir=workdir,
         dry_run=dry_run,
         seed=_seed(seed), devices=tuple(device or ()), destroy_data=destroy_data,
         precision=precision, budget=budget, design=design)
@@ -166,16 +166,27 @@ def data_check(paths, say=print, contributions=False):
     of the project's results in data/)."""
     found = check.result_files(paths)
     problems = check.check_paths(found, contributions)
+    checked = plural(len(found), "result file")
+    if not paths:  # all of data/: its claims map and historical sources too, read strictly
+        from tuninglab.evidence import check_sources
+        lines, sources, maps = check_sources.problems(check.DATA_DIR / "historical",
+                                                      check.DATA_DIR / "claims")
+        problems += [check.one_line(line) for line in lines]
+        # a linked directory: the walk of the result files never enters one, so it is said here
+        problems += [check.one_line(str(r)) for r in files.directories(check.DATA_DIR)[1]]
+        checked += f", {plural(sources, 'historical source')}, {plural(maps, 'claims file')}"
     for line in problems:
         say(line)
-    say(f"{plural(len(found), 'result file')} checked, {plural(len(problems), 'problem')}")
+    say(f"{checked} checked, {plural(len(problems), 'problem')}")
     if problems:
         raise SystemExit(1)
 
 
 def data_claims(recipe=None, say=print):
     """`invoke data.claims`: the source claims' pooled verdicts, as the claims page gives them."""
-    from tuninglab.evidence import claims_text
+    from tuninglab.evidence import claims_text, result_files
+    for line in result_files.unread():  # a link, a FIFO in data/: not counted
+        say(f"warning: {line}")
     say(claims_text.report(recipe))
 
 
@@ -183,9 +194,11 @@ def claims_status(topic=None, quick=False, profile=None, workdir=None, server=No
     """`invoke claims.status`: every claim's pooled verdict, the precision it needs and has,
     and what answering it would take here (evidence/claim_status.py)."""
     from tuninglab import campaign
-    from tuninglab.evidence import claims_text
+    from tuninglab.evidence import claims_text, result_files
     profile = profile_name(quick, profile)
-    here = campaign.here(Path(workdir) if workdir else None, profile, server=_server(server))
+    for line in result_files.unread():  # a link, a FIFO in data/: not counted
+        say(f"warning: {line}")
+    here = campaign.here(workdir_mod.chosen(workdir), profile, server=_server(server))
     say(claims_text.status_report(topic, here))
 
 
@@ -195,9 +208,9 @@ def claims_rerun(topic=None, budget="3h", quick=False, profile=None, dry_run=Fal
     within the budget (campaign.py); rerun to resume."""
     from tuninglab import campaign
     profile = profile_name(quick, profile)
-    workdir_mod.check_place(Path(workdir) if workdir else files.default_workdir())
-    campaign.rerun(topic, budget, profile, dry_run, Path(workdir) if workdir else None, say,
-                   server=_server(server))
+    wd = workdir_mod.chosen(workdir)
+    workdir_mod.check_place(wd)
+    campaign.rerun(topic, budget, profile, dry_run, wd, say, server=_server(server))
 
 
 def _server(name):
@@ -213,7 +226,7 @@ def data_submit(path, description=None, keep_paths=False, data_dir=None, say=pri
     """Prepare a result file for a pull request (submit.py): check it, replace the paths that
     name the user, mark it contributed, write it into data/<recipe>/, print the git commands."""
     from tuninglab.contrib import submit
-    submit.submit(path, description, keep_paths, Path(data_dir) if data_dir else files.DATA_DIR,
+    submit.submit(path, description, keep_paths, files.DATA_DIR if data_dir is None else data_dir,
                   say)
 
 
@@ -223,7 +236,8 @@ def plural(n: int, noun: str) -> str:
 
 def docs_build(site_dir=None, say=print):
     from tuninglab.site import builder
-    out = builder.build(Path(site_dir) if site_dir else builder.SITE_DIR)
+    from tuninglab.site import site_dir as site_dirs
+    out = builder.build(site_dirs.chosen(site_dir, builder.SITE_DIR))
     say(f"site built: open {out.resolve() / 'index.html'} "
         "(or `invoke docs.serve` for http://127.0.0.1:8000)")
 
@@ -235,20 +249,20 @@ def docs_serve(address):
 
 def lab_check(workdir=None, say=print):
     from tuninglab.engine.lab import check
-    say(check.report(Path(workdir) if workdir else files.default_workdir()))
+    say(check.report(workdir_mod.chosen(workdir)))
 
 
 def lab_noise(workdir=None, quick=False, designs="switchback,restart,duet", say=print):
     """Measure this host's noise with an A/A experiment per design (calibrate.py)."""
     from tuninglab import calibrate
-    calibrate.calibrate(Path(workdir) if workdir else None, quick, say, designs=designs)
+    calibrate.calibrate(workdir_mod.chosen(workdir), quick, say, designs=designs)
 
 
 def lab_servers(build=None, workdir=None, say=print):
     """`invoke lab.servers`: the servers a run can test, built (--build NAME, or all), each
     root checked as a run would check it before reuse."""
     from tuninglab.engine.server import server_roots
-    wd = Path(workdir) if workdir else files.default_workdir()
+    wd = workdir_mod.chosen(workdir)
     if build:
         workdir_mod.check_place(wd)
     say(server_roots.report(wd, build, say))
@@ -256,7 +270,7 @@ def lab_servers(build=None, workdir=None, say=print):
 
 def lab_clean(workdir=None, say=print):
     """Remove what a killed run left: its servers, then its mounts, loop devices and files."""
-    wd = (Path(workdir) if workdir else files.default_workdir()).resolve()
+    wd = workdir_mod.chosen(workdir).resolve()
     if not wd.exists():
         say(f"nothing to clean: {wd} does not exist")
         return
@@ -332,8 +346,9 @@ def advise(socket=None, host=None, port=None, user=None, defaults_file=None, jso
         if socket or host or on:
             raise UserError("--calibrate measures this host with the lab's own throwaway "
                             "server: it takes no --socket, --host or --on")
-        workdir_mod.check_place(Path(workdir) if workdir else files.default_workdir())
-        placement.calibrate(_server(server), Path(workdir) if workdir else None, say)
+        wd = workdir_mod.chosen(workdir)
+        workdir_mod.check_place(wd)
+        placement.calibrate(_server(server), wd, say)
         return 0
     if examples:
         from tuninglab.advise import examples as examples_mod

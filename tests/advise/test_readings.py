@@ -91,3 +91,34 @@ def test_a_redo_log_on_its_own_disk_is_told_from_one_beside_the_data():
     assert "the same disk as the data" in read("logs-separate").value
     own = host(logdir=storage(path="/logs", disk="vdb", physical_disks=["vdb"]))
     assert "a disk of its own" in read("logs-separate", h=own).value
+
+
+def test_a_low_water_mark_that_is_not_a_number_is_said_not_raised():
+    """A server is read as it is: text where a number belongs was a ValueError traceback."""
+    for text in ("ten", "nan", "inf", "1e999", "10%"):
+        r = read("io-capacity", server(innodb_max_dirty_pages_pct_lwm=text))
+        assert f"innodb_max_dirty_pages_pct_lwm = '{text}' is not a number" in r.value
+        assert r.follows is None and "cannot tell" in r.note
+
+
+def test_a_checkpoint_age_that_is_not_a_number_is_said_and_the_log_size_still_read():
+    for status, shown in ((
+            {"innodb_checkpoint_age": "full", "innodb_checkpoint_max_age": "100"},
+            "Innodb_checkpoint_age = 'full' is not a number"), (
+            {"innodb_checkpoint_age": "80", "innodb_checkpoint_max_age": "\x1b[2Jlots"},
+            "Innodb_checkpoint_max_age = '\\x1b[2Jlots' is not a number")):
+        r = read("redo-size", server(status=status))
+        assert f"checkpoint age not read ({shown})" in r.value
+        assert r.follows is False and "smaller than the 1G" in r.note   # the size, still read
+
+
+def test_a_long_value_that_is_not_a_number_is_cut_short_in_its_row():
+    r = read("io-capacity", server(innodb_max_dirty_pages_pct_lwm="x" * 5000))
+    assert "'" + "x" * readings.SHOWN + "...' is not a number" in r.value
+    assert len(r.value) < 200
+
+
+def test_a_maximum_checkpoint_age_of_zero_divides_nothing():
+    r = read("redo-size", server(status={"innodb_checkpoint_age": "5",
+                                         "innodb_checkpoint_max_age": "0"}))
+    assert "checkpoint age" not in r.value

@@ -5,6 +5,7 @@ that measures it here; read against the committed results."""
 import pytest
 
 from advise_facts import MYSQL_9_7, host, server
+from tuninglab.advise import output
 from tuninglab.evidence import server_rows as rows
 from tuninglab.evidence import advice, host_class, result_files
 from tuninglab.evidence.server_readings import Reading
@@ -96,3 +97,16 @@ def test_the_closest_host_class_is_chosen_and_its_differences_said(committed):
     assert same.closeness.endswith("the same kind of machine")
     other = rows.evidence(r, "mariadb 10.11", "", {**parts, "cores": 96})
     assert "cores:" in other.closeness and "96 here" in other.closeness
+
+
+def test_a_server_with_text_where_numbers_belong_gets_its_report_in_every_form(committed):
+    """innodb_max_dirty_pages_pct_lwm, Innodb_checkpoint_age and Innodb_checkpoint_max_age
+    holding text were a ValueError traceback: each is now its row's words."""
+    s = server(innodb_max_dirty_pages_pct_lwm="\x1b[31mlow", status={
+        "innodb_checkpoint_age": "old", "innodb_checkpoint_max_age": "100"})
+    found = rows.rows(s, host(), {})
+    by = {r.slug: r for r in found}
+    assert "'\\x1b[31mlow' is not a number" in by["io-capacity"].reading.value
+    assert "'old' is not a number" in by["redo-size"].reading.value
+    for form in output.FORMS.values():
+        assert "\x1b" not in form(s, host(), found, "mariadb 10.11", "")

@@ -15,7 +15,7 @@ from helpers import (
     place_result as place,
     result_problems as problems_of,
 )
-from tuninglab.contrib import check
+from tuninglab.contrib import check, history
 from tuninglab.recipes.regime import declared
 from tuninglab.results import document
 
@@ -121,7 +121,7 @@ def test_a_missing_file_and_a_symbolic_link(tmp_path):
     link.symlink_to(BASE)
     assert check.check_paths([tmp_path / "nope.json", link]) == [
         f"{tmp_path / 'nope.json'}: (file): no such file; expected a result file",
-        f"{link}: (file): not a regular file; expected a result file"]
+        f"{link}: (file): a symbolic link, not a regular file: not read; expected a result file"]
 
 
 # --- the schema ---------------------------------------------------------------------------------
@@ -222,8 +222,9 @@ def failing_git(exc):
      "git failed: fatal: not a git repository"),
 ])
 def test_a_history_it_cannot_read_is_said_not_passed(tmp_path, monkeypatch, fake_git, why):
-    monkeypatch.setattr(check, "_git", fake_git)
-    check.known_versions.cache_clear()
+    monkeypatch.setattr(history, "git", fake_git)
+    history.recipe_versions.cache_clear()
+    history.revision_time.cache_clear()
     try:
         doc = base_doc()
         rehash(doc, doc["recipe"]["text"] + "\n")
@@ -240,7 +241,8 @@ def test_a_history_it_cannot_read_is_said_not_passed(tmp_path, monkeypatch, fake
         document.recompute(current)
         assert problems_of(tmp_path / "current", current)[1] == []  # the current file is known
     finally:
-        check.known_versions.cache_clear()
+        history.recipe_versions.cache_clear()
+        history.revision_time.cache_clear()
 
 
 # --- values -------------------------------------------------------------------------------------
@@ -330,20 +332,23 @@ def test_control_characters_and_long_strings(tmp_path):
     doc = base_doc()
     doc["storage"]["path"] = "/work\x1b[31m red"
     doc["points"][0]["settings"]["innodb_x"] = "y" * 2001
-    doc["host"]["cpu_model"] = "AMD\nEPYC"                      # newline and tab are fine
+    doc["host"]["cpu_model"] = "AMD\nEPYC"            # one line: a newline is refused (issue 77)
     doc["points"][1]["effective"] = {"bad\rkey": "1"}
     path, problems = problems_of(tmp_path, doc)
+    one_line = ("expected one line of text without control characters or line separators (a "
+                "line break would forge a line of the terminal's)")
     assert problems == [
-        f"{path}: storage/path: control character U+001B at character 5; expected text without "
-        "control characters (newline and tab are fine)",
+        f"{path}: host/cpu_model: control character U+000A at character 3; {one_line}",
+        f"{path}: storage/path: control character U+001B at character 5; {one_line}",
         f"{path}: points/0/settings/innodb_x: 2,001 characters; expected at most 2,000",
         f"{path}: points/1/effective/bad\\rkey: the key control character U+000D at character 3;"
-        " expected text without control characters (newline and tab are fine)",
+        f" {one_line}",
         # the setting is also none the recipe gives (contrib/experiment.py), a line cut short
         check.one_line(f"{path}: points/0/settings/innodb_x: {'y' * 2001!r} is no setting the "
                        "recipe gives point innodb_doublewrite=ON on MariaDB 10.11.19; expected "
                        "none")]
-    assert all("\x1b" not in line and "\r" not in line for line in problems)
+    assert all("\x1b" not in line and "\r" not in line and "\n" not in line
+               for line in problems)
 
 
 def test_a_long_recipe_text_is_named_once_and_lines_stay_short(tmp_path):

@@ -165,10 +165,14 @@ def test_a_switchback_the_recipe_cannot_have(tmp_path):
                         "own"]
 
 
+# The --version line of that server: a file's version must be its line's (contrib/facts.py).
+MYSQL_84 = "/usr/sbin/mysqld  Ver 8.4.3 for Linux on x86_64 (MySQL Community Server - GPL)"
+
+
 def on_mysql(doc: dict) -> dict:
     """doc's server as MySQL 8.4, which changes innodb_doublewrite at run time (8.0.30+), with
     the memory a capped MySQL gets beyond the shape's limit (server_list.EXTRA_MEMORY)."""
-    doc["server"].update(flavor="mysql", version="8.4.3")
+    doc["server"].update(flavor="mysql", version="8.4.3", version_text=MYSQL_84)
     extra = server_list.extra_memory("mysql", 4)   # doublewrite's 4 threads
     doc["memory"].update(limit_bytes=doc["memory"]["limit_bytes"] + extra,
                          server_extra_bytes=extra)
@@ -427,7 +431,7 @@ def test_a_recipe_on_a_server_it_refuses(tmp_path):
                         "recipe sets; expected a server that has it (on this one the recipe "
                         "stops before its first run)"]
     mysql = as_recipe(doc_of(RESTART), "buffer-pool-instances")
-    mysql["server"].update(flavor="mysql", version="8.4.3")
+    mysql["server"].update(flavor="mysql", version="8.4.3", version_text=MYSQL_84)
     assert problems_of(tmp_path, mysql)[1] == []  # the same file from a server that has it
 
 

@@ -15,7 +15,6 @@ from helpers import (
     COSTS,
     DATA,
     REPO,
-    copy_committed_data,
     place_result as place,
     result_problems as problems_of,
     with_costs,
@@ -26,6 +25,9 @@ from tuninglab.results import document, stats
 
 BASE = DATA / "doublewrite" / "20261121T233847Z-209a4cf4-quick.json"  # 2 points x 5 repeats
 PROJECT_HOST = json.loads(BASE.read_text())["host"]["id"]
+# Another start of the base result, so another file: before its runs (23:38:47), after the
+# commit it ran from (23:38:40: a start long before it is refused, contrib/history.py).
+OTHER_START = "2026-11-21T23:38:45+00:00"
 EXPECTED_STATS = ("expected the recomputed value (stored statistics must be what the runs "
                   "give; invoke data.submit recomputes them)")
 
@@ -268,16 +270,9 @@ def test_runs_dated_in_the_future_are_named(tmp_path, monkeypatch):
     assert len(problems) == 1 + 2 * 10  # the end, and the start and end of each of 10 runs
 
 
-@pytest.fixture
-def data(tmp_path, monkeypatch):
-    """A data/ of the committed results, as the pull request check's worktree has it."""
-    data = copy_committed_data(tmp_path / "data")
-    monkeypatch.setattr(check, "DATA_DIR", data)
-    return data
-
 
 def test_a_pull_requests_result_must_be_a_contribution(data):
-    own = place(data.parent, {**base_doc(), "started": "2026-11-20T00:00:00+00:00"})
+    own = place(data.parent, {**base_doc(), "started": OTHER_START})
     assert check.check_paths([own]) == []
     assert check.check_paths([own], contributions=True) == [
         f"{own}: contribution: missing: a pull request adds contributed results only; expected "
@@ -304,14 +299,14 @@ def test_the_checked_files_are_no_project_hosts_of_their_own(data):
     doc = contributed(base_doc())
     lone = copy.deepcopy(doc)
     del lone["contribution"]
-    lone["started"] = "2026-11-20T00:00:00+00:00"
+    lone["started"] = OTHER_START
     paths = [place(data.parent, lone), place(data.parent, doc)]
     assert [line.split(": ")[1] for line in check.check_paths(paths, contributions=True)] == [
         "contribution"]  # the second is not refused as the host of the first
 
 
 def test_data_check_with_contributions_prints_and_fails(data):
-    own = place(data.parent, {**base_doc(), "started": "2026-11-20T00:00:00+00:00"})
+    own = place(data.parent, {**base_doc(), "started": OTHER_START})
     lines = []
     with pytest.raises(SystemExit) as info:
         cli.data_check([str(own)], lines.append, contributions=True)

@@ -1,12 +1,13 @@
-"""The secret scrubber on every form of credential a hardening review found kept (issue 57, item
-7): in each string field a result carries from the host (the server's version text, the storage
-path and mount options, the kernel's version, a run's server log) the scrubber removes the value
-alone and counts its kind, data.check's credential_problems names the place and the kind, never
-the value, and data.check --contributions refuses the file; ordinary text comes through as it
-was."""
+"""The secret scrubber on every form of credential a hardening review found kept (issues 57
+and 77, item 7): in each string field a result carries from the host (the server's version
+text, the storage path and mount options, the kernel's version, a run's server log) the
+scrubber removes the value alone and counts its kind, data.check's credential_problems names
+the place and the kind, never the value, and data.check --contributions refuses the file;
+ordinary text comes through as it was."""
 
 import copy
 import json
+import re
 from collections import Counter
 
 import pytest
@@ -23,6 +24,11 @@ AWS_KEY = "AKIAIOSFODNN7EXAMPLE"
 GITHUB = {"ghp": "ghp_" + "a1B2" * 9, "gho": "gho_" + "c3D4" * 9, "ghs": "ghs_" + "e5F6" * 9,
           "github_pat": "github_pat_11ABCDEFG0" + "xY_9" * 20}
 PEM_BODY = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAoIBAQC7"
+# Made-up tokens in each service's form (issue 77): never one that was issued.
+SLACK = "xoxb-1111111111-2222222222222-" + "aBcD" * 6
+GOOGLE = "AIzaSyD" + "x1Y2" * 8
+STRIPE = "sk_live_51H" + "aB3d" * 6
+OPENAI = {"sk-proj": "sk-proj-" + "Ab3_" * 10 + "-T3BlbkFJ", "sk-legacy": "sk-" + "a1B2" * 12}
 REMOVED = scrub.REMOVED
 
 # The string fields, as a path in the document: where a contributor's host text lands.
@@ -96,6 +102,39 @@ FORMS = [
          "secret keys in JSON text"),
     form("https://:hunter2x@db1.example/sbtest", f"https://:{REMOVED}@db1.example/sbtest",
          "passwords in URLs"),
+    # issue 77, item 7: the forms the third hardening round found kept
+    form("DB_PASS=hunter2x", f"DB_PASS={REMOVED}", "secret-looking NAME=value variables"),
+    form("export MYSQL_PASS=hunter2x", f"export MYSQL_PASS={REMOVED}",
+         "secret-looking NAME=value variables"),
+    form("pw=hunter2x", f"pw={REMOVED}", "secret-looking NAME=value variables"),
+    form("db_pw='hunter2x'", f"db_pw='{REMOVED}'", "secret-looking NAME=value variables"),
+    form("SSHPASS=hunter2x sshpass -e ssh lab1", f"SSHPASS={REMOVED} sshpass -e ssh lab1",
+         "secret-looking NAME=value variables"),
+    form('{"pwd": "hunter2x"}', f'{{"pwd": "{REMOVED}"}}', "secret keys in JSON text"),
+    form("{'pass': 'hunter2x'}", f"{{'pass': '{REMOVED}'}}", "secret keys in JSON text"),
+    form('{"db_pass": 20242025}', f'{{"db_pass": {REMOVED}}}', "secret keys in JSON text",
+         secret="20242025"),   # unquoted: to the brace, which is kept
+    form("curl -u admin:hunter2x https://h.example/api",
+         f"curl -u admin:{REMOVED} https://h.example/api", "curl -u user:password credentials"),
+    form("curl -sS --user 'admin:hunter2x' https://h.example/api",
+         f"curl -sS --user 'admin:{REMOVED}' https://h.example/api",
+         "curl -u user:password credentials"),
+    form(f"SLACK_HOOK {SLACK} set", f"SLACK_HOOK {REMOVED} set", "Slack tokens", SLACK,
+         id="slack xoxb"),
+    form(f"maps key {GOOGLE} set", f"maps key {REMOVED} set", "Google API keys", GOOGLE,
+         id="google AIza"),
+    form(f"billing {STRIPE} set", f"billing {REMOVED} set", "Stripe secret keys", STRIPE,
+         id="stripe sk_live"),
+    *[form(f"llm {key} set", f"llm {REMOVED} set", "OpenAI keys", key, id=name)
+      for name, key in OPENAI.items()],
+    form("db1.example:5432:sbtest:sb:hunter2x", f"db1.example:5432:sbtest:sb:{REMOVED}",
+         ".pgpass lines"),
+    form("db1:5432:sbtest:sb:hunter2x", f"db1:5432:sbtest:sb:{REMOVED}", ".pgpass lines"),
+    form("*:*:*:postgres:hunter2x", f"*:*:*:postgres:{REMOVED}", ".pgpass lines"),
+    form("https://hunter2x@git.example/lab.git", f"https://{REMOVED}@git.example/lab.git",
+         "tokens as URL users"),
+    form("git+https://hunter2x@git.example/lab.git",
+         f"git+https://{REMOVED}@git.example/lab.git", "tokens as URL users"),
 ]
 
 # What results hold that looks a little like a credential but is none: kept as it is.
@@ -118,6 +157,16 @@ ORDINARY = [
     "ssh://git@github.com:22/lab.git",
     "the bearer of the password policy",
     "AKIA is the prefix of AWS key ids",
+    # near misses of issue 77's forms
+    "bypass=1 compass=north BYPASS_CACHE=1 PASSTHROUGH=on",
+    '{"password": null, "secret": false, "token": None}',   # constants: no secret
+    "curl -u admin https://h.example/api",                   # a user alone: curl prompts
+    "2026-11-21T23:38:47.123456Z 0 [Note] InnoDB: started at 23:38:47",
+    "52:54:00:12:34:56",                                     # a MAC address
+    "fe80:0:0:0:5054:ff:fe12:3456",                          # an IPv6 address, unshortened
+    "db1.example:5432",                                      # a host and port
+    "alice@example.com wrote https://git.example/lab.git",
+    "scikit-learn sk-learn xoxo",
 ]
 
 
@@ -169,7 +218,9 @@ def test_ordinary_text_comes_through_unchanged(text):
     assert scrub.credential_problems(doc) == []
     assert scrub.strip_secrets(doc) == Counter()
     assert doc == before
-    assert scrub.credential_kinds(text) == []   # nor would data.submit refuse it as a description
+    assert scrub.credential_kinds(text) == []
+    if not re.search(r"(?<![\w-])-p\S", text):   # a description's -p word: refused (below)
+        assert scrub.credential_kinds(text, description=True) == []   # nor as a description
 
 
 def test_every_kind_has_a_name_of_its_own():
@@ -200,3 +251,22 @@ def test_data_check_contributions_refuses_a_file_holding_a_new_form(tmp_path):
     scrub.strip_secrets(doc)
     path.write_text(json.dumps(doc))
     assert check.check_paths([path], contributions=True) == []
+
+
+@pytest.mark.parametrize("description", ["-pS3cret box", "a box, -pS3cret",
+                                         "cpupower -performance"])
+def test_a_description_word_beginning_with_p_is_refused_by_data_check(tmp_path, description):
+    """The README's rule for a description (prose the contributor typed): a word beginning with
+    -p reads as a MySQL client's password; the same text elsewhere in a result is a word."""
+    doc = contributed(base_doc())
+    doc["contribution"]["description"] = description
+    path = place(tmp_path, doc)
+    kind = "-p<password> arguments"
+    assert check.check_paths([path], contributions=True) == [
+        f"{path}: {line(scrub.DESCRIPTION, kind)}"]
+    assert scrub.credential_kinds(description, description=True) == [kind]
+    doc["contribution"]["description"] = "a box"
+    put(doc, FIELDS["server_log"], description)   # in a run's server log: a word
+    path.write_text(json.dumps(doc))
+    assert check.check_paths([path], contributions=True) == []
+

@@ -133,4 +133,5 @@ def test_ci_names_each_problem_of_a_source(base):
 
 
 def test_ci_lines_escape_control_characters():
-    assert check_sources.one_line("data/x\nforged: ok\u202e") == "data/x\\nforged: ok\\u202e"
+    line = check_sources.visible("data/x\nforged: ok\u202e\u2028")
+    assert line == "data/x\\nforged: ok\\u202e\\u2028"

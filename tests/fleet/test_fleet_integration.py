@@ -153,3 +153,22 @@ def test_fleet_check_tells_a_host_it_cannot_reach_and_one_whose_key_is_unknown(f
                                                                 str(root / "none")))
     found = survey.survey(hosts[1:], str(unknown), out.append, repo)
     assert "Host key verification failed" in found["b"]["error"]
+
+
+def test_a_work_directory_that_resolves_into_the_system_is_refused_on_the_host(fleet):
+    """The inventory's text passes on this side (a directory of its own); on the host it is a
+    symlink into /etc, which ansible/where.sh refuses before anything is written there."""
+    hosts, _, repo, root = fleet
+    link = root / "to-etc"
+    link.symlink_to("/etc")
+    text = (root / "hosts.ini").read_text()
+    linked = root / "linked.ini"
+    linked.write_text(text.replace(f"tuninglab_workdir={root / 'a'}",
+                                   f"tuninglab_workdir={link}/tuninglab-fleet-test"))
+    [a] = inventory.load(str(linked), "a")
+    found = survey.survey([a], str(linked), print, repo)
+    assert found["a"]["error"] == (
+        f"find the fleet's directory on the host: work directory {link}/tuninglab-fleet-test: "
+        "/etc/tuninglab-fleet-test here, in /etc (the system's, or a server's data); expected "
+        "a directory of its own for the fleet")
+    assert not Path("/etc/tuninglab-fleet-test").exists()

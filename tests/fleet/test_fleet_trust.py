@@ -10,22 +10,12 @@ import sys
 
 import pytest
 
-from fleet.fakes import TREE, fetched_dir, wanted_of
+from fleet.fakes import TREE, fetched_dir, source_file, wanted_of
 from helpers import DATA, committed_data_files
 from tuninglab.contrib import check
 from tuninglab.fleet import advise_on, fetch, playbook
 
 RUN = "abcdef012345"
-
-
-def _source(tmp_path, **changes):
-    """A committed doublewrite result as a host's file, with changes made to it."""
-    name = next(p for p in committed_data_files() if p.startswith("doublewrite/"))
-    doc = json.loads((DATA / name).read_text())
-    doc.update(changes)
-    source = tmp_path / name.split("/")[1]
-    source.write_text(json.dumps(doc))
-    return source, doc
 
 
 @pytest.mark.parametrize("change, message", [
@@ -35,7 +25,7 @@ def _source(tmp_path, **changes):
 ])
 def test_a_result_that_is_not_the_run_the_fleet_asked_of_the_host_is_refused(tmp_path, change,
                                                                              message):
-    source, doc = _source(tmp_path)
+    source, doc = source_file(tmp_path)
     assert "variant" not in doc   # the main experiment's
     host = fetched_dir(tmp_path / "db1", source)
     with pytest.raises(fetch.HostError, match=message.replace("(", r"\(")):
@@ -44,7 +34,7 @@ def test_a_result_that_is_not_the_run_the_fleet_asked_of_the_host_is_refused(tmp
 
 
 def test_a_result_with_another_host_id_than_the_host_reported_is_refused(tmp_path):
-    source, doc = _source(tmp_path)
+    source, doc = source_file(tmp_path)
     host = fetched_dir(tmp_path / "db1", source, host_id="0123456789abcdef")
     with pytest.raises(fetch.HostError, match="db1 reported '0123456789abcdef' at the start"):
         fetch.results(host, RUN, tmp_path / "data", wanted_of(doc))
@@ -54,14 +44,14 @@ def test_a_result_with_another_host_id_than_the_host_reported_is_refused(tmp_pat
                                   f"{TREE}/data/doublewrite/a b.json",
                                   f"{TREE}/data/doublewrite/x.txt"])
 def test_a_name_that_is_no_result_files_is_refused(tmp_path, path):
-    source, doc = _source(tmp_path)
+    source, doc = source_file(tmp_path)
     with pytest.raises(fetch.HostError, match="not a result file fetched from db1"):
         fetch.results(fetched_dir(tmp_path / "db1", source, [path]), RUN, tmp_path / "data",
                       wanted_of(doc))
 
 
 def test_a_fetched_file_over_data_checks_bound_is_refused_unread(tmp_path):
-    source, doc = _source(tmp_path)
+    source, doc = source_file(tmp_path)
     host = fetched_dir(tmp_path / "db1", source)
     with open(host / "results" / source.name, "ab") as f:
         f.truncate(check.MAX_BYTES + 1)
@@ -70,7 +60,7 @@ def test_a_fetched_file_over_data_checks_bound_is_refused_unread(tmp_path):
 
 
 def test_a_hosts_result_posing_as_a_project_host_is_refused(tmp_path):
-    source, doc = _source(tmp_path)
+    source, doc = source_file(tmp_path)
     data = tmp_path / "data"
     own = next(p for p in committed_data_files() if p.startswith("doublewrite/"))
     (data / "doublewrite").mkdir(parents=True)
@@ -84,7 +74,7 @@ def test_a_hosts_result_posing_as_a_project_host_is_refused(tmp_path):
 
 
 def test_the_projects_own_host_gives_results_without_a_contribution_block(tmp_path):
-    source, doc = _source(tmp_path)
+    source, doc = source_file(tmp_path)
     [kept] = fetch.results(fetched_dir(tmp_path / "db1", source), RUN, tmp_path / "data",
                            wanted_of(doc, project=True))
     fetched = json.loads(kept.read_text())

@@ -14,7 +14,7 @@ from helpers import DATA, committed_data_files
 from tuninglab.contrib import check
 from tuninglab.engine.host import hostinfo
 from tuninglab.errors import UserError
-from tuninglab.fleet import fetch, inventory, playbook, run, ship
+from tuninglab.fleet import fetch, inventory, places, playbook, run, ship
 from tuninglab.fleet.inventory import Host
 from tuninglab.site import describe
 
@@ -75,13 +75,13 @@ def test_a_fleet_toml_says_it_is_no_longer_read():
                                      "~/", "", " x", "a/../b", "//srv", "~/.ssh", ".config/tl",
                                      "/srv/tl/.git"])
 def test_a_workdir_that_is_no_directory_of_the_fleets_own_is_refused(workdir):
-    assert inventory.workdir_problem(workdir) is not None
+    assert places.workdir_problem(workdir) is not None
 
 
 @pytest.mark.parametrize("workdir", ["tuninglab-fleet", "~/fleet", "/var/tmp/tl", "/srv/tl/",
                                      "/home/bench/tl"])
 def test_a_workdir_of_its_own_is_kept(workdir):
-    assert inventory.workdir_problem(workdir) is None
+    assert places.workdir_problem(workdir) is None
 
 
 def test_the_recipe_gets_the_jobs_options_and_the_id_comes_from_revision_and_command():

@@ -2,12 +2,18 @@
 no build made (issue 57: `--site-dir DIR` emptied a full folder without a word, and `--site-dir
 data` deleted every result file)."""
 
+import errno
+import os
+import pathlib
 import subprocess
 import sys
+import traceback
 
 import pytest
+from mkdocs import utils as mkdocs_utils
 
 from helpers import REPO
+from tuninglab import cli
 from tuninglab.errors import UserError
 from tuninglab.site import builder, site_dir
 
@@ -64,3 +70,112 @@ def test_the_command_line_refuses_data_and_removes_nothing(tmp_path):
     assert done.returncode == 2
     assert done.stderr.startswith("error: --site-dir data: inside the checkout's data/")
     assert sorted(p.name for p in (REPO / "data").rglob("*")) == before  # named, not read
+
+
+# --- an empty --site-dir, a full or read-only one (issue 77, item 8) ---------------------------
+
+def test_an_empty_site_dir_is_refused_and_nothing_is_built(monkeypatch):
+    monkeypatch.setattr(builder.subprocess, "run", lambda *a, **k: pytest.fail("built"))
+    for value in ("", "  "):
+        with pytest.raises(UserError) as info:
+            cli.docs_build(value)
+        assert str(info.value) == ("--site-dir: expected a folder, got an empty value; leave "
+                                   "--site-dir out to build into site/")
+
+
+def test_the_site_dir_given_or_the_default(tmp_path):
+    assert site_dir.chosen(None, builder.SITE_DIR) == builder.SITE_DIR
+    assert site_dir.chosen(str(tmp_path), builder.SITE_DIR) == tmp_path
+
+
+def traceback_of(write) -> str:
+    """What a build prints when a write fails: the traceback, as MkDocs' process leaves it."""
+    try:
+        write()
+    except OSError:
+        return traceback.format_exc()
+    raise AssertionError("the write did not fail")
+
+
+def raising(exc: OSError):
+    def write():
+        raise exc
+    return write
+
+
+def test_a_full_disk_is_one_line(tmp_path):
+    """A real ENOSPC from MkDocs' own write of a page: /dev/full refuses every byte."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    text = traceback_of(lambda: mkdocs_utils.write_file(b"<html>", "/dev/full"))
+    assert text.startswith("Traceback") and "[Errno 28]" in text
+    assert site_dir.write_failure(text, tmp_path / "site") == (
+        f"the site did not build: no space left at {tmp_path / 'site'}; free space there, or "
+        "pass --site-dir DIR on another filesystem")
+
+
+@pytest.mark.parametrize("number, said", [
+    (errno.ENOSPC, "no space left at {where}; free space there, or pass --site-dir DIR on "
+                   "another filesystem"),
+    (errno.EROFS, "a read-only filesystem at {where}; pass --site-dir DIR on a filesystem you "
+                  "can write"),
+    (errno.EACCES, "no permission to write at {where}; pass --site-dir DIR in a folder you can "
+                   "write"),
+], ids=["full", "read-only", "forbidden"])
+def test_a_full_read_only_or_forbidden_site_dir_is_one_line(tmp_path, monkeypatch, number,
+                                                             said):
+    """Simulated where MkDocs writes a page (its folder made first): no mount needed, and root
+    is refused nothing by permissions."""
+    page = tmp_path / "site" / "topics" / "index.html"
+
+    def refuse(path, *args, **kwargs):
+        raise OSError(number, os.strerror(number), path)
+
+    monkeypatch.setattr(mkdocs_utils.os, "makedirs", refuse)
+    text = traceback_of(lambda: mkdocs_utils.write_file(b"<html>", str(page)))
+    line = site_dir.write_failure(text, tmp_path / "site")
+    assert line == "the site did not build: " + said.format(where=page.parent)
+
+
+def test_a_copy_names_where_it_wrote(tmp_path):
+    """shutil's copy names the source first: the line names the destination."""
+    exc = OSError(errno.ENOSPC, "No space left on device", "docs/x.css", None,
+                  str(tmp_path / "site" / "x.css"))
+    text = traceback_of(raising(exc))
+    assert f"at {tmp_path / 'site' / 'x.css'};" in site_dir.write_failure(text, tmp_path)
+
+
+@pytest.mark.parametrize("stderr", [
+    "WARNING -  Doc file 'a.md' contains a link 'b.md', but the target is not found\n"
+    "Aborted with 1 warnings in strict mode!",
+    "Traceback (most recent call last):\nFileNotFoundError: [Errno 2] No such file or "
+    "directory: 'docs/x.md'",
+    "",
+])
+def test_other_failures_keep_their_own_lines(tmp_path, stderr):
+    assert site_dir.write_failure(stderr, tmp_path) is None
+
+
+def test_the_build_says_one_line_not_mkdocs_traceback(tmp_path, monkeypatch):
+    """builder.build on what MkDocs' process printed when its filesystem was read-only."""
+    text = traceback_of(raising(OSError(errno.EROFS, "Read-only file system",
+                                        str(tmp_path / "site"))))
+    monkeypatch.setattr(builder.subprocess, "run", lambda args, **kw:
+                        subprocess.CompletedProcess(args, 1, "", text))
+    with pytest.raises(UserError) as info:
+        builder.build(tmp_path / "site")
+    assert str(info.value) == (f"the site did not build: a read-only filesystem at "
+                               f"{tmp_path / 'site'}; pass --site-dir DIR on a filesystem you "
+                               "can write")
+
+
+def test_a_full_disk_when_the_build_marks_its_site_is_one_line(tmp_path, monkeypatch):
+    def full(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self))
+
+    monkeypatch.setattr(pathlib.Path, "write_text", full)
+    with pytest.raises(UserError) as info:
+        site_dir.mark(tmp_path)
+    assert str(info.value) == (f"the site did not build: no space left at {tmp_path}/"
+                               ".tuninglab-site; free space there, or pass --site-dir DIR on "
+                               "another filesystem")

@@ -72,11 +72,12 @@ def _file_port(value: str, where: str) -> int:
 
 
 def _from_file(path: str) -> dict:
-    """What advise takes from the option file: the login, the port and TLS (the command line
-    names the server, so its host and socket are not read)."""
+    """What advise takes from the option file: the login, the port, TLS and the server's RSA
+    public key (the command line names the server, so its host and socket are not read)."""
     found = option_files.read(path)
     options, ssl = {}, {}
-    for name in ("user", "password", "port", *(f"ssl-{k}" for k in SSL_KEYS)):
+    for name in ("user", "password", "port", "server-public-key-path",
+                 *(f"ssl-{k}" for k in SSL_KEYS)):
         if name not in found:
             continue
         value, where = found[name].value, found[name].where
@@ -84,6 +85,8 @@ def _from_file(path: str) -> dict:
             raise UserError(f"{where}: {name} without a value (advise never prompts for one)")
         if name == "port":
             options["port"] = _file_port(value, where)
+        elif name == "server-public-key-path":
+            options["server_public_key"] = client.public_key_file(value, where)
         elif name.startswith("ssl-"):
             ssl[name.removeprefix("ssl-")] = value
         else:
@@ -118,8 +121,9 @@ def _options(target: Target, timeout: float) -> dict:
     password = _password(target, from_file.get("password"))
     if password is not None:
         options["password"] = password
-    if "ssl" in from_file:
-        options["ssl"] = from_file["ssl"]
+    for name in ("ssl", "server_public_key"):
+        if name in from_file:
+            options[name] = from_file[name]
     return options
 
 

@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from tuninglab import files
 from tuninglab.files import DATA_DIR
 from tuninglab.results import calibrations, pooling
 from tuninglab.results.pooling import Estimate
@@ -55,10 +56,14 @@ class Noise:
 def committed_noise(data_dir: Path = DATA_DIR) -> list[Noise]:
     """The noise of every comparison of the committed results whose repeats give one."""
     out = []
-    for path in sorted(Path(data_dir).glob("*/*.json")):
-        if path.parent.name not in NOT_RESULTS:
-            out += _noise(json.loads(path.read_text()))
+    for directory in files.directories(data_dir)[0]:  # as data/ is read: no link, no FIFO
+        if directory.name not in NOT_RESULTS:
+            out += [n for path in files.listing(directory, ".json")[0] for n in _noise(_read(path))]
     return out
+
+
+def _read(path: Path) -> dict:
+    return json.loads(files.read_regular(path, files.MAX_DATA_BYTES).decode("utf-8"))
 
 
 def _log_sd(values: list[float]) -> float | None:
@@ -201,8 +206,8 @@ def case_estimates(recipe: str, point: str, data_dir: Path = DATA_DIR) -> list[t
     each labelled with its host id, and whether the run held the server to a memory cap (a
     result from before the cap is one the lead's evidence sets supersede)."""
     out = []
-    for path in sorted((Path(data_dir) / recipe).glob("*.json")):
-        doc = json.loads(path.read_text())
+    for path in files.listing(Path(data_dir) / recipe, ".json")[0]:
+        doc = _read(path)
         if doc.get("variant") or not any(p["id"] == point for p in doc["points"]):
             continue
         metric = doc.get("workload", {}).get("metric", "tps")

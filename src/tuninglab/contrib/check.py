@@ -1,7 +1,8 @@
 """Checks a result file before it joins data/: that it is a small JSON object, matches the
 schema, names a recipe and a version of it that exist and is the experiment that version plans
-(experiment.py, readback.py), holds sane values (values.py), plain text and the statistics its
-runs give (forgery.py), and sits where document.final_path puts it. A file under
+(experiment.py, readback.py, history.py), holds sane values (values.py) and facts that agree
+(facts.py), plain text on one line and the statistics its runs give (forgery.py), and sits
+where document.final_path puts it. A file under
 data/calibrations/ is an A/A calibration record, checked by results/calibrations.py. With
 contributions, the rules of a pull request's files too: contributions only, none posing as a
 project host (forgery.py). Every problem is one line:
@@ -11,25 +12,23 @@ project host (forgery.py). Every problem is one line:
 import hashlib
 import json
 import math
-import re
-import subprocess
 import tomllib
 import unicodedata
-from functools import lru_cache
 from pathlib import Path
 
-from tuninglab.contrib import experiment, forgery, scrub, values
+from tuninglab import files
+from tuninglab.contrib import experiment, facts, forgery, history, scrub, values
 from tuninglab.contrib.jsonpaths import at, walk
 from tuninglab.errors import UserError
 from tuninglab.files import DATA_DIR
-from tuninglab.recipes.load import MAX_RECIPE_TEXT, list_names, load_all, recipe_path
+from tuninglab.recipes.load import MAX_RECIPE_TEXT, list_names, load_all
 from tuninglab.recipes.model import PLAIN_NAME
 from tuninglab.recipes.reader import Reader
-from tuninglab.visible import visible
+from tuninglab.visible import INVISIBLE, MAX_MARKS, is_mark, visible
 from tuninglab.results import calibrations, document, stats
 from tuninglab.results.result import Result
 
-MAX_BYTES = 20_000_000          # a full run is ~1 MB; more is not a result
+MAX_BYTES = files.MAX_DATA_BYTES  # 20 MB: a full run is ~1 MB; more is not a result
 MAX_TEXT = 2_000                # characters in any string of the document...
 # ...but recipe/text, the whole recipe file: MAX_RECIPE_TEXT UTF-8 bytes, as recipes are loaded
 MAX_DIGITS = 20                 # a 64-bit counter, the largest integer a server reports
@@ -93,7 +92,8 @@ def check_file(path, project_hosts=None, stored_stats=True) -> list[str]:
             for check in (check_smallest_effect, values.check_numbers,
                           values.check_magnitudes, values.check_plan,
                           values.check_repeats, values.check_series, values.check_times,
-                          values.check_points, forgery.check_regime):
+                          values.check_points, forgery.check_regime, facts.check_server,
+                          facts.check_cores, history.check_dates):
                 problems += check(doc)
             if stored_stats:
                 problems += forgery.check_statistics(doc)
@@ -143,17 +143,20 @@ def read_int(text: str):
 
 def load(path: Path) -> tuple[dict | None, list[str]]:
     """The document, or None and why the file is not one."""
-    if not path.exists():
+    try:  # never through a link, never waiting on a FIFO (files.read_regular)
+        raw = files.read_regular(path, MAX_BYTES)
+    except FileNotFoundError:
         return None, [at("(file)", "no such file; expected a result file")]
-    if path.is_symlink() or not path.is_file():  # never follow a link or read a device
-        return None, [at("(file)", "not a regular file; expected a result file")]
-    size = path.stat().st_size
-    if size > MAX_BYTES:
-        return None, [at("(file)", f"{size:,} bytes; expected at most 20 MB "
+    except files.NotRegular as exc:
+        return None, [at("(file)", f"{exc.what}; expected a result file")]
+    except files.TooLarge as exc:
+        return None, [at("(file)", f"{exc.size:,} bytes; expected at most 20 MB "
                                    f"({MAX_BYTES:,} bytes)")]
+    except OSError as exc:
+        return None, [at("(file)", f"cannot be read ({exc.strerror}); expected a result file")]
     repeated = []
     try:
-        doc = json.loads(path.read_bytes().decode("utf-8"), parse_constant=NonFinite,
+        doc = json.loads(raw.decode("utf-8"), parse_constant=NonFinite,
                          parse_int=read_int, object_pairs_hook=unique_keys(repeated))
     except UnicodeDecodeError as exc:
         return None, [at("(file)", f"not UTF-8 (byte {exc.start}); expected UTF-8 JSON")]
@@ -182,9 +185,11 @@ def load(path: Path) -> tuple[dict | None, list[str]]:
 # --- text ---------------------------------------------------------------------------------------
 
 def check_text(doc: dict) -> list[str]:
-    """Every string, keys included: not too long, no control characters (they would forge lines
-    of a terminal or a CI log), no format characters (bidi controls reorder what a page or a
-    review shows, zero-width ones hide text), no lone surrogates (not text)."""
+    """Every string, keys included: not too long, on one line with no control characters (a
+    line break would forge a line of data.claims' or a CI log's own, an ESC recolour it), no
+    format characters (bidi controls reorder what a page or a review shows, zero-width ones
+    hide text), nothing else that shows nothing, no pile of combining marks, no lone
+    surrogates (not text). The recipe's text alone is a file of lines."""
     problems = []
     for path, value in walk(doc):
         if isinstance(value, dict):
@@ -194,29 +199,65 @@ def check_text(doc: dict) -> list[str]:
             is_recipe = path == ("recipe", "text")
             problems += [at(path, problem) for problem in
                          text_problems(value, MAX_RECIPE_TEXT if is_recipe else MAX_TEXT,
-                                       in_bytes=is_recipe)]
+                                       in_bytes=is_recipe, lines=is_recipe)]
     return problems
 
 
-def text_problems(text: str, limit: int, in_bytes=False) -> list[str]:
+ONE_LINE = ("expected one line of text without control characters or line separators (a "
+            "line break would forge a line of the terminal's)")
+LINES = "expected text without control characters (newlines and tabs are fine)"
+
+
+def text_problems(text: str, limit: int, in_bytes=False, lines=False) -> list[str]:
+    """What is wrong with a string, the first character that is wrong and the length; lines:
+    a text of lines (newlines and tabs are fine), else one line."""
     problems = []
     size = len(text.encode("utf-8", "surrogatepass")) if in_bytes else len(text)
     if size > limit:
         unit = "bytes" if in_bytes else "characters"
         problems.append(f"{size:,} {unit}; expected at most {limit:,}")
+    marks = 0  # combining marks on the character before
     for i, c in enumerate(text):
-        kind = unicodedata.category(c)
-        if kind == "Cf":
-            problems.append(f"format character U+{ord(c):04X} ({unicodedata.name(c, '?')}) at "
-                            f"character {i}; expected text without bidi controls or zero-width "
-                            "characters (Unicode category Cf)")
-            break
-        if kind == "Cs" or kind == "Cc" and c not in "\n\t":
-            what = "lone surrogate" if kind == "Cs" else "control character"
-            problems.append(f"{what} U+{ord(c):04X} at character {i}; expected text without "
-                            "control characters (newline and tab are fine)")
-            break
+        marks = marks + 1 if is_mark(c) else 0
+        problem = character_problem(c, i, lines) or marks_problem(text, i, marks)
+        if problem:
+            return problems + [problem]
     return problems
+
+
+def character_problem(c: str, i: int, lines: bool) -> str | None:
+    """Why one character may not be in a result's text, or None."""
+    kind, code = unicodedata.category(c), f"U+{ord(c):04X}"
+    if kind == "Cf":
+        return (f"format character {code} ({unicodedata.name(c, '?')}) at character {i}; "
+                "expected text without bidi controls or zero-width characters (Unicode "
+                "category Cf)")
+    if kind == "Cs":
+        return (f"lone surrogate {code} at character {i}; expected text (half a UTF-16 pair is "
+                "no character)")
+    if kind in ("Cc", "Zl", "Zp") and not (lines and c in "\n\t"):
+        what = {"Cc": "control character", "Zl": "line separator",
+                "Zp": "paragraph separator"}[kind]
+        return f"{what} {code} at character {i}; {LINES if lines else ONE_LINE}"
+    if c in INVISIBLE:
+        return (f"invisible character {code} ({unicodedata.name(c, 'reserved')}) at character "
+                f"{i}; expected text without characters that show nothing (Unicode's "
+                "default-ignorable code points)")
+    return None
+
+
+def marks_problem(text: str, i: int, marks: int) -> str | None:
+    """A combining mark on no character (the text's first), or one too many on one."""
+    if marks and i == marks - 1:
+        return (f"combining mark U+{ord(text[i]):04X} ({unicodedata.name(text[i], '?')}) at "
+                "character 0, on no character; expected a mark after the letter it belongs to")
+    if marks > MAX_MARKS:
+        base = i - marks  # the character they sit on; the run may go on beyond i
+        run = next((j for j in range(i, len(text)) if not is_mark(text[j])), len(text)) - base - 1
+        return (f"{run} combining marks on the character at {base}; expected at most "
+                f"{MAX_MARKS} on one character (more are no script's, only a pile drawn over "
+                "the lines around it)")
+    return None
 
 
 # --- the recipe and its version -----------------------------------------------------------------
@@ -233,7 +274,7 @@ def check_recipe(doc: dict) -> list[str]:
     if digest != sha:
         return problems + [at("recipe/sha256", f"{sha} is not the sha256 of recipe/text "
                                                f"({digest}); expected the two to match")]
-    versions, why_not_all = known_versions(name)
+    versions, why_not_all = history.recipe_versions(name)
     if sha not in versions:
         where = f"recipes/{name}/recipe.toml"
         if why_not_all:
@@ -279,37 +320,6 @@ def check_smallest_effect(doc: dict) -> list[str]:
     return [at("plan/smallest_effect_pct", f"{recorded:g} is not the smallest effect worth "
                                            f"knowing of the recipe; expected {expected:g}, "
                                            f"what recipe/text {where}")]
-
-
-@lru_cache(maxsize=None)
-def known_versions(name: str) -> tuple[frozenset, str | None]:
-    """The sha256 of the recipe file as it is and of each version in its git history (across
-    renames), and why the history could not be read in full, if it could not."""
-    path = recipe_path(name)
-    hashes = {hashlib.sha256(path.read_bytes()).hexdigest()}
-    why = None
-    try:
-        if _git(path.parent, "rev-parse", "--is-shallow-repository").strip() == b"true":
-            why = "shallow clone; fetch the full history (git fetch --unshallow)"
-        log = _git(path.parent, "log", "--format=%H", "--name-only", "--follow", "--",
-                   path.name).decode()
-        rev = None
-        for line in filter(None, log.splitlines()):
-            if re.fullmatch(r"[0-9a-f]{40}", line):
-                rev = line
-            else:  # the file's path (from the top of the repository) in that commit
-                hashes.add(hashlib.sha256(_git(path.parent, "show", f"{rev}:{line}"))
-                           .hexdigest())
-    except FileNotFoundError:
-        why = "git is not installed"
-    except subprocess.CalledProcessError as exc:
-        why = "git failed: " + (exc.stderr.decode(errors="replace").strip().splitlines()
-                                or ["?"])[0]
-    return frozenset(hashes), why
-
-
-def _git(cwd: Path, *args) -> bytes:
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=True).stdout
 
 
 # --- the file's place ---------------------------------------------------------------------------

@@ -1,16 +1,18 @@
 """data.check's rules against a result that claims more than its runs show: statistics stored
 in it that its runs do not give, and, for the files a pull request adds, a result that is no
-contribution or one that poses as a host of the project's own results."""
+contribution or one that poses as a host of the project's own results or A/A calibration
+records."""
 
 import json
 import math
 import tomllib
 from pathlib import Path
 
+from tuninglab import files
 from tuninglab.contrib.jsonpaths import at, is_number
 from tuninglab.errors import UserError
 from tuninglab.recipes import regime
-from tuninglab.results import document
+from tuninglab.results import calibrations, document
 from tuninglab.results.result import Result
 
 # A recomputation on another machine or Python may differ in the last digits, never more.
@@ -102,15 +104,21 @@ def check_regime(doc: dict) -> list[str]:
 # --- a pull request's results -------------------------------------------------------------------
 
 def project_hosts(data_dir: Path, leave_out=()) -> dict[str, Path]:
-    """The host ids of the project's own results in data_dir (those without a contribution
-    block), but the files in leave_out (the ones being checked), each with a file of it."""
+    """The host ids of the project's own files in data_dir, each with a file of it: its results
+    (those without a contribution block) and its A/A calibration records (a machine known only
+    from one is the project's too), but the files in leave_out (the ones being checked). A
+    result is named before a record where both have the host. Read as every reader of data/
+    reads it (files.listing): a link or a FIFO is no file of the project's."""
     skip = {Path(p).resolve() for p in leave_out}
     hosts = {}
-    for path in sorted(Path(data_dir).glob("*/*.json")):
-        if path.resolve() in skip or path.parent.name in ("historical", "calibrations"):
-            continue
+    if not Path(data_dir).is_dir():
+        return hosts
+    found = [path for directory in files.directories(data_dir)[0]
+             if directory.name != "historical"
+             for path in files.listing(directory, ".json")[0] if path.resolve() not in skip]
+    for path in sorted(found, key=lambda p: (p.parent.name == calibrations.DIR, p)):
         try:
-            doc = json.loads(path.read_text())
+            doc = json.loads(files.read_regular(path, files.MAX_DATA_BYTES))
             if isinstance(doc, dict) and "contribution" not in doc:
                 hosts.setdefault(str(Result(doc).host_id), path)
         except (OSError, ValueError, KeyError, TypeError):
@@ -130,8 +138,10 @@ def check_contribution(doc: dict, hosts: dict[str, Path]) -> list[str]:
     host = Result(doc).host_id
     for project_host, path in hosts.items():
         if host[:HOST_PREFIX] == project_host[:HOST_PREFIX]:
+            what = ("A/A calibration record" if path.parent.name == calibrations.DIR
+                    else "result")
             return [at("host/id", f"{host} is (or begins as) the host of the project's own "
-                                  f"result {path.parent.name}/{path.name}; expected the id "
+                                  f"{what} {path.parent.name}/{path.name}; expected the id "
                                   "your own run recorded (a contribution never stands for "
                                   "the project's hosts)")]
     return []

@@ -15,7 +15,8 @@ Paths:
 Credentials lose their value in any case, quoted or not (the count of each kind is reported,
 never a value; CREDENTIALS):
 - secret-looking variables: MYSQL_PWD=..., API_TOKEN=..., password = ..., and in any case a
-  name ending as a secret's does (aws_secret_access_key=..., mysql_pwd=..., client_secret=...);
+  name ending as a secret's does (aws_secret_access_key=..., mysql_pwd=..., client_secret=...,
+  DB_PASS=..., pw=...), SSHPASS=...;
 - password options: --password=..., --mysql-password '...'; the MySQL clients' -p...: quoted
   (-p'...'), as a whole argument, or on a client's command line (mysql -uroot -p...), never a
   word of prose ("cpupower -performance"); sshpass -p ...;
@@ -23,10 +24,16 @@ never a value; CREDENTIALS):
 - URLs: the password (mysql://user:...@host, https://:...@host), a secret query parameter
   (?api_key=..., &apikey=..., &access_token=..., ?secret=..., ?token=...);
 - an Authorization header's credentials (Authorization: Bearer|Basic|token ...);
-- a secret key's value in JSON text ("password": "...", 'api_key': '...');
+- a secret key's value in JSON text ("password": "...", 'api_key': '...', {"pwd": ...},
+  {'pass': ...});
 - tokens known by their form: AWS access key ids (AKIA..., ASIA...), GitHub tokens (ghp_...,
-  gho_..., ghu_..., ghs_..., ghr_..., github_pat_...), a PEM private key's body (BEGIN to END
-  PRIVATE KEY, over lines).
+  gho_..., ghu_..., ghs_..., ghr_..., github_pat_...), Slack tokens (xoxb-...), Google API keys
+  (AIza...), Stripe secret keys (sk_live_...), OpenAI keys (sk-proj-...), a PEM private key's
+  body (BEGIN to END PRIVATE KEY, over lines);
+- curl's -u user:password, a .pgpass line's password (host:port:database:user:password), a
+  token as an http(s) URL's user (https://token@host).
+A contribution's description is prose the contributor typed: there any word beginning with -p
+reads as a password (DESCRIPTION_SHORT), as the README says.
 """
 
 import re
@@ -52,13 +59,22 @@ RUN_WORKDIR = re.compile(r"(/.+?)/(?:runs|sandboxes)(?:/|$)")  # the engine's ow
 # rest, the value, becomes REMOVED).
 # A value: to the closing quote when its prefix ends with one (group 1 keeps the opening quote,
 # the closing one follows the value), else to the next blank or quote.
-_VALUE = r"""(?:(?<=')[^'\n]+|(?<=")[^"\n]+|(?<!['"])[^\s'"]+)"""
+_QUOTED = r"""(?:(?<=')[^'\n]+|(?<=")[^"\n]+)"""
+_VALUE = rf"""(?:{_QUOTED}|(?<!['"])[^\s'"]+)"""
 _QUOTE = r"""['"]?"""
 # A name that says secret: upper case as environment variables are named (MYSQL_PWD_FILE), or
 # in any case when it ends so (aws_secret_access_key, mysql_pwd, client_secret); never a name
 # that only holds the word (innodb_ft_min_token_size), nor the shell's PWD (a directory).
 _WORD = r"(?:password|passwd|_pwd|secret|token|api_?key|access_?key)"
-_NAME = rf"(?:[A-Z0-9_]*(?:PASSWORD|PASSWD|_PWD|SECRET|TOKEN|API_KEY)[A-Z0-9_]*|(?i:\w*{_WORD}))"
+# Short names that say password only as a whole name or after '_' (DB_PASS, pw, db_pw; never
+# bypass or compass); pwd alone is the shell's directory, so a JSON key only (_JSON_KEY).
+_SHORT = r"(?:\w*_)?(?:pass|pw)"
+_NAME = (rf"(?:[A-Z0-9_]*(?:PASSWORD|PASSWD|_PWD|SECRET|TOKEN|API_KEY)[A-Z0-9_]*|SSHPASS"
+         rf"|(?i:\w*{_WORD}|{_SHORT}))")
+_JSON_KEY = rf"(?:[\w-]*{_WORD}|(?:[\w-]*[_-])?(?:pass|pwd|pw))"
+# A JSON value unquoted (a number, a word) to the next delimiter, but JSON's and Python's
+# constants: none is a secret.
+_BARE_JSON = r"(?<!['\"])(?!(?:null|true|false|None|True|False)\b)[^\s'\",{}\[\]]+"
 # The MySQL and MariaDB clients, whose -pSECRET is the password (the servers take no -p).
 _CLIENT = (r"(?<![\w-])(?:(?:mysql|mariadb)(?:[-_]?(?:admin|dump|check|import|show|slap|binlog"
            r"|pump|sh|backup|upgrade))?|mariabackup|xtrabackup)(?![\w-])")
@@ -73,7 +89,8 @@ CREDENTIALS = {
                           rf"{_QUOTE}){_VALUE}", re.IGNORECASE)),
     # The MySQL clients' -pSECRET, the password joined to the option (-p alone prompts): where
     # it is quoted, the whole string (an argument vector's element) or on a client's command
-    # line. Elsewhere a word that begins with -p is a word: "cpupower -performance".
+    # line. Elsewhere in a result a word that begins with -p is a word: "cpupower -performance"
+    # (but in a description: DESCRIPTION_SHORT).
     "short": ("-p<password> arguments",
               re.compile(rf"""((?:(?<![\w-])-p(?=['"])|^-p(?=[^\s'"]+$)|(?:{_CLIENT})[^\n]*?"""
                          rf"\s-p){_QUOTE}){_VALUE}")),
@@ -95,12 +112,35 @@ CREDENTIALS = {
                           rf"(?:[A-Za-z][\w-]*[ \t]+)?){_VALUE}", re.IGNORECASE)),
     # "password": "x" in JSON (or a Python dict's repr) held in a string
     "json": ("secret keys in JSON text (\"password\": \"...\")",
-             re.compile(rf"""(['"][\w-]*{_WORD}['"]\s*:\s*['"]){_VALUE}""", re.IGNORECASE)),
+             re.compile(rf"""(['"]{_JSON_KEY}['"]\s*:\s*{_QUOTE})(?:{_QUOTED}|{_BARE_JSON})""",
+                        re.IGNORECASE)),
+    # curl -u user:password (--user, and the proxy's -U); a user alone makes curl prompt
+    "curl": ("curl -u user:password credentials",
+             re.compile(r"(\bcurl\b[^\n]*?\s(?:-[uU][ \t]*|--(?:proxy-)?user(?:=|[ \t]+))"
+                        rf"""{_QUOTE}[^\s:'"]*:)[^\s'"]+""")),
+    # host:port:database:user:password, as in ~/.pgpass: the host is '*' or holds a letter,
+    # a dot or a dash, the port is '*' or a number not beginning with 0; so no time (23:38:47),
+    # MAC address (52:54:00:12:34:56) or the zeros of an IPv6 address (fe80:0:0:0:...)
+    "pgpass": (".pgpass lines (host:port:database:user:password)",
+               re.compile(r"""((?<![\w.:/@-])(?:\*|(?=[\w.-]*[A-Za-z._-])[\w.-]+)"""
+                          r""":(?:\*|[1-9][0-9]{0,4})(?::[^\s:'"]+){2}:)[^\s'"]+""")),
+    # a token as an http(s) URL's user (https://ghp_...@github.com); an ssh user is a user
+    "url token": ("tokens as URL users (https://token@host)",
+                  re.compile(r"((?<![\w+.-])(?:[a-z]+\+)?(?:https?|ftps?)://)[^\s/?#@:'\"]+(?=@)",
+                             re.IGNORECASE)),
     # Tokens recognisable by their form alone: the whole token is the value.
     "aws": ("AWS access key ids (AKIA...)",
             re.compile(r"()(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])")),
     "github": ("GitHub tokens (ghp_..., github_pat_...)",
                re.compile(r"()(?<![\w-])(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,})")),
+    "slack": ("Slack tokens (xoxb-...)",
+              re.compile(r"()(?<![\w-])xox[abeoprs]-[A-Za-z0-9-]{10,}")),
+    "google": ("Google API keys (AIza...)", re.compile(r"()(?<![\w-])AIza[\w-]{30,}")),
+    "stripe": ("Stripe secret keys (sk_live_...)",
+               re.compile(r"()(?<![\w-])[rs]k_(?:live|test)_[A-Za-z0-9]{10,}")),
+    "openai": ("OpenAI keys (sk-proj-...)",
+               re.compile(r"()(?<![\w-])sk-(?:(?:proj|svcacct|admin)-[\w-]{20,}"
+                          r"|[A-Za-z0-9]{32,})")),
     # The key's body, to its END line (or to the end of a string cut short), over lines
     "private key": ("PEM private keys (-----BEGIN ... PRIVATE KEY-----)",
                     re.compile(r"(-----BEGIN[A-Z0-9 ]* PRIVATE KEY-----)[\s\S]+?"
@@ -109,6 +149,12 @@ CREDENTIALS = {
 # A list's element that is a password option without its value: the next element is the value.
 _BARE_OPTION = re.compile(r"--[\w-]*pass(?:word|wd)?", re.IGNORECASE)
 REMOVED = "<removed>"
+# A contribution's description is prose the contributor typed: there any word beginning with -p
+# reads as a MySQL client's password, "-performance" too (the README says so): rewording costs
+# less than a password let through. Result text keeps the narrower "short" kind: a server's log
+# or a kernel's name is no one's prose to reword.
+DESCRIPTION = ("contribution", "description")
+DESCRIPTION_SHORT = re.compile(rf"(?<![\w-])-p(?!{re.escape(REMOVED)})\S")
 
 
 def strip_paths(doc: dict) -> Counter:
@@ -191,16 +237,22 @@ def bare_option_values(doc: dict) -> list[tuple[tuple, list, int]]:
 def credential_problems(doc: dict) -> list[str]:
     """A line per string still holding a credential's value (data.check's form), naming its
     kind, never the value: what data.submit removes."""
-    found = [(path, label) for path, text in strings(doc) for label in credential_kinds(text)]
+    found = [(path, label) for path, text in strings(doc)
+             for label in credential_kinds(text, description=path == DESCRIPTION)]
     found += [(path, CREDENTIALS["option"][0]) for path, _, _ in bare_option_values(doc)]
     return [at(path, f"holds the value of a credential ({label.split(' (')[0]}); expected it "
                      "removed (invoke data.submit removes it)") for path, label in found]
 
 
-def credential_kinds(text: str) -> list[str]:
-    """The labels of the credentials whose values the text still holds (CREDENTIALS)."""
-    return [label for label, pattern in CREDENTIALS.values()
-            if any(text[m.end(1):m.end()] != REMOVED for m in pattern.finditer(text))]
+def credential_kinds(text: str, description: bool = False) -> list[str]:
+    """The labels of the credentials whose values the text still holds (CREDENTIALS); a
+    description's (DESCRIPTION_SHORT) when it is one."""
+    kinds = [label for label, pattern in CREDENTIALS.values()
+             if any(text[m.end(1):m.end()] != REMOVED for m in pattern.finditer(text))]
+    short = CREDENTIALS["short"][0]
+    if description and short not in kinds and DESCRIPTION_SHORT.search(text):
+        kinds.append(short)
+    return kinds
 
 
 def strings(doc: dict):

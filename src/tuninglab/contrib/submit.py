@@ -28,7 +28,8 @@ def submit(path, description=None, keep_paths=False, data_dir=files.DATA_DIR,
            say=print) -> Path:
     """Prepare the result at path and write it into data_dir/<recipe>/; the written file."""
     description = check_description(description)
-    path, data_dir = Path(path), Path(data_dir)
+    path = Path(given("path", path, "a result file (a .json)"))
+    data_dir = Path(given("data-dir", data_dir, "a directory (or no --data-dir: data/)"))
     doc = load(path, data_dir, say)
     in_place = path.resolve().is_relative_to(data_dir.resolve())
     stripped = {} if keep_paths else strip_paths(doc)
@@ -44,7 +45,7 @@ def submit(path, description=None, keep_paths=False, data_dir=files.DATA_DIR,
     if refused:
         reject([check.one_line(f"{path}: {p}") for p in refused],
                f"{path} would be refused by CI's data.check; nothing written", say)
-    original = path.read_bytes() if in_place else None
+    original = files.read_regular(path, check.MAX_BYTES) if in_place else None
     target = write_new(doc, data_dir, replacing=path if in_place else None)
     problems = check.check_file(target, project_hosts=hosts)
     if problems:  # a bug of this command, not of the file: leave nothing half-done behind
@@ -77,19 +78,32 @@ def undo(target: Path, original: bytes | None) -> str:
     return "put the run's own file back as it was"
 
 
+def given(option: str, value, expected: str, empty: str = "an empty path"):
+    """An option's value; an empty one (--path '') is refused as data.check refuses it:
+    Path('') is the current directory, and an empty value taken for the default would do
+    what was not asked."""
+    if value is not None and not str(value).strip():
+        raise UserError(f"--{option}: {empty}; expected {expected}")
+    return value
+
+
 def check_description(text):
-    """The contributor's words on the hardware, held to data.check's text rules."""
-    text = (text or "").strip()
+    """The contributor's words on the hardware, held to data.check's text rules (and to the
+    description's own: a word beginning with -p reads as a password, scrub.DESCRIPTION_SHORT)."""
+    if text is None:
+        return None
+    text = given("description", text, "your hardware in a few words (or no --description)",
+                 empty="empty").strip()
     problems = check.text_problems(text, MAX_DESCRIPTION)
     if problems:
         raise UserError(f"--description: {'; '.join(problems)}")
-    kinds = credential_kinds(text)
+    kinds = credential_kinds(text, description=True)
     if kinds:  # data.check would refuse the prepared file: say so before anything is written
         raise UserError(f"--description: reads as a credential to data.check "
                         f"({'; '.join(k.split(' (')[0] for k in kinds)}), which would refuse "
                         "the file; expected words on the hardware: reword it (leave out "
-                        "passwords, keys and tokens, and a MySQL client's command line)")
-    return text or None
+                        "passwords, keys and tokens, and words beginning with -p)")
+    return text
 
 
 # --- the file -----------------------------------------------------------------------------------
@@ -108,7 +122,10 @@ def load(path: Path, data_dir: Path, say) -> dict:
                 if p not in misplaced(path)]
     if problems:
         reject(problems, f"{path} is not a result data.check accepts; nothing written", say)
-    return json.loads(path.read_text())
+    try:  # as data.check read it: never through a link, never waiting on a FIFO
+        return json.loads(files.read_regular(path, check.MAX_BYTES).decode("utf-8"))
+    except files.NotRegular as exc:  # swapped since data.check read it
+        raise UserError(f"--path {path}: {exc.what}; expected one result file") from None
 
 
 def project_hosts(data_dir: Path, path: Path) -> dict[str, Path]:
@@ -168,25 +185,48 @@ def write_new(doc: dict, data_dir: Path, replacing: Path | None = None) -> Path:
         raise UserError(f"refusing to write {target}: outside {home}/ (profile "
                         f"{r.profile!r}); expected a file in data/<recipe>/")
     if replacing and target.resolve() == replacing.resolve():
-        tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-        tmp.write_text(json.dumps(doc, indent=1) + "\n")
-        os.replace(tmp, target)   # whole or not at all
+        store(doc, target, in_place=True)
         return target
-    if target.exists():  # checked first for the message; the link below closes the race
+    if target.exists():  # checked first for the message; create_json closes the race
         raise UserError(f"{target} already exists: results are append-only, a submitted file "
                         "is never replaced")
-    home.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-    try:
-        with open(tmp, "w") as f:
-            json.dump(doc, f, indent=1)
-            f.write("\n")
-        os.link(tmp, target)  # whole or not at all, and fails if the name was taken meanwhile
-    except FileExistsError:
-        raise UserError(f"{target} already exists: results are append-only") from None
-    finally:
-        tmp.unlink(missing_ok=True)
+    store(doc, target, in_place=False)
     return target
+
+
+def store(doc: dict, target: Path, in_place: bool) -> None:
+    """Write doc at target whole or not at all (files.py): over the run's own file in place,
+    else only under a name no file has. A write the disk refuses (full, read-only, no
+    permission) is one line and leaves nothing behind: files.py removes its temporary files,
+    and this removes the folders it made and a copy cut short (files.create_json copies where
+    the filesystem has no hard links)."""
+    made = [d for d in (target.parent, *target.parent.parents) if not d.exists()]
+    try:
+        if in_place:
+            files.atomic_write_json(target, doc)
+            return
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not files.create_json(target, doc):
+            raise UserError(f"{target} already exists: results are append-only")
+    except OSError as exc:
+        if not in_place:
+            remove_quietly(target, made)
+        kept = "the run's own file is as it was" if in_place else "nothing was written"
+        raise UserError(f"cannot write {shown(target)}: {exc.strerror or exc}; {kept}") from None
+
+
+def remove_quietly(target: Path, folders: list[Path]) -> None:
+    """Remove what a failed write made: the file, then its folders, deepest first (each only
+    if empty); what is not there, or what the disk refuses to remove too, is left."""
+    try:
+        target.unlink()
+    except OSError:
+        pass
+    for folder in folders:
+        try:
+            folder.rmdir()
+        except OSError:
+            pass
 
 
 # --- what the contributor sees ------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """data.check's rules on the values of a result: no negative or implausibly large measures, every
-repeat once, one sample a second, times in order and none in the future, unique point ids."""
+repeat once, one sample a second, times in order (a contribution submitted after its run) and
+none in the future, unique point ids."""
 
 import datetime as dt
 import re
@@ -19,8 +20,10 @@ MAX_PLAN_SECONDS = 86_400
 # The most any real machine could measure, by what a key's name says it holds (the first
 # pattern that matches the key wins). Each bound is 10 to 1000 times beyond the fastest
 # published results, so no real run comes near one; a forged 1e300 would flatten every other
-# bar of a chart, and a sum of such values overflows to infinity.
+# bar of a chart, and a sum of such values overflows to infinity. A host's cores (the CPUs the
+# kernel runs: 2 on the project's VMs) are held to what a kernel can run: 1,000,000 passed.
 BOUNDS = (
+    (r"^cores$", 8192, "CPUs: the most a Linux kernel is built for (x86-64's NR_CPUS)"),
     (r"bytes", 1e17, "bytes: 100 PB, more than a day of IO at 1 TB/s"),
     (r"^mib_per_s$", 1e7, "MiB/s: 10 TiB/s, beyond any machine's memory bandwidth"),
     (r"kib_s$", 1e10, "KiB/s: 10 TiB/s, beyond any machine's memory bandwidth"),
@@ -132,7 +135,22 @@ def check_times(doc: dict) -> list[str]:
                 problems.append(at(later, f"{late} is before {fmt(earlier)} {early}; expected "
                                           "started <= each run's started <= its finished <= "
                                           "finished"))
-    return problems + future_times(doc) + past_times(doc)
+    return problems + submitted_time(doc) + future_times(doc) + past_times(doc)
+
+
+def submitted_time(doc: dict) -> list[str]:
+    """A contribution is prepared (data.submit) after its run finished."""
+    r = Result(doc)
+    submitted = (r.contribution or {}).get("submitted")
+    at_submit, at_end = (document.parse_time(t) if isinstance(t, str) else None
+                         for t in (submitted, r.finished))
+    if at_submit is None or at_end is None or at_submit + document.CLOCK_SKEW >= at_end:
+        return []
+    skew = document.CLOCK_SKEW.seconds // 60
+    return [at("contribution/submitted", f"{submitted} is before finished {r.finished}; "
+                                         "expected the time invoke data.submit prepared the "
+                                         f"file, after the run finished ({skew} minutes of "
+                                         "clock skew allowed)")]
 
 
 def past_times(doc: dict) -> list[str]:

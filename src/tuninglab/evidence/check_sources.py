@@ -10,17 +10,17 @@ caveat). One line per problem, naming the file.
 """
 
 import sys
-import unicodedata
 from pathlib import Path
 
 from tuninglab import files
+from tuninglab.visible import visible
 from tuninglab.evidence import claims_map, historical
 
 
 def source_problems(source_dir: Path, base: Path) -> list[str]:
     """What keeps one data/historical/<source>/ from reading: its name, its source.toml, each
     table it lists, and any file it does not list (the site would never show it)."""
-    shown = _shown(source_dir)
+    shown = files.shown(source_dir)
     if source_dir.is_symlink() or not source_dir.is_dir():
         return [f"{shown}: not a directory; expected data/historical/<source>/ holding "
                 "source.toml and its tables"]
@@ -35,8 +35,8 @@ def source_problems(source_dir: Path, base: Path) -> list[str]:
             historical.historical_table(source_dir.name, table, base)
         except (ValueError, OSError) as exc:
             out.append(str(exc))
-    out += [f"{_shown(p)}: not a table source.toml lists; expected source.toml and the CSV "
-            "files of its [[tables]] only" for p in sorted(source_dir.iterdir())
+    out += [f"{files.shown(p)}: not a table source.toml lists; expected source.toml and the "
+            "CSV files of its [[tables]] only" for p in sorted(source_dir.iterdir())
             if p.name != "source.toml" and p.name not in tables]
     return out
 
@@ -50,24 +50,10 @@ def problems(base: Path = historical.HISTORICAL_DIR,
     return out, len(sources), len(list(Path(claims_dir).glob("*.toml")))
 
 
-def _shown(path: Path) -> str:
-    try:
-        return str(path.absolute().relative_to(files.PROJECT_DIR))
-    except ValueError:
-        return str(path)
-
-
-def one_line(text: str) -> str:
-    """Control and format characters escaped: a name or a value in a file cannot forge another
-    line of the CI log (as contrib/check.one_line; evidence/ does not import contrib/)."""
-    return "".join(c.encode("unicode_escape").decode("ascii")
-                   if unicodedata.category(c) in ("Cc", "Cf", "Cs") else c for c in text)
-
-
 def main() -> int:
     lines, sources, claims = problems()
     for line in lines:
-        print(one_line(line))
+        print(visible(line))  # a name or value in a file cannot forge a line of the CI log
     print(f"{sources} historical source(s) and {claims} claims file(s) checked, "
           f"{len(lines)} problem(s)")
     return 1 if lines else 0

@@ -281,9 +281,11 @@ def rows_of(c: Claim) -> tuple:
 
 
 def _load_file(path: Path) -> tuple[list[Claim], list[Untestable]]:
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    try:  # a link or a FIFO is refused, never followed nor waited on (files.read_regular)
+        data = tomllib.loads(files.read_regular(path, files.MAX_DATA_BYTES).decode("utf-8"))
+    except files.NotRegular as exc:
+        raise UserError(f"{_shown(path)}: {exc.what}") from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, files.TooLarge) as exc:
         raise UserError(f"{_shown(path)}: {exc}") from None
     slug = path.stem
     unknown = sorted(set(data) - {"claim", "untestable"})
@@ -302,9 +304,19 @@ def _load_file(path: Path) -> tuple[list[Claim], list[Untestable]]:
     return claims, untestable
 
 
+def _map_files(directory: Path) -> tuple[list[Path], list[str]]:
+    """The map's files (files.listing) and a line for each *.toml there that is no regular
+    file: the map is read strictly, so a link or a FIFO is an error, not a file left out."""
+    found, refused = files.listing(directory, ".toml")
+    return found, [f"{_shown(r.path)}: {r.what}" for r in refused]
+
+
 @lru_cache(maxsize=4)
 def _load_all(directory: str, _stamp: float) -> tuple[tuple, tuple]:
-    loaded = [(path, *_load_file(path)) for path in sorted(Path(directory).glob("*.toml"))]
+    found, refused = _map_files(Path(directory))
+    if refused:
+        raise UserError(refused[0])
+    loaded = [(path, *_load_file(path)) for path in found]
     taken = _taken_ids([(path, c) for path, c, _ in loaded])
     if taken:
         raise UserError(taken[0])
@@ -329,8 +341,7 @@ def load_map(directory: Path | None = None) -> tuple[tuple, tuple]:
     """(claims, untestable results) of every source's map; UserError naming the file, the
     entry and the key on bad input."""
     directory = Path(directory or CLAIMS_DIR)
-    stamp = max((p.stat().st_mtime for p in directory.glob("*.toml")), default=0)
-    return _load_all(str(directory), stamp)
+    return _load_all(str(directory), files.stamp(directory, ".toml"))
 
 
 def claim(claim_id: str) -> Claim:
@@ -347,7 +358,7 @@ def problems(directory: Path | None = None, base: Path = historical.HISTORICAL_D
     covered = {(c.source, c.table, r, c.column) for c in claims for r in rows_of(c)} | \
         {(u.source, u.table, u.row, u.column) for u in untestable}
     out = []
-    for source_dir in sorted(Path(base).iterdir()):
+    for source_dir in files.directories(base)[0]:  # a linked one: check_sources says so
         if not (source_dir / "source.toml").is_file():
             continue
         source = historical.historical_source(source_dir.name, base)
@@ -369,8 +380,9 @@ def check(directory: Path | None = None, base: Path = historical.HISTORICAL_DIR)
     first bad entry or key, each id taken already, then, once all is well, every source result
     left out and every topic with two headlines (problems)."""
     directory = Path(directory or CLAIMS_DIR)
-    out, loaded = [], []
-    for path in sorted(directory.glob("*.toml")):
+    found, out = _map_files(directory)
+    loaded = []
+    for path in found:
         try:
             loaded.append((path, _load_file(path)[0]))
         except UserError as exc:

@@ -2,7 +2,12 @@
 recipe`): the same verdicts, in the same words, as the claims page (claim_verdicts, and
 results/verdicts.py's vocabulary), one line per claim and evidence set; and where each claim
 stands with the precision it needs and the time answering it would take here (`invoke
-claims.status`, claim_status.py)."""
+claims.status`, claim_status.py).
+
+Each line is one line whatever the results hold (visible.visible: a line break or a control
+character in a result's text is written as its escape, never obeyed), and a contributed
+result's class and server are named as contributed (host_class.CONTRIBUTED): a contribution's
+"host.virtualization" once printed as a verdict line of the project's own."""
 
 from tuninglab.errors import UserError
 from tuninglab.evidence import (claim_jobs, claim_status, claim_verdicts, claims_answered,
@@ -12,6 +17,7 @@ from tuninglab.recipes.load import check_name, list_names
 from tuninglab.results import document
 from tuninglab.results import verdicts as words
 from tuninglab.units import human_seconds
+from tuninglab.visible import visible
 
 
 def _line(c, v) -> str:
@@ -21,8 +27,8 @@ def _line(c, v) -> str:
     counted = f" ({v.counted})" if v.counted else ""
     why = f": {v.reasons}" if v.reasons else ""
     band = f", judged against {v.band}" if v.band else ""
-    return (f"  {c.id}: then {source_text(c)}, today {today}{counted}: {v.text}{why}\n"
-            f"      on {where}{band}")
+    return (visible(f"  {c.id}: then {source_text(c)}, today {today}{counted}: {v.text}{why}")
+            + "\n" + visible(f"      on {where}{band}"))
 
 
 def lines(recipe: str | None = None) -> list[str]:
@@ -54,7 +60,7 @@ def answered_text(recipe: str | None = None) -> str:
     claims = [c for c in claims_map.load_map()[0] if recipe is None or c.recipe == recipe]
     total = claims_answered.distinct(claims)
     return "Answered, each source result once:\n" + "\n".join(
-        "  " + claims_answered.line(a, total) for a in claims_answered.tally(claims))
+        visible("  " + claims_answered.line(a, total)) for a in claims_answered.tally(claims))
 
 
 # --- invoke claims.status ---------------------------------------------------------------------
@@ -89,8 +95,8 @@ def status_line(st) -> str:
     has = f", has ±{st.current_pct:.1f}%" if st.current_pct is not None else ""
     now = (f" (±{st.need_now.pct:g}% at today's x{st.verdict.ratio.ratio:.2f})"
            if st.need_now else "")
-    return (f"  {c.id} ({c.topic}): {verdict_text(st)}; needs {st.need.text}{now}{has}; "
-            f"{here_text(st)}")
+    return visible(f"  {c.id} ({c.topic}): {verdict_text(st)}; needs {st.need.text}{now}{has}; "
+                   f"{here_text(st)}")
 
 
 def totals(found: list) -> list[str]:
@@ -154,5 +160,5 @@ def status_report(topic: str | None = None, here=claim_status.Here(), claims=Non
         rest = [f"Besides the claims, the map's other source results: {n.not_testable} no "
                 f"recipe here can test and {n.not_an_effect} that are no effect (the claims "
                 "page gives each one's reason)."]
-    return "\n".join([head, *(status_line(st) for st in found), *totals(found), *rest,
+    return "\n".join([visible(head), *(status_line(st) for st in found), *totals(found), *rest,
                       f"Estimates assume: {claim_status.ASSUMPTIONS}."])

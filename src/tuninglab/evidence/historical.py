@@ -8,6 +8,7 @@ source's source.toml: `[translations]` maps a printed non-English text to its En
 table's `truncated` lists the labels the source itself cut off (shown with CUT_MARK)."""
 
 import csv
+import io
 import json
 import math
 import re
@@ -49,28 +50,33 @@ CUT_NOTE = "cut off in the source"
 # line): a wrong type is never converted (a "false" string is true in Python), a short row or a
 # cell that is not a number never reaches a ratio or a chart.
 
-def _shown(path: Path) -> str:
-    try:
-        return str(path.absolute().relative_to(files.PROJECT_DIR))
-    except ValueError:
-        return str(path)
-
-
 def historical_source(slug: str, base: Path = HISTORICAL_DIR) -> dict:
     if not isinstance(slug, str) or not SLUG.fullmatch(slug):
         raise ValueError(f"no historical source {slug!r}: expected a name of lower-case "
                          "letters, digits and dashes")
     path = Path(base) / slug / "source.toml"
-    if not path.is_file():
-        raise ValueError(f"no historical source '{slug}' ({path} does not exist)")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = _read(path)
         problems = _source_problems(text)
+    except (FileNotFoundError, NotADirectoryError):
+        raise ValueError(f"no historical source '{slug}' ({path} does not exist)") from None
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ValueError(f"{_shown(path)}: {exc}") from None
+        raise ValueError(f"{files.shown(path)}: {exc}") from None
     if problems:
-        raise ValueError(f"{_shown(path)}: {problems[0]}")
+        raise ValueError(f"{files.shown(path)}: {problems[0]}")
     return tomllib.loads(text)
+
+
+def _read(path: Path) -> str:
+    """A source's file as text, read as files.py reads data/: a link, a FIFO or a device is a
+    ValueError naming it (never followed nor waited on), and so is a file of more than
+    files.MAX_DATA_BYTES; FileNotFoundError for a missing one."""
+    try:
+        return files.read_regular(path, files.MAX_DATA_BYTES).decode("utf-8")
+    except files.NotRegular as exc:
+        raise ValueError(f"{files.shown(path)}: {exc.what}") from None
+    except files.TooLarge as exc:
+        raise ValueError(f"{files.shown(path)}: {exc}") from None
 
 
 @lru_cache(maxsize=16)
@@ -117,13 +123,12 @@ def historical_table(slug: str, table: str, base: Path = HISTORICAL_DIR):
         raise ValueError(f"historical source '{slug}' lists no table '{table}'")
     path = Path(base) / slug / table
     try:
-        with open(path, encoding="utf-8", newline="") as f:
-            lines = list(csv.reader(f, strict=True))
+        lines = list(csv.reader(io.StringIO(_read(path), newline=""), strict=True))
     except (UnicodeDecodeError, csv.Error) as exc:
-        raise ValueError(f"{_shown(path)}: {exc}") from None
+        raise ValueError(f"{files.shown(path)}: {exc}") from None
     problems = table_problems(meta, lines)
     if problems:
-        raise ValueError(f"{_shown(path)}: {problems[0]}")
+        raise ValueError(f"{files.shown(path)}: {problems[0]}")
     return source, meta, [dict(zip(lines[0], line)) for line in lines[1:]]
 
 

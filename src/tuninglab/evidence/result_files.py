@@ -10,7 +10,10 @@ warns (future_dated).
 The result files read are those under data/, or under $TUNINGLAB_DATA_DIR when it is set (the
 browser test builds the site from a copy with a hostile file added). Only the evidence reads it:
 recipes still write to files.DATA_DIR, and the transcribed historical tables always come
-from the project's data/historical/ (historical.py).
+from the project's data/historical/ (historical.py). They are listed and read as files.py
+lists and reads data/: regular files only. A symbolic link, a FIFO, a socket or a device (or a
+recipe directory that is a link) is never read nor counted; unread() names each, for
+data.claims, the site build and the campaign to warn about.
 """
 
 import datetime as dt
@@ -24,7 +27,7 @@ from tuninglab.evidence.host_class import host_class, server_of
 from tuninglab.evidence.superseded import superseded_why
 from tuninglab.results import calibrations, document
 from tuninglab.results.result import Result
-from tuninglab.visible import plain
+from tuninglab.visible import plain, visible
 
 DATA_DIR = Path(os.environ.get("TUNINGLAB_DATA_DIR") or files.DATA_DIR)
 # Where the site serves each result file as it is in data/ (publish), so that every row and
@@ -38,7 +41,15 @@ def now() -> dt.datetime:
 
 @lru_cache(maxsize=64)
 def _load_results(directory: str, _stamp: float) -> tuple:
-    return tuple(_load(path) for path in sorted(Path(directory).glob("*.json")))
+    found, _ = files.listing(directory, ".json")
+    return tuple(r for r in map(_loaded, found) if r is not None)
+
+
+def _loaded(path: Path) -> Result | None:
+    try:
+        return _load(path)
+    except (files.NotRegular, FileNotFoundError):  # swapped or removed since it was listed
+        return None
 
 
 def _load(path: Path) -> Result:
@@ -46,7 +57,7 @@ def _load(path: Path) -> Result:
     wrapped once as a Result (every reader downstream gets that one object). One whose runs
     give none is marked invalid (listed, never charted)."""
     try:
-        doc = _plain(json.loads(path.read_text()))
+        doc = _plain(json.loads(files.read_regular(path, files.MAX_DATA_BYTES).decode("utf-8")))
     except ValueError as exc:  # not JSON, not UTF-8, a 5,000-digit number: the build stops
         raise ValueError(f"{path}: not a result file the site can read ({exc}); "
                          f"`invoke data.check --path {path}` says what is wrong") from None
@@ -86,9 +97,10 @@ def future_dated(data_dir: Path | None = None) -> list[str]:
     data_dir = Path(data_dir or DATA_DIR)
     out = []
     for directory in result_dirs(data_dir):
-        for path in sorted(directory.glob("*.json")):
+        for path in files.listing(directory, ".json")[0]:
             try:
-                why = future(json.loads(path.read_text()))
+                why = future(json.loads(files.read_regular(path, files.MAX_DATA_BYTES)
+                                        .decode("utf-8")))
             except (OSError, ValueError):
                 continue
             if why:
@@ -97,8 +109,9 @@ def future_dated(data_dir: Path | None = None) -> list[str]:
 
 
 def stamp(directory: Path) -> float:
-    """When a directory's JSON files last changed (0: none): what a cache of them is keyed on."""
-    return max((p.stat().st_mtime for p in Path(directory).glob("*.json")), default=0)
+    """When a directory's JSON files or its names last changed (0: no directory): what a cache
+    of them is keyed on."""
+    return files.stamp(directory, ".json")
 
 
 def results_for(recipe: str, variant: str | None = "", data_dir: Path | None = None,
@@ -147,8 +160,24 @@ def _rank(doc: dict) -> tuple:
     return superseded_why(doc) is None, started(doc)
 
 
+NOT_RESULTS = ("historical", "claims", calibrations.DIR)
+
+
 def result_dirs(data_dir: Path) -> list[Path]:
     """A data directory's recipe directories (the transcribed sources, the claims map and the
-    A/A calibration records are not results)."""
-    return sorted(p for p in Path(data_dir).iterdir()
-                  if p.is_dir() and p.name not in ("historical", "claims", calibrations.DIR))
+    A/A calibration records are not results); never one that is a link (unread names it)."""
+    return [p for p in files.directories(data_dir)[0] if p.name not in NOT_RESULTS]
+
+
+def unread(data_dir: Path | None = None) -> list[str]:
+    """A line for every name the evidence leaves unread under data/: a directory there, a
+    result file or an A/A calibration record that is a symbolic link, a FIFO, a socket or a
+    device. The claims map and the historical sources are read strictly instead (an error)."""
+    data_dir = Path(data_dir or DATA_DIR)
+    if not data_dir.is_dir():
+        return []
+    found, refused = files.directories(data_dir)
+    for directory in found:
+        if directory.name not in ("historical", "claims"):
+            refused += files.listing(directory, ".json")[1]
+    return [visible(str(r)) for r in refused]

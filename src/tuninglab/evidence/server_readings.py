@@ -13,8 +13,13 @@ from dataclasses import dataclass, field
 from tuninglab import units
 from tuninglab.errors import UserError
 from tuninglab.recipes.server_names import MYSQL_REDO_CAPACITY, gone, is_mysql
+from tuninglab.visible import visible
 
 ON = ("ON", "1", "YES", "TRUE")
+# A numeric variable or status value as a server prints it: digits, perhaps a fraction. Bounded,
+# so that float() never sees 'nan', 'inf', '1e999' or '1_0', which it would take.
+NUMBER = re.compile(r"[0-9]{1,20}(\.[0-9]{1,20})?")
+SHOWN = 40  # characters of a value that is not a number shown in its row
 
 
 @dataclass(frozen=True)
@@ -81,6 +86,21 @@ def _size(value) -> str:
         return units.human_size(int(value))
     except (TypeError, ValueError):
         return str(value)
+
+
+def _number(value) -> float | None:
+    """A server's value as a number, or None where it is text: a server that is not what it
+    seems (or a fork that prints a unit) sends what float() would refuse or misread."""
+    text = str(value).strip()
+    return float(text) if NUMBER.fullmatch(text) else None
+
+
+def _not_a_number(name: str, value) -> str:
+    """The words for a value that should be a number and is not: its name and its text, made
+    safe to print and cut short (it is the server's)."""
+    text = str(value)
+    shown = visible(text[:SHOWN]) + ("..." if len(text) > SHOWN else "")
+    return f"{name} = '{shown}' is not a number"
 
 
 def _variable(s, name: str) -> str:
@@ -166,8 +186,11 @@ def io_capacity(s, h) -> Reading:
     value = f"innodb_io_capacity = {s.var('innodb_io_capacity')}"
     lwm = s.var("innodb_max_dirty_pages_pct_lwm")
     if s.flavor == "mariadb" and s.version >= (10, 5, 0) and lwm is not None:
+        if _number(lwm) is None:
+            return Reading(f"{value}, {_not_a_number('innodb_max_dirty_pages_pct_lwm', lwm)}",
+                           None, "advise cannot tell whether the page cleaner flushes ahead")
         value += f", innodb_max_dirty_pages_pct_lwm = {lwm}"
-        if float(lwm) == 0:
+        if _number(lwm) == 0:
             return Reading(value, False, "with the low-water mark at 0 the page cleaner may "
                            "not flush ahead whatever innodb_io_capacity says")
         return Reading(value, True)
@@ -194,19 +217,32 @@ def redo_size(s, h) -> Reading:
         name = "innodb_log_file_size"
     size = s.var(name)
     value = f"{name} = {_size(size)}"
-    age, most = s.stat("innodb_checkpoint_age"), s.stat("innodb_checkpoint_max_age")
-    if age is not None and most and float(most) > 0:
-        share = float(age) / float(most)
-        value += f", checkpoint age now {share:.0%} of its maximum"
-        if share >= 0.75:
-            return Reading(value, False, "the log is nearly full: checkpoints are driven by "
-                           "the log's size, not by time")
+    share, words = _checkpoint_share(s)
+    value += words
+    if share is not None and share >= 0.75:
+        return Reading(value, False, "the log is nearly full: checkpoints are driven by the "
+                       "log's size, not by time")
     try:
         small = int(size) < units.size_bytes(REDO_MEASURED)
     except (TypeError, ValueError):
         return Reading(value, None)
     return Reading(value, not small, f"smaller than the {REDO_MEASURED} the evidence measured: "
                    "under a write load it fills and forces page writes" if small else "")
+
+
+def _checkpoint_share(s) -> tuple[float | None, str]:
+    """MariaDB's checkpoint age as a share of its maximum, and the words for the row; (None,
+    "") where the server has neither, and the value that is not a number where one is not."""
+    age, most = s.stat("innodb_checkpoint_age"), s.stat("innodb_checkpoint_max_age")
+    if age is None or not most:
+        return None, ""
+    for name, text in (("Innodb_checkpoint_age", age), ("Innodb_checkpoint_max_age", most)):
+        if _number(text) is None:
+            return None, f", checkpoint age not read ({_not_a_number(name, text)})"
+    if _number(most) == 0:
+        return None, ""
+    share = _number(age) / _number(most)
+    return share, f", checkpoint age now {share:.0%} of its maximum"
 
 
 def threads(s, h) -> Reading:

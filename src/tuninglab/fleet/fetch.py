@@ -6,7 +6,8 @@ values scrubbed as data.submit does, marked with the fleet run's id and the host
 checked as data.check checks it. Then the fleet's table of verdicts.
 
 A host is trusted with its own results only: a file must be the recipe, variant and profile
-the fleet ran and carry the host id the host reported before the recipe started. And it is a
+the fleet ran, the recipe file and the project revision the fleet shipped (recipe/sha256,
+software/project), and carry the host id the host reported before the recipe started. And it is a
 contribution, with data.submit's block and rules (never a project host's id), unless the
 inventory marks the host as the project's own (`tuninglab_project: true`)."""
 
@@ -16,6 +17,7 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from tuninglab import files
 from tuninglab.contrib import check, forgery, submit
 from tuninglab.visible import visible
 from tuninglab.results import document
@@ -36,6 +38,8 @@ class Wanted:
     profile: str
     variants: frozenset        # the variants as run ("": the main experiment)
     host: str                  # the host's name in the inventory
+    revision: str              # the commit the fleet shipped
+    recipe_sha256: str         # the sha256 of the recipe file at that commit
     host_id: str = ""          # as the host reported it at the start of the run
     project: bool = False      # the project's own host: its results are not contributions
 
@@ -45,7 +49,7 @@ def results(fetched: Path, run_id: str, data_dir: Path, wanted: Wanted) -> list[
     fleet-run.yml's), each checked and kept in data_dir; files kept by an earlier attempt are
     kept as they are."""
     manifest = json.loads((fetched / "manifest.json").read_text())
-    wanted = replace(wanted, host_id=str(manifest.get("host_id", "")))
+    wanted = replace(wanted, host_id=reported_id(fetched))
     kept = []
     for remote_path in manifest.get("written", []):
         name = posixpath.basename(remote_path)
@@ -64,6 +68,15 @@ def results(fetched: Path, run_id: str, data_dir: Path, wanted: Wanted) -> list[
     return kept
 
 
+def reported_id(fetched: Path) -> str:
+    """The host id a host reported at the start of its run (fleet-run.yml's manifest), or ''
+    when it reported none."""
+    try:
+        return str(json.loads((fetched / "manifest.json").read_text()).get("host_id", ""))
+    except (OSError, ValueError, AttributeError):
+        return ""
+
+
 def not_wanted(r: Result, wanted: Wanted) -> str | None:
     """How a fetched result differs from the run the fleet asked of the host, or None."""
     if r.recipe != wanted.recipe:
@@ -76,6 +89,14 @@ def not_wanted(r: Result, wanted: Wanted) -> str | None:
     if r.host_id != wanted.host_id:
         return (f"its host id is {r.host_id!r}; {wanted.host} reported {wanted.host_id!r} at "
                 "the start of the run")
+    if r.raw["recipe"]["sha256"] != wanted.recipe_sha256:
+        return (f"its recipe sha256 is {r.raw['recipe']['sha256']!r}; the recipe file the "
+                f"fleet shipped at {wanted.revision[:12]} is {wanted.recipe_sha256!r}")
+    project = r.software["project"]   # the schema's: {"revision", "dirty"}
+    if project["revision"] != wanted.revision or project["dirty"] is not False:
+        return (f"it names the project revision {project['revision']!r}"
+                f"{' with changes' if project['dirty'] else ''}; the fleet shipped "
+                f"{wanted.revision!r}")
     return None
 
 
@@ -104,8 +125,8 @@ def _keep(doc: dict, run_id: str, wanted: Wanted, data_dir: Path, remote_path: s
 
 
 def _same_run(path: Path, doc: dict) -> bool:
-    try:
-        old = json.loads(path.read_text())
+    try:  # data/ is read as everywhere else: a FIFO or link in its place must not hang or count
+        old = json.loads(files.read_regular(path, files.MAX_DATA_BYTES))
     except (OSError, ValueError):
         return False
     return old.get("run_id") == doc.get("run_id") and old.get("fleet") == doc["fleet"]

@@ -1,7 +1,8 @@
 """Running the repository's playbooks (ansible/) with the project's own ansible-core: Ansible's
 output line by line to `say`, with the fleet's callback (ansible/callback_plugins/tuninglab.py),
 which adds each host's progress and records why a host failed. Everything else is the user's
-own Ansible: their ansible.cfg, SSH config, agent and known_hosts."""
+own Ansible: their ansible.cfg, SSH config, agent and known_hosts. The playbooks get each
+host's work directory and devices as the fleet checked them (places.playbook_vars)."""
 
 import json
 import os
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from tuninglab import files
 from tuninglab.errors import Interrupted, UserError
+from tuninglab.fleet import places
 from tuninglab.visible import visible
 
 PLAYBOOKS = files.PROJECT_DIR / "ansible"
@@ -29,7 +31,10 @@ def environment(outcomes: Path | None = None) -> dict:
     """This environment with the fleet's callback as Ansible's output; the user's own callback
     directories are still searched."""
     env = dict(os.environ, ANSIBLE_NOCOWS="1", ANSIBLE_RETRY_FILES_ENABLED="false",
-               ANSIBLE_STDOUT_CALLBACK="tuninglab", ANSIBLE_LOCALHOST_WARNING="false")
+               ANSIBLE_STDOUT_CALLBACK="tuninglab", ANSIBLE_LOCALHOST_WARNING="false",
+               # An inventory source no plugin can parse (a broken INI line) is an error
+               # naming it, not a warning and an inventory short of its hosts.
+               ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED="true")
     own = os.environ.get("ANSIBLE_CALLBACK_PLUGINS", "~/.ansible/plugins/callback:"
                          "/usr/share/ansible/plugins/callback")
     env["ANSIBLE_CALLBACK_PLUGINS"] = f"{PLAYBOOKS / 'callback_plugins'}:{own}"
@@ -47,7 +52,7 @@ def run(name: str, inventory: str | None, hosts: list, extra: dict, say, forks: 
     failed} for those that did not finish (the callback's record)."""
     with tempfile.TemporaryDirectory(prefix="tuninglab-fleet-") as tmp:
         extra_file, outcomes = Path(tmp) / "vars.json", Path(tmp) / "outcomes.json"
-        extra_file.write_text(json.dumps(extra))
+        extra_file.write_text(json.dumps({**extra, **places.playbook_vars(hosts)}))
         args = [tool("ansible-playbook"), str(PLAYBOOKS / name), "--forks", str(forks),
                 "--limit", ",".join(h.name for h in hosts), "-e", f"@{extra_file}"]
         if inventory:

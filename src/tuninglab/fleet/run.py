@@ -12,7 +12,7 @@ finished. Each host's fetched files and recipe log are in work/fleet/<id>/<host>
 import hashlib
 import json
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tuninglab import files
@@ -22,6 +22,7 @@ from tuninglab.fleet import fetch, playbook, ship
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load_all
 from tuninglab.units import human_seconds
+from tuninglab.visible import visible
 
 POLL_SECONDS = 10
 # The playbook's tasks whose failure message says it all (the rest get the task's name).
@@ -80,17 +81,21 @@ def run(hosts: list, job: Job, inventory: str | None, say=print,
         for host in todo:   # what an earlier attempt fetched is not this one's answer
             shutil.rmtree(fetched / host.name, ignore_errors=True)
             (fetched / host.name).mkdir(parents=True)
+        variant_names = frozenset(v.variant or "" for v in variants)
+        wanted = fetch.Wanted(job.recipe, job.profile, variant_names, "", rev,
+                              ship.recipe_sha256(repo, rev, job.recipe))
         extra = {"rev": rev, "archive": str(ship.archive_in(repo, rev, state_path.parent)),
                  "run_id": state_path.stem, "recipe": job.recipe, "recipe_args": job.args(),
                  "fetch_dir": str(fetched), "max_bytes": check.MAX_BYTES,
                  "max_seconds": int(3 * seconds + 7200), "poll_delay": POLL_SECONDS}
         failed = playbook.run("fleet-run.yml", inventory, todo, extra, say, job.forks, STOPPED)
-        wanted = frozenset(v.variant or "" for v in variants)
+        shared = shared_ids(hosts, todo, state, fetched)
         for host in todo:
-            state[host.name] = _outcome(host, failed.get(host.name), fetched / host.name,
-                                        fetch.Wanted(job.recipe, job.profile, wanted, host.name,
-                                                     project=host.project),
-                                        state_path.stem, data_dir)
+            state[host.name] = {"status": "failed", "reason": shared[host.name]} \
+                if host.name in shared else \
+                _outcome(failed.get(host.name), fetched / host.name,
+                         replace(wanted, host=host.name, project=host.project),
+                         state_path.stem, data_dir)
         files.atomic_write_json(state_path, {"revision": rev, "recipe": job.recipe,
                                              "hosts": state})
     say("")
@@ -102,8 +107,9 @@ def run(hosts: list, job: Job, inventory: str | None, say=print,
     return {h.name: state[h.name] for h in hosts}
 
 
-def _outcome(host, failure, fetched: Path, wanted, run_id: str, data_dir: Path) -> dict:
-    """A host's state entry after the playbook: done with its kept files, or why not."""
+def _outcome(failure, fetched: Path, wanted, run_id: str, data_dir: Path) -> dict:
+    """A host's state entry after the playbook: done with its kept files and the host id it
+    reported, or why not."""
     if failure:
         return {"status": "failed", "reason": reason(failure)}
     if not (fetched / "manifest.json").is_file():
@@ -112,12 +118,34 @@ def _outcome(host, failure, fetched: Path, wanted, run_id: str, data_dir: Path) 
         kept = fetch.results(fetched, run_id, data_dir, wanted)
     except fetch.HostError as exc:
         return {"status": "failed", "reason": str(exc)}
-    return {"status": "done", "files": [str(p) for p in kept]}
+    return {"status": "done", "files": [str(p) for p in kept],
+            "host_id": fetch.reported_id(fetched)}
+
+
+def shared_ids(hosts: list, todo: list, state: dict, fetched: Path) -> dict:
+    """{host name: why its results are refused} for each host of this attempt that reported
+    the host id another host reported (in this attempt, or done in an earlier one): one host
+    id is one machine, so two names for it would count its results twice (and two names run
+    at once measure each other)."""
+    ids = {h.name: state.get(h.name, {}).get("host_id", "") for h in hosts if h not in todo}
+    ids.update({h.name: fetch.reported_id(fetched / h.name) for h in todo})
+    named = {}
+    for name, host_id in ids.items():
+        if host_id:
+            named.setdefault(host_id, []).append(name)
+    this_attempt = {h.name for h in todo}
+    return {name: (f"{' and '.join(names)} reported one host id ({visible(host_id)}): one host "
+                   "id is one machine; name each machine once in the inventory (clones of a "
+                   "machine share its hostname and ~/.config/tuninglab/salt: give each a "
+                   "hostname of its own)")
+            for host_id, names in named.items() if len(names) > 1
+            for name in names if name in this_attempt}
 
 
 def reason(failure: dict) -> str:
-    """One line saying why a host failed, from the callback's record."""
-    task, msg = failure.get("task", ""), failure.get("msg") or "no message"
+    """One line saying why a host failed, from the callback's record (the host's text in it
+    made visible: it reaches the terminal)."""
+    task, msg = failure.get("task", ""), visible(failure.get("msg") or "no message")
     if failure.get("kind") == "unreachable":
         if task == "follow the recipe":
             return ("the connection ended while the recipe ran; it goes on there: rerun the "

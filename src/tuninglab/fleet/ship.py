@@ -2,10 +2,12 @@
 its tracked tree (hosts need no access to any git remote, nor git itself), plus a file naming
 the revision, which result files then record as the code that ran (hostinfo.git_revision)."""
 
+import hashlib
 import subprocess
 import tempfile
 from pathlib import Path
 
+from tuninglab import files
 from tuninglab.errors import UserError
 from tuninglab.files import REVISION_FILE
 
@@ -45,12 +47,22 @@ def archive_in(repo: Path, rev: str, base: Path) -> Path:
     return archive(repo, rev, base / f"{rev[:12]}.tar.gz")
 
 
-def _git(repo: Path, *args) -> str:
+def recipe_sha256(repo: Path, rev: str, name: str) -> str:
+    """The sha256 of recipes/NAME/recipe.toml as the revision holds it: what the hosts run,
+    and so what their results must name (recipe/sha256)."""
+    where = files.RECIPES_DIR.relative_to(files.PROJECT_DIR).as_posix()
+    return hashlib.sha256(_git(repo, "show", f"{rev}:{where}/{name}/recipe.toml",
+                               raw=True)).hexdigest()
+
+
+def _git(repo: Path, *args, raw: bool = False) -> str | bytes:
+    """git's output, as text (or bytes, raw); UserError when git is missing or fails."""
     try:
-        done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True)
+        done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True)
     except FileNotFoundError:
         raise UserError("fleet runs ship this checkout's revision: they need git") from None
     if done.returncode:
-        raise UserError(f"git {args[0]} in {repo} failed: {done.stderr.strip()[:300]} "
-                        "(fleet runs ship a git checkout's revision)")
-    return done.stdout
+        why = done.stderr.decode(errors="replace").strip()[:300]
+        raise UserError(f"git {args[0]} in {repo} failed: {why} (fleet runs ship a git "
+                        "checkout's revision)")
+    return done.stdout if raw else done.stdout.decode(errors="replace")

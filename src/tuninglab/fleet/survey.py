@@ -11,6 +11,7 @@ from tuninglab import files
 from tuninglab.fleet import playbook, ship
 from tuninglab.fleet.run import reason
 from tuninglab.results.report import table
+from tuninglab.visible import visible
 
 
 def survey(hosts, inventory, say=print, repo: Path = files.PROJECT_DIR, setup: bool = False,
@@ -33,17 +34,19 @@ def survey(hosts, inventory, say=print, repo: Path = files.PROJECT_DIR, setup: b
 
 
 def _facts(path: Path, failure) -> dict:
+    """The host's answers, each line of its text made visible (no terminal escapes)."""
     if failure or not path.is_file():
         return {"error": reason(failure) if failure else "the playbook ended before it"}
     report = json.loads(path.read_text())
-    facts = dict(line.split("=", 1) for line in report["probe"] if "=" in line)
-    return {**facts, "ready": report["ready"], "lab_check": "\n".join(report["lab_check"])}
+    facts = dict(visible(line).split("=", 1) for line in report["probe"] if "=" in line)
+    return {**facts, "ready": report["ready"],
+            "lab_check": "\n".join(visible(line) for line in report["lab_check"])}
 
 
 def _block(host, facts: dict, rev: str) -> str:
     head = f"== {host.name} ({host.target}, work directory {host.workdir})"
     if "error" in facts:
-        return f"{head}\n  unreachable: {facts['error']}\n"
+        return f"{head}\n  {facts['error']}\n"   # reason()'s line: unreachable, or a task's
     memory = int(facts.get("memory_kib") or 0) / 2**20
     lines = [head,
              f"  system: {facts.get('os')}, kernel {facts.get('kernel')}, "

@@ -22,6 +22,7 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
+from tuninglab import files
 from tuninglab.results import pooling
 from tuninglab.results.pooling import Estimate
 from tuninglab.results.result import places
@@ -102,13 +103,17 @@ def file_name(record: dict) -> str:
 
 def load_all(data_dir: Path) -> list[dict]:
     """Every record under data_dir/calibrations/, in name order; ValueError naming each
-    problem of a file that is not a valid record (problems())."""
+    problem of a file that is not a valid record (problems()). A name there that is no
+    regular file (a link, a FIFO: files.listing) is never read nor counted."""
     out = []
-    for path in sorted((Path(data_dir) / DIR).glob("*.json")):
-        found = problems(path)
+    for path in files.listing(Path(data_dir) / DIR, ".json")[0]:
+        try:
+            record, found = read(path)
+        except files.NotRegular:  # swapped for a link or a FIFO since it was listed
+            continue
         if found:
             raise ValueError("\n".join(found))
-        out.append(json.loads(path.read_text()))
+        out.append(record)
     return out
 
 
@@ -148,17 +153,29 @@ def between_sd_of(estimates: list[Estimate]) -> tuple[float, int] | None:
 def problems(path: Path) -> list[str]:
     """Every problem of a calibration record, one line each: '<file>: <key path>: <what is
     wrong>; expected <what>'. An empty list: a valid record."""
+    try:
+        return read(path)[1]
+    except files.NotRegular as exc:  # a link, a FIFO: never opened, never waited on
+        return [f"{path}: (top): {exc.what}; expected a calibration record"]
+
+
+def read(path: Path) -> tuple[dict | None, list[str]]:
+    """The record read once (files.read_regular: NotRegular for a link or a FIFO), and its
+    problems (problems()); None for the record where there are any."""
     path = Path(path)
     try:
-        if path.stat().st_size > MAX_BYTES:
-            return [f"{path}: (top): {path.stat().st_size} bytes; expected a record under "
-                    f"{MAX_BYTES} bytes"]
-        record = json.loads(path.read_text())
+        record = json.loads(files.read_regular(path, MAX_BYTES).decode("utf-8"))
+    except files.TooLarge as exc:
+        return None, [f"{path}: (top): {exc.size} bytes; expected a record under "
+                      f"{MAX_BYTES} bytes"]
+    except files.NotRegular:
+        raise
     except (OSError, UnicodeDecodeError) as exc:
-        return [f"{path}: (top): cannot be read ({exc}); expected a calibration record"]
+        return None, [f"{path}: (top): cannot be read ({exc}); expected a calibration record"]
     except ValueError as exc:
-        return [f"{path}: (top): not JSON ({exc}); expected a calibration record"]
-    return [f"{path}: {line}" for line in record_problems(record)]
+        return None, [f"{path}: (top): not JSON ({exc}); expected a calibration record"]
+    found = [f"{path}: {line}" for line in record_problems(record)]
+    return (None if found else record), found
 
 
 def record_problems(record) -> list[str]:

@@ -45,6 +45,8 @@ def build(site_dir: Path = SITE_DIR, site_url: str | None = None, data_dir=None)
                          capture_output=True, text=True, env=_env(site_url, data_dir),
                          cwd=PROJECT_DIR)
     if out.returncode != 0:
+        if why := site_dir_rules.write_failure(out.stderr, site_dir):
+            raise UserError(why)  # a full or read-only disk: one line, not MkDocs' traceback
         problems = [line for line in out.stderr.splitlines()
                     if line.startswith(("WARNING", "ERROR")) or "Aborted" in line]
         detail = "\n".join(problems[-20:]) or out.stderr.strip()[-2000:]
@@ -55,6 +57,8 @@ def build(site_dir: Path = SITE_DIR, site_url: str | None = None, data_dir=None)
     for line in result_files.future_dated(data_dir):
         print(f"warning: {line}: not charted; listed as such on the Results page",
               file=sys.stderr)
+    for line in result_files.unread(data_dir):  # a link, a FIFO: neither charted nor served
+        print(f"warning: {line}", file=sys.stderr)
     site_dir_rules.mark(site_dir)
     return Path(site_dir)
 

@@ -3,9 +3,9 @@ table's groups, and every file copied into the built site for the pages to link 
 are found and loaded by evidence/result_files.py (statistics recomputed, future-dated ones left
 out of the charts)."""
 
-import shutil
 from pathlib import Path
 
+from tuninglab import files
 from tuninglab.evidence import result_files
 from tuninglab.evidence.result_files import FILES, future, result_dirs, results_for
 from tuninglab.site.describe import host_description, shorten, software_text
@@ -35,17 +35,25 @@ def by_kernel(data_dir: Path | None = None) -> list[dict]:
 
 def publish(site_dir: Path, data_dir: Path | None = None) -> int:
     """Copy every result file into the built site (FILES), byte for byte: the evidence the
-    pages link to. Returns how many."""
-    return sum(copy_into(Path(site_dir) / FILES / directory.name, directory.glob("*.json"))
+    pages link to, the files the pages list (files.listing: never a link nor a FIFO). Returns
+    how many."""
+    return sum(copy_into(Path(site_dir) / FILES / directory.name,
+                         files.listing(directory, ".json")[0])
                for directory in result_dirs(Path(data_dir or result_files.DATA_DIR)))
 
 
 def copy_into(out: Path, paths) -> int:
-    """Copy files byte for byte into directory out (made if missing); returns how many."""
+    """Copy regular files byte for byte into directory out (made if missing), read as
+    files.read_regular reads them: one swapped for a link or a FIFO since it was listed is left
+    out (the build warns: result_files.unread). Returns how many."""
     out.mkdir(parents=True, exist_ok=True)
     count = 0
     for path in sorted(paths):
-        shutil.copyfile(path, out / path.name)
+        try:
+            data = files.read_regular(path, files.MAX_DATA_BYTES)
+        except files.NotRegular:
+            continue
+        (out / path.name).write_bytes(data)
         count += 1
     return count
 

@@ -3,8 +3,9 @@
 
 The file is read as untrusted input: a file that is not what the lab writes stops with one line
 naming the file and the entry, and nothing is undone. Whether each entry is one the lab could
-have made in this work directory is checked where that kind of thing is made (sandbox.refusal,
-memory.refusal)."""
+have made in this work directory, naming only what the same ledger made (a mount's loop device
+attached by its loop entry, a queue setting only of a device it mounted), is checked where that
+kind of thing is made (sandbox.refusal, memory.refusal)."""
 
 import json
 import os

@@ -9,7 +9,8 @@ import shutil
 from contextlib import contextmanager
 from pathlib import Path
 
-from tuninglab.errors import UserError
+from tuninglab import files
+from tuninglab.errors import STORAGE_REASONS, UserError
 
 
 # The lab's mark on a work directory it made: a run and lab.clean remove what a failed run left
@@ -50,19 +51,26 @@ def held(path: Path):
         lock.close()
 
 
-# What the lab keeps in a work directory (besides MARKER and LOCK): a directory that holds
-# nothing else was made by it, before the mark existed or by a command that builds without a
-# run (`invoke lab.servers --build` makes servers/; the tests' own work directories below it).
+# What the lab keeps in a work directory (besides MARKER and LOCK): a directory without the mark
+# may be adopted only if it holds nothing else (made before the mark existed, or by a command that
+# builds without a run: `invoke lab.servers --build` makes servers/; the tests' own work
+# directories below it).
 LAB_ENTRIES = {"runs", "templates", "servers", "progress", "sandboxes", "vm", "fleet",
                "lab-state.json", "noise.json", "dynamic-variables.json", "bench-tpcc",
                "lab-tests", "server-roots-tests"}
+# And only if one of these proves the lab made it: a file only the lab writes, a template's or a
+# server root's manifest, a test's marked work directory, or the lab's lock file (LOCK_PID).
+# Never names alone: a bare runs/ may hold anybody's files, and a run removes runs/*.
+PROOF = ("lab-state.json", "noise.json", "dynamic-variables.json", "templates/*/meta.json",
+         "servers/*/manifest.json", "server-roots-tests/servers/*/manifest.json",
+         f"lab-tests/{MARKER}", f"server-roots-tests/{MARKER}")
+LOCK_PID = re.compile(rb"[0-9]{1,10}\n?")  # what held() leaves in LOCK: the last run's pid
 
 
 def claim(path: Path) -> None:
-    """Mark the work directory as the lab's: a new one, or one that holds only what the lab
-    keeps there, or one an earlier version of the lab ran in (it holds the lab's lock file).
-    Any other directory that holds files is refused: what a failed run left is removed only
-    where the lab made it."""
+    """Mark the work directory as the lab's: a new or empty one, or one the lab made before
+    the mark existed (lab_made). Any other directory that holds files is refused: what a failed
+    run left is removed only where the lab made it."""
     if is_marked(path):
         return
     if why := foreign(path):
@@ -74,13 +82,52 @@ def claim(path: Path) -> None:
 def foreign(path: Path) -> str | None:
     """Why claim() refuses an unmarked directory, or None."""
     entries = {p.name for p in path.iterdir()}
-    others = sorted(entries - LAB_ENTRIES)
-    if LOCK in entries or not others:
+    if not entries:
         return None
-    shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
-    return (f"work directory {path}: holds files the lab did not make ({shown}); a run removes "
-            "what a failed run left in its work directory, so it takes a new or empty "
-            f"directory, or one the lab made ({MARKER}): pass --workdir {path / 'tuninglab-work'}")
+    others = sorted(entries - LAB_ENTRIES - {LOCK})
+    if not others and lab_made(path):
+        return None
+    if others:
+        shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
+        why = f"holds files the lab did not make ({shown})"
+    else:
+        why = (f"holds {', '.join(sorted(entries))} but none of the lab's own files (a "
+               "template's meta.json, a server root's manifest.json, lab-state.json, noise.json,"
+               " the lab's .lock)")
+    return (f"work directory {path}: {why}; a run removes what a failed run left in its work "
+            "directory, so it takes a new or empty directory, or one the lab made "
+            f"({MARKER}): pass --workdir {path / 'tuninglab-work'}")
+
+
+def lab_made(path: Path) -> bool:
+    """Whether an unmarked directory shows the lab's own files (PROOF), or is the checkout's
+    ./work, which is the lab's by definition (commands that hold no run write there too)."""
+    path = Path(path)
+    if path.resolve() == files.WORK_DIR.resolve():
+        return True
+    if any(p.is_file() and not p.is_symlink() for pattern in PROOF for p in path.glob(pattern)):
+        return True
+    lock = path / LOCK
+    if not lock.is_file() or lock.is_symlink():
+        return False
+    with open(lock, "rb") as f:
+        return bool(LOCK_PID.fullmatch(f.read(16)))
+
+
+def chosen(value) -> Path:
+    """The work directory a command names: --workdir's value, else $TUNINGLAB_WORKDIR, else
+    ./work in the checkout (files.default_workdir). An empty value is refused, never taken as
+    the default: `--workdir "$DIR"` with DIR unset ran (and lab.clean cleaned) ./work."""
+    if value is None:
+        env = os.environ.get("TUNINGLAB_WORKDIR")
+        if env is not None and not env.strip():
+            raise UserError("$TUNINGLAB_WORKDIR is set but empty: set it to a directory, or "
+                            "unset it for ./work")
+        return files.default_workdir()
+    if not str(value).strip():
+        raise UserError("--workdir: expected a directory, got an empty value; leave --workdir "
+                        "out for ./work (or $TUNINGLAB_WORKDIR)")
+    return Path(value)
 
 
 def check_usable(path: Path) -> None:
@@ -159,12 +206,11 @@ def check_free(path: Path, needed_bytes: int, what: str) -> None:
 
 
 # Storage errors a user can fix: full, over quota, read-only, no permission.
-FIXABLE = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM)
+FIXABLE = tuple(STORAGE_REASONS)
 
 
 def fixable_reason(exc: OSError) -> str:
-    return {errno.ENOSPC: "no space left", errno.EDQUOT: "over quota",
-            errno.EROFS: "a read-only filesystem"}.get(exc.errno, "no permission to write")
+    return STORAGE_REASONS.get(exc.errno, "no permission to write")
 
 
 def disk_error(exc: OSError, path) -> str:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tuninglab import units
-from tuninglab.engine.host.devices import storage_info
+from tuninglab.engine.host.devices import parse_mountinfo, storage_info
 from tuninglab.engine.storage import backing, guard, loop
 from tuninglab.engine.host.ledger import Ledger
 from tuninglab.engine.host.workdir import check_free
@@ -273,11 +273,15 @@ QUEUE_PATH = re.compile(r"/sys/block/([\w.-]+)/queue/(scheduler|read_ahead_kb)")
 QUEUE_VALUE = {"scheduler": re.compile(r"[\w-]+"), "read_ahead_kb": re.compile(r"\d+")}
 
 
-def refusal(entry: dict, entries: list[dict], workdir: Path) -> str | None:
+def refusal(entry: dict, entries: list[dict], workdir: Path,
+            mountinfo: str | None = None) -> str | None:
     """Why a storage entry of a work directory's ledger (lab.clean reads it) is not one a
-    sandbox in that work directory could have made, or None. A sandbox makes its mount point
-    and image directly in sandboxes/, attaches /dev/loopN to the image, and changes the queue
-    settings only of the device it mounted (its loop device, or the disk a user named)."""
+    sandbox in that work directory could have made, or None. A sandbox makes its image and
+    mount point directly in sandboxes/, attaches /dev/loopN to the image, mounts that loop
+    device (or a disk the user named), and changes the queue settings only of the device it
+    mounted. The state file names only what the same ledger made: a device no loop entry
+    attached is a named disk only if the kernel has it mounted on the entry's mount point now
+    (mountinfo: /proc/self/mountinfo's text; a test's host)."""
     sandboxes = Path(workdir).resolve() / "sandboxes"
     kind = entry["kind"]
     path = Path(entry.get("backing") or entry["path"]) if kind != "queue" else None
@@ -287,24 +291,52 @@ def refusal(entry: dict, entries: list[dict], workdir: Path) -> str | None:
         return f"{path} is not a sandbox's image (*.img)"
     if kind == "loop" and not LOOP_DEVICE.fullmatch(entry["device"]):
         return f"{entry['device']} is not a loop device"
-    if kind == "mount" and not entry["device"].startswith("/dev/"):
-        return f"{entry['device']} is not a device under /dev"
+    if kind == "loop" and not any(e["kind"] == "file" and e["path"] == entry["backing"]
+                                  for e in entries):
+        return f"this ledger made no image {entry['backing']} (a file entry) for {entry['device']}"
+    if kind == "mount":
+        return _mount_refusal(entry, entries, mountinfo)
     if kind == "queue":
-        return _queue_refusal(entry, entries)
+        return _queue_refusal(entry, entries, workdir, mountinfo)
     return None
 
 
-def _queue_refusal(entry: dict, entries: list[dict]) -> str | None:
+def _mount_refusal(mount: dict, entries: list[dict], mountinfo: str | None) -> str | None:
+    device = mount["device"]
+    if not device.startswith("/dev/"):
+        return f"{device} is not a device under /dev"
+    if any(e["kind"] == "loop" and e["device"] == device for e in entries):
+        return None  # the loop entry's own check holds it to an image in sandboxes/
+    if mounted_from(mount["path"], device, mountinfo):
+        return None  # a disk named with --device, mounted there by the run that recorded it
+    return (f"{device} is neither a loop device this ledger attached (a loop entry) nor "
+            f"mounted on {mount['path']} now (a disk named with --device)")
+
+
+def _queue_refusal(entry: dict, entries: list[dict], workdir: Path,
+                   mountinfo: str | None) -> str | None:
     found = QUEUE_PATH.fullmatch(entry["path"])
     if not found:
         return f"{entry['path']} is not a block queue setting"
     device, name = f"/dev/{found[1]}", found[2]
     if not QUEUE_VALUE[name].fullmatch(entry["previous"]):
         return f"{entry['previous'][:40]!r} is not a {name} value"
-    mounted = {e["device"] for e in entries if e["kind"] in ("loop", "mount")}
-    if device not in mounted:
-        return f"{device} is not a device this ledger attached or mounted"
+    if not any(e["kind"] == "mount" and e["device"] == device
+               and not refusal(e, entries, workdir, mountinfo) for e in entries):
+        return (f"{device} is not a device this ledger mounted (a loop device it attached, or "
+                "a disk named with --device mounted in sandboxes/ now)")
     return None
+
+
+def mounted_from(mount_point: str, device: str, mountinfo: str | None = None) -> bool:
+    """Whether the kernel has device mounted on mount_point now (the topmost mount there)."""
+    if mountinfo is None:
+        try:
+            mountinfo = Path("/proc/self/mountinfo").read_text()
+        except OSError:
+            return False
+    there = [m for m in parse_mountinfo(mountinfo) if m["mount_point"] == mount_point]
+    return bool(there) and os.path.realpath(there[-1]["source"]) == os.path.realpath(device)
 
 
 def undo(entry: dict, workdir: Path, entries: list[dict] = ()) -> str:

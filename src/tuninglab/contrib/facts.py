@@ -8,20 +8,11 @@ import re
 
 from tuninglab.contrib.experiment import SERVER_LABELS
 from tuninglab.contrib.jsonpaths import at, runs
+from tuninglab.recipes.server_version import parse_version
 from tuninglab.results.result import Result
 
-# The version in what `mysqld --version` prints ("/usr/sbin/mysqld  Ver 9.7.4-2 for Linux on
-# x86_64 ((Debian))"), as engine/server/server_output.parse_version reads it when a run starts
-# (contrib never imports the engine).
-VERSION_LINE = re.compile(r"\bVer\s+(\d+\.\d+\.\d+)")
 # The upstream version in a Debian package's: "1:11.8.9+ds-0+deb13u1" is 11.8.9.
 PACKAGE_VERSION = re.compile(r"(?:\d+:)?(\d+\.\d+\.\d+)")
-
-
-def flavor_of(version_text: str) -> str:
-    """The flavour a --version line names, as parse_version tells it."""
-    text = version_text.lower()
-    return "mariadb" if "mariadb" in text else "percona" if "percona" in text else "mysql"
 
 
 def check_server(doc: dict) -> list[str]:
@@ -29,20 +20,22 @@ def check_server(doc: dict) -> list[str]:
     package give them."""
     server = doc["server"]
     flavor, version, text = server["flavor"], server["version"], server["version_text"]
-    said = VERSION_LINE.search(text)
-    if said is None:
+    try:
+        said_flavor, numbers = parse_version(text)
+    except ValueError:
         return [at("server/version_text", f"{text[:80]!r} is no --version line; expected what "
                                           "the server's --version printed (\"... Ver "
                                           f"{version}...\")")]
+    said = ".".join(map(str, numbers))
     problems = []
-    if said.group(1) != version:
+    if said != version:
         problems.append(at("server/version", f"{version}, where server/version_text says "
-                                             f"{said.group(1)}; expected the version the "
+                                             f"{said}; expected the version the "
                                              "server's --version line gives"))
-    if flavor_of(text) != flavor:
+    if said_flavor != flavor:
         problems.append(at("server/flavor", f"{flavor!r}, where server/version_text is "
-                                            f"{SERVER_LABELS[flavor_of(text)]}'s; expected "
-                                            f"{flavor_of(text)!r}"))
+                                            f"{SERVER_LABELS[said_flavor]}'s; expected "
+                                            f"{said_flavor!r}"))
     return problems + root_problems(server.get("root"), flavor, version)
 
 

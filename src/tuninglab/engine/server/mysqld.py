@@ -24,7 +24,6 @@ from tuninglab.engine.server.server_output import (
     log_notes,
     parse_values,
     parse_variables,
-    parse_version,
 )
 from tuninglab.engine.server.option_names import (
     Problem,
@@ -33,6 +32,7 @@ from tuninglab.engine.server.option_names import (
 )
 from tuninglab.errors import UserError
 from tuninglab.recipes.server_names import map_settings
+from tuninglab.recipes.server_version import parse_version
 
 DEFAULT_BINARIES = ("/usr/sbin/mariadbd", "mariadbd", "/usr/sbin/mysqld", "mysqld")
 INSTALL_HINT = "install Debian's server with `apt-get install mariadb-server`, or pass --mysqld PATH"

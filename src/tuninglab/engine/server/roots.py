@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tuninglab.engine.host import builds
-from tuninglab.engine.server.server_output import parse_version
+from tuninglab.recipes.server_version import parse_version
 from tuninglab.errors import UserError
 from tuninglab.recipes import server_list
 

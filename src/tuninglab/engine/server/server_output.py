@@ -4,19 +4,6 @@ and its error log (the choices it made at start, and why it did not start)."""
 import re
 from pathlib import Path
 
-_VERSION = re.compile(r"\bVer\s+(\d+)\.(\d+)\.(\d+)(\S*)")
-
-
-def parse_version(text: str) -> tuple[str, tuple]:
-    """`mysqld --version` output -> (flavor, (major, minor, patch))."""
-    match = _VERSION.search(text)
-    if not match:
-        raise ValueError(f"not a mysqld --version line: {text.strip()[:200]!r}")
-    flavor = "mariadb" if "mariadb" in text.lower() else (
-        "percona" if "percona" in text.lower() else "mysql")
-    return flavor, tuple(int(match.group(i)) for i in (1, 2, 3))
-
-
 def parse_variables(help_text: str) -> frozenset:
     """Option names from `mysqld --verbose --help` (the table after 'Variables ...')."""
     return frozenset(parse_values(help_text))

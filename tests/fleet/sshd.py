@@ -123,6 +123,9 @@ class Sshd:
             "StrictModes no",
             "UseDNS no",
             "Subsystem sftp internal-sftp",   # Ansible copies files with SFTP
+            # Each host a machine of its own: its own salt, so its own host id (the fleet refuses
+            # two hosts that report one id, as clones of one machine would).
+            f'SetEnv XDG_CONFIG_HOME="{self.dir / "config"}"',
             "LogLevel ERROR",
             "",
         ]))

@@ -25,7 +25,7 @@ from tuninglab.engine.host.ledger import Ledger
 from tuninglab.errors import UserError
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load
-from tuninglab.results import stats
+from tuninglab.results import document, stats
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
@@ -488,4 +488,12 @@ def duet_doc(effect=1.2, placement=1.1, halves=2, seconds=40, seed=1) -> dict:
                    math.exp(rng.gauss(0, 0.01)) for c in common]
             run["series"] = {"t": list(range(1, seconds + 1)), "tps": tps}
             run["summary"]["tps"] = sum(tps) / seconds
+    return doc
+
+
+def contributed(doc: dict, host="c0ffee00c0ffee00") -> dict:
+    """A copy of a result as a contributor's: another host's id and data.submit's block."""
+    doc = copy.deepcopy(doc)
+    doc["host"]["id"] = host
+    doc["contribution"] = {"submitted": document.now(), "tool": "data.submit"}
     return doc

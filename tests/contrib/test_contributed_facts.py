@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from helpers import DATA, REPO, place_result as place, \
+from helpers import contributed, DATA, REPO, place_result as place, \
     result_problems as problems_of
 from tuninglab.contrib import check, facts, history
 from tuninglab.results import document
@@ -27,14 +27,6 @@ ONE_LINE = ("expected one line of text without control characters or line separa
 
 def doc_of(path=BASE) -> dict:
     return json.loads(path.read_text())
-
-
-def contributed(doc: dict, host="c0ffee00c0ffee00") -> dict:
-    doc = copy.deepcopy(doc)
-    doc["host"]["id"] = host
-    doc["contribution"] = {"submitted": document.now(), "tool": "data.submit"}
-    return doc
-
 
 
 # --- the server's version ------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import json
 import pytest
 
 from helpers import (
+    contributed,
     COSTS,
     DATA,
     REPO,
@@ -34,15 +35,6 @@ EXPECTED_STATS = ("expected the recomputed value (stored statistics must be what
 
 def base_doc() -> dict:
     return json.loads(BASE.read_text())
-
-
-
-
-def contributed(doc: dict, host="c0ffee00c0ffee00") -> dict:
-    doc = copy.deepcopy(doc)
-    doc["host"]["id"] = host
-    doc["contribution"] = {"submitted": document.now(), "tool": "data.submit"}
-    return doc
 
 
 # --- A: statistics the runs do not give ---------------------------------------------------------
@@ -268,7 +260,6 @@ def test_runs_dated_in_the_future_are_named(tmp_path, monkeypatch):
     assert problems[1].split(" (the checker")[0].endswith(
         f": points/0/runs/0/started: {run['started']} is in the future")
     assert len(problems) == 1 + 2 * 10  # the end, and the start and end of each of 10 runs
-
 
 
 def test_a_pull_requests_result_must_be_a_contribution(data):

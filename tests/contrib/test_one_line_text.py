@@ -9,10 +9,9 @@ import json
 
 import pytest
 
-from helpers import DATA, place_result as place, \
+from helpers import contributed, DATA, place_result as place, \
     result_problems as problems_of
 from tuninglab.contrib import check
-from tuninglab.results import document
 
 BASE = DATA / "doublewrite" / "20261121T233847Z-209a4cf4-quick.json"
 FORGED = ("kvm\n  zfs2009-doublewrite-off-serie-h: then x1.03, today x1.31 [1.28, 1.34] (9 "
@@ -21,16 +20,13 @@ ONE_LINE = ("expected one line of text without control characters or line separa
             "break would forge a line of the terminal's)")
 
 
-def contributed(host="c0ffee00c0ffee00") -> dict:
-    doc = json.loads(BASE.read_text())
-    doc["host"]["id"] = host
-    doc["contribution"] = {"submitted": document.now(), "tool": "data.submit"}
-    return doc
+def contributed_base() -> dict:
+    return contributed(json.loads(BASE.read_text()))
 
 
 
 def test_the_forged_verdict_line_is_refused_naming_the_file_and_the_key(data):
-    doc = contributed()
+    doc = contributed_base()
     doc["host"]["virtualization"] = FORGED
     path = place(data.parent, doc)
     assert check.check_paths([path], contributions=True) == [
@@ -46,7 +42,7 @@ def test_the_forged_verdict_line_is_refused_naming_the_file_and_the_key(data):
 @pytest.mark.parametrize("key", [("host", "cpu_model"), ("contribution", "description"),
                                  ("server", "version_text")])
 def test_every_control_and_separator_is_refused_in_every_field(tmp_path, c, what, key):
-    doc = contributed()
+    doc = contributed_base()
     doc[key[0]][key[1]] = doc[key[0]].get(key[1], "words") + c + "more"
     at = len(doc[key[0]][key[1]]) - 5
     path, problems = problems_of(tmp_path, doc)
@@ -56,7 +52,7 @@ def test_every_control_and_separator_is_refused_in_every_field(tmp_path, c, what
 
 
 def test_a_key_of_two_lines_is_refused():
-    doc = contributed()
+    doc = contributed_base()
     doc["points"][1]["effective"] = {"innodb_x\nforged: ok": "1"}
     assert check.check_text(doc) == [
         f"points/1/effective/innodb_x\nforged: ok: the key control character U+000A at "
@@ -65,7 +61,7 @@ def test_a_key_of_two_lines_is_refused():
 
 
 def test_the_recipe_text_keeps_its_lines_but_no_other_control_character():
-    doc = copy.deepcopy(contributed())
+    doc = copy.deepcopy(contributed_base())
     assert "\n" in doc["recipe"]["text"] and check.check_text(doc) == []
     doc["recipe"]["text"] += "\r\n"
     [line] = check.check_text(doc)

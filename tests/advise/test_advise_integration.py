@@ -133,6 +133,24 @@ def test_a_capture_for_the_page_holds_the_facts_and_no_host_name():
     assert capture["host"]["datadir"]["filesystem"]
 
 
+def test_a_capture_of_a_server_s_defaults_reads_back_as_its_defaults(tmp_path):
+    """Debian 12's MariaDB 10.11 with no settings of ours: its file, read by the pages' reader,
+    gives the server's own defaults (MariaDB's documented ones for these four)."""
+    from tuninglab.evidence import server_defaults
+    needs_real_server()
+    capture = examples.capture_defaults(HOST_SERVER, say=lambda _line: None)
+    path = examples.write(tmp_path / f"{HOST_SERVER}.json", capture)
+    found = server_defaults.load(path, "mariadb 10.11")
+    assert found.source.version.startswith("10.11.") and found.cores >= 1
+    assert found.source.version in found.source.version_text
+    assert "hostname" not in capture["variables"]
+    assert found.value("innodb_flush_method") == "O_DIRECT"
+    assert found.value("innodb_io_capacity") == "200"
+    assert found.value("innodb_doublewrite") == "ON"
+    assert float(found.value("innodb_max_dirty_pages_pct_lwm")) == 0
+    assert found.value("datadir") is None   # the lab's, not a default
+
+
 def test_a_calibration_writes_a_result_and_places_the_host(shared_workdir, tmp_path,
                                                            committed_data):
     """A smaller run than `--calibrate`'s (2 rounds of 2-second blocks), into a copy of the

@@ -35,9 +35,9 @@ def test_the_terminal_table_lists_every_topic_then_what_applies_with_its_command
 
 def test_the_evidence_says_what_it_pools_in_the_same_words_as_the_page():
     one = replace(EVIDENCE, results=1, hosts=1)
-    assert EVIDENCE.counted() == "3 results from 2 hosts"
-    assert one.counted() == "1 result from 1 host"
-    assert output._evidence_text(EVIDENCE).endswith("x0.02 [0.01, 0.03], 3 results from 2 hosts")
+    assert EVIDENCE.counted() == "3 results from 2 machines"
+    assert one.counted() == "1 result from 1 machine"
+    assert output._evidence_text(EVIDENCE).endswith("x0.02 [0.01, 0.03], 3 results from 2 machines")
 
 
 def test_json_reads_back_with_every_row_and_the_count_that_applies():

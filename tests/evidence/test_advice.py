@@ -8,7 +8,7 @@ import math
 import pytest
 
 from tuninglab.errors import UserError
-from tuninglab.evidence import advice, claim_verdicts
+from tuninglab.evidence import advice, answers, claim_verdicts
 from tuninglab.evidence.claim_verdicts import Comparison
 from tuninglab.evidence.sets import EvidenceSet, HostClass
 from tuninglab.evidence.topic_pages import topic_pages
@@ -160,11 +160,11 @@ def test_judge_at_least(low, high, kind):
 def test_no_pooled_comparison_cannot_tell_and_says_why(monkeypatch):
     c = comparison(kind=claim_verdicts.REGIME_NOT_REACHED, why="a check missed")
     monkeypatch.setattr(claim_verdicts, "comparisons", lambda *a, **k: [c])
-    v = advice.judge(meta())
+    v = answers.answer(meta()).verdict
     assert v.kind == advice.CANNOT_TELL and v.pooled is None and v.ratio is None
     assert v.why == f"{claim_verdicts.REGIME_NOT_REACHED}: a check missed"
     monkeypatch.setattr(claim_verdicts, "comparisons", lambda *a, **k: [])
-    v = advice.judge(meta(variant="tpcc"))
+    v = answers.answer(meta(variant="tpcc")).verdict
     assert v.kind == advice.CANNOT_TELL
     assert "invoke recipe doublewrite --variant tpcc" in v.why
 
@@ -172,13 +172,13 @@ def test_no_pooled_comparison_cannot_tell_and_says_why(monkeypatch):
 def test_the_first_comparison_is_the_one_judged(monkeypatch):
     first, other = comparison(1.0, 0.98, 1.02), comparison(1.5, 1.4, 1.6)
     monkeypatch.setattr(claim_verdicts, "comparisons", lambda *a, **k: [first, other])
-    v = advice.judge(meta())
+    v = answers.answer(meta()).verdict
     assert v.kind == advice.HOLDS and v.comparison is first
 
 
 def test_a_page_resting_on_none_cannot_tell_with_its_why():
-    v = advice.judge({"slug": "purge-threads", "rests_on": "none",
-                      "rests_on_why": "It says what to watch. "})
+    v = answers.answer({"slug": "purge-threads", "title": "t", "advice": "a", "rests_on": "none",
+                      "rests_on_why": "It says what to watch. "}).verdict
     assert (v.kind, v.why, v.rests_on, v.range_text) == \
         (advice.CANNOT_TELL, "It says what to watch.", None, "")
 
@@ -214,9 +214,9 @@ def test_ranked_by_the_measured_effect_unanswered_last_in_page_order(monkeypatch
                         lambda recipe, variant, point, metric="": [by_point[point]])
     pages = [meta("direct-io", recipe="direct-io", point=p, holds_when="at least 1")
              for p in ("O_DIRECT_NO_FSYNC", "O_DSYNC", "O_DIRECT")]
-    pages.insert(1, {"slug": "purge-threads", "rests_on": "none", "rests_on_why": "w"})
+    pages.insert(1, {"slug": "purge-threads", "title": "t", "advice": "a", "rests_on": "none", "rests_on_why": "w"})
     order = [(m["slug"], m["rests_on"] if m["rests_on"] == "none" else m["rests_on"]["point"])
-             for m, _ in advice.ranked(pages)]
+             for m, _ in ranked(pages)]
     assert order == [("direct-io", "O_DIRECT"), ("direct-io", "O_DSYNC"),
                      ("direct-io", "O_DIRECT_NO_FSYNC"), ("purge-threads", "none")]
 
@@ -228,15 +228,15 @@ def test_a_large_effect_too_loose_to_judge_ranks_after_a_small_answered_one(monk
                         lambda recipe, variant, point, metric="": [by_point[point]])
     pages = [meta("direct-io", recipe="direct-io", point=p, holds_when="at least 1")
              for p in ("O_DIRECT", "O_DSYNC")]
-    ranked = advice.ranked(pages)
-    assert [(m["rests_on"]["point"], v.kind) for m, v in ranked] == \
+    found = ranked(pages)
+    assert [(m["rests_on"]["point"], v.kind) for m, v in found] == \
         [("O_DSYNC", advice.HOLDS), ("O_DIRECT", advice.CANNOT_TELL)]
 
 
 def test_a_lab_vm_throughput_ranks_with_the_unanswered(monkeypatch):
     monkeypatch.setattr(claim_verdicts, "comparisons",
                         lambda *a, **k: [comparison(3.0, 2.9, 3.1, host=LAB)])
-    (_, v), = advice.ranked([meta()])
+    (_, v), = ranked([meta()])
     assert v.effect is None
 
 
@@ -252,10 +252,15 @@ def test_every_topic_page_names_what_its_advice_rests_on():
 
 
 def test_every_topic_page_is_judged_and_no_lab_throughput_is_an_answer():
-    for m, v in advice.ranked(topic_pages()):
+    for m, v in ranked(topic_pages()):
         assert v.kind in advice.KINDS, m["slug"]
         c = v.comparison
         if c is not None and c.evidence.host_class.lab and not v.rests_on.metric:
             assert v.kind == advice.CANNOT_TELL and v.pooled is None, m["slug"]
         if v.kind == advice.CANNOT_TELL:
             assert v.why, m["slug"]
+
+
+def ranked(pages):
+    """(page, its advice verdict) on the reference server, as the answer index ranks them."""
+    return [(a.meta, a.verdict) for a in answers.ranked(metas=pages)]

@@ -13,7 +13,7 @@ import pytest
 
 from helpers import DATA
 from tuninglab.evidence import sets as evidence
-from tuninglab.evidence import advice, claim_verdicts, claims_map, result_files, servers
+from tuninglab.evidence import answers, claim_verdicts, claims_map, result_files, servers
 from tuninglab.evidence.host_class import host_class
 from tuninglab.evidence.topic_pages import topic_pages
 from tuninglab.results.result import Result
@@ -143,7 +143,7 @@ def test_the_home_page_glance_has_every_topic_and_server(data_dir):
 
 
 def test_a_glance_cell_is_the_advice_verdict_with_its_comparison_and_risk(data_dir):
-    """The glance says what the advice tab below says (advice.judge): the row the comparison
+    """The glance says what the advice tab below says (answers.answer): the row the comparison
     (the setting spelled out against its baseline, the metric with its unit and which way is
     better) and what the compared setting risks, in words; each cell the verdict, the pooled
     ratio and, beside an answer, the risk's kind."""
@@ -151,7 +151,7 @@ def test_a_glance_cell_is_the_advice_verdict_with_its_comparison_and_risk(data_d
     glance = page.split('<div class="tl-glance">')[1].split("</table>")[0]
     row = next(r for r in glance.split("<tr>") if 'href="topics/doublewrite/"' in r)
     meta = next(m for m in topic_pages() if m["slug"] == "doublewrite")
-    v = advice.judge(meta, "mariadb 10.11")
+    v = answers.answer(meta, "mariadb 10.11").verdict
     topic, cell = re.findall(r"<td[^>]*>(.*?)</td>", row)[:2]
     assert "On innodb_<wbr>doublewrite OFF against ON: tps (higher is better)" in topic
     assert 'class="tl-risk">At OFF: a page torn by a crash mid-write' in topic

@@ -5,13 +5,14 @@ was found, with the cost that moved most; a lab VM's throughput never judged."""
 import math
 
 from tuninglab.results import stats
+from tuninglab.evidence import claim_verdicts, effects
 from tuninglab.site import today_table
 
-ANSWERS = today_table.ANSWERS
+ANSWERS = effects.ANSWERS
 
 
 def test_direct_io_on_the_reference_server_ranks_answers_first():
-    found = today_table.effects("direct-io", "mariadb 10.11")
+    found = effects.effects("direct-io", "mariadb 10.11")
     points = {(x.variant, x.point) for x in found}
     assert any(p == "O_DIRECT" for _, p in points)
     ranks = [x.rank for x in found]
@@ -26,7 +27,7 @@ def test_direct_io_on_the_reference_server_ranks_answers_first():
 
 def test_an_answer_agrees_with_its_interval():
     for topic in ("direct-io", "doublewrite", "io-schedulers", "commit-batching"):
-        for x in today_table.effects(topic, "mariadb 10.11"):
+        for x in effects.effects(topic, "mariadb 10.11"):
             if not x.ratio:
                 continue
             kind = x.ratio.verdict_kind
@@ -35,7 +36,7 @@ def test_an_answer_agrees_with_its_interval():
 
 
 def test_the_cost_shown_moved_clear_of_one():
-    costs = [x.cost for x in today_table.effects("direct-io", "mariadb 10.11") if x.cost]
+    costs = [x.cost for x in effects.effects("direct-io", "mariadb 10.11") if x.cost]
     assert costs
     for metric, ratio in costs:
         assert ratio.verdict_kind in (stats.MORE, stats.LESS)
@@ -43,13 +44,13 @@ def test_the_cost_shown_moved_clear_of_one():
 
 
 def test_a_lab_vm_throughput_is_never_judged():
-    for x in today_table.effects("raid", "mariadb 10.11"):
+    for x in effects.effects("raid", "mariadb 10.11"):
         assert x.ratio is None or not x.comparison.evidence.host_class.lab
 
 
 def test_a_server_without_results_says_how_to_measure(monkeypatch):
-    monkeypatch.setattr(today_table, "evidence_sets", lambda recipe, variant="": [])
-    out = today_table._server_block(today_table.effects("redo-size", "mysql 9.7"),
+    monkeypatch.setattr(claim_verdicts, "comparisons", lambda *a, **k: [])
+    out = today_table._server_block(effects.effects("redo-size", "mysql 9.7"),
                                     "mysql 9.7")
     assert "Not measured on MySQL 9.7 yet" in out
     assert "invoke recipe redo-size" in out and "--server mysql-9.7" in out
@@ -64,17 +65,17 @@ def test_the_fence_renders_a_tab_per_server_and_refuses_a_bad_topic():
 
 
 def test_an_emulated_cpu_shows_no_cpu_cost():
-    for x in today_table.effects("raid", "mariadb 10.11"):
+    for x in effects.effects("raid", "mariadb 10.11"):
         if x.cost and x.comparison.kind == today_table.claim_verdicts.NOT_TESTABLE:
-            assert x.cost[0] not in today_table.CPU_COSTS
+            assert x.cost[0] not in effects.CPU_COSTS
 
 
 def test_the_raid_page_leads_with_the_disk_ios_that_carry_over():
     """A lab VM's RAID throughput answers nothing, the IO requests a transaction makes at the
     members do: RAID 5 reads its parity, so its first rows show disk requests moving."""
-    found = today_table.effects("raid", "mariadb 10.11")
+    found = effects.effects("raid", "mariadb 10.11")
     first = found[:today_table.SHOWN_FIRST]
-    assert all(x.cost and x.cost[0] in today_table.IO_REQUESTS for x in first)
+    assert all(x.cost and x.cost[0] in effects.IO_REQUESTS for x in first)
     level5 = next(x for x in found if x.comparison.evidence.recipe == "raid-level"
                   and x.point == "5")
     assert level5.cost[0] == "reads_per_trx" and level5.cost[1].verdict_kind == stats.MORE
@@ -84,7 +85,7 @@ def test_a_server_without_the_option_says_so_rather_than_how_to_measure():
     """MariaDB has no innodb_buffer_pool_instances: its tab says why, with no command that the
     recipe's preflight would refuse."""
     for server in ("mariadb 10.11", "mariadb 11.8"):
-        out = today_table._server_block(today_table.effects("buffer-pool-instances", server),
+        out = today_table._server_block(effects.effects("buffer-pool-instances", server),
                                         server)
         assert out.startswith("<p>Not on MariaDB") and "innodb_buffer_pool_instances" in out
         assert "invoke recipe" not in out and "yet" not in out

@@ -15,7 +15,7 @@ from tuninglab.engine.measure.provenance import host_id
 from tuninglab.engine.run import runner
 from tuninglab.evidence import host_class, result_files
 from tuninglab.evidence.sets import machine_of
-from tuninglab.evidence.server_rows import differences
+from tuninglab.evidence.answers import differences
 
 RECIPE = "flush-log-at-trx-commit"
 

@@ -13,9 +13,8 @@ or `rests_on: none` with a `rests_on_why:` sentence, for advice that is not a me
 The range is "at least X", "at most X" or "between X and Y"; X may be a fraction ("1/1.03"),
 so that "no slower than 3%" reads as it is meant.
 
-The verdict compares the pooled 95% interval of the comparison the home page shows (the first of
-claim_verdicts.comparisons: the project's own host class with the most results) with the range:
-it holds when the interval lies inside it, does not hold when it lies wholly outside, and cannot
+The verdict compares the pooled 95% interval of the comparison a server's answer rests on
+(answers.py, which decides each topic's answer per server) with the range: it holds when the interval lies inside it, does not hold when it lies wholly outside, and cannot
 be told otherwise (or without a pooled comparison, saying why). A lab VM's throughput is never
 a verdict: its emulated CPU is not the hardware's, whatever the comparison says; its costs are.
 """
@@ -25,7 +24,7 @@ import re
 from dataclasses import dataclass
 
 from tuninglab.errors import UserError
-from tuninglab.evidence import claim_verdicts, servers
+from tuninglab.evidence import claim_verdicts
 from tuninglab.evidence.claim_verdicts import Comparison
 from tuninglab.recipes import load
 from tuninglab.results.metrics import COST, METRICS
@@ -244,29 +243,3 @@ def judge_comparison(r: RestsOn, c: Comparison) -> AdviceVerdict:
         f"the 95% interval [{_shown(p.ci_low)}, {_shown(p.ci_high)}] lies partly outside the "
         f"range ({r.range_text})")
     return AdviceVerdict(kind, why, r, c, p)
-
-
-def judge(meta: dict, server: str = servers.REFERENCE) -> AdviceVerdict:
-    """Whether today's evidence on one server supports a topic page's advice."""
-    r = rests_on(meta)
-    if r is None:
-        return AdviceVerdict(CANNOT_TELL, meta["rests_on_why"].strip(), None, None)
-    found = [c for c in claim_verdicts.comparisons(r.recipe, r.variant, r.point, r.metric)
-             if c.evidence.server == server]
-    if not found:
-        return AdviceVerdict(CANNOT_TELL, f"{claim_verdicts.NOT_MEASURED}: "
-                             f"{servers.how_to_measure(r.recipe, r.variant, server)}", r, None)
-    return judge_comparison(r, found[0])
-
-
-def ranked(metas: list[dict], server: str = servers.REFERENCE
-           ) -> list[tuple[dict, AdviceVerdict]]:
-    """The topics by the effect measured on one server (|log pooled ratio| of the
-    comparison their advice rests on), largest first; those without an answer last (one
-    measured too loosely to judge too), in the pages' order."""
-    judged = [(meta, judge(meta, server)) for meta in metas]
-
-    def rank(mv):
-        unanswered = mv[1].kind == CANNOT_TELL or mv[1].effect is None
-        return unanswered, 0.0 if unanswered else -mv[1].effect   # sorted() keeps page order
-    return sorted(judged, key=rank)

@@ -195,8 +195,16 @@ def named_disk_only(recipe: str, variant: str, recipes_dir: Path = files.RECIPES
 
 def comparisons(recipe: str, variant: str, point: str, metric: str = "") -> list[Comparison]:
     """The point's pooled comparison on each evidence set of the recipe's variant, in
-    evidence_sets' order (the project's largest set first)."""
-    return [compare_set(s, point, metric) for s in evidence_sets(recipe, variant)]
+    evidence_sets' order (the project's largest set first). Pooled once while the evidence
+    stays as it is: the home page, the topic pages, the claims page and the Check-your-server
+    examples all ask for the same comparisons in one build."""
+    return list(_comparisons(recipe, variant, point, metric, evidence_version(recipe)))
+
+
+@lru_cache(maxsize=4096)
+def _comparisons(recipe: str, variant: str, point: str, metric: str,
+                 _version: tuple) -> tuple[Comparison, ...]:
+    return tuple(compare_set(s, point, metric) for s in evidence_sets(recipe, variant))
 
 
 def pooled_ratio(pooled: pooling.Pooled, invert: bool = False) -> Ratio:
@@ -211,9 +219,9 @@ def pooled_ratio(pooled: pooling.Pooled, invert: bool = False) -> Ratio:
                      "verdict": "", "verdict_kind": ""})
 
 
-def _calibration_records() -> tuple:
+def _records_version() -> tuple[str, float]:
     data = result_files.DATA_DIR
-    return _records(str(data), result_files.stamp(Path(data) / calibrations.DIR))
+    return str(data), result_files.stamp(Path(data) / calibrations.DIR)
 
 
 @lru_cache(maxsize=4)
@@ -228,8 +236,15 @@ def calibration(s: EvidenceSet) -> tuple[pooling.Estimate, ...]:
     and nothing measured says that differs by server (every committed record is MariaDB 10.11's;
     filtering by server left 11.8 and 9.7 "without calibrations" on the same machines)."""
     duet = s.host_class.duet   # a duet class: the records' duet A/As, else the others
-    return tuple(e for c in _calibration_records()
-                 if host_class(c, duet).key == s.host_class.key
+    return _class_calibration(s.host_class.key, duet, *_records_version())
+
+
+@lru_cache(maxsize=256)
+def _class_calibration(key, duet: bool, data_dir: str,
+                       stamp: float) -> tuple[pooling.Estimate, ...]:
+    # Naming a record's class reads its whole host section: once per class and record set,
+    # not once per comparison pooled.
+    return tuple(e for c in _records(data_dir, stamp) if host_class(c, duet).key == key
                  for e in calibrations.aa_estimates(c, duet))
 
 
@@ -250,7 +265,12 @@ def _functional_why(doc: Result) -> str:
 
 def verdict_for_set(claim: Claim, s: EvidenceSet) -> Verdict:
     """The claim's verdict from every current result of one evidence set."""
-    c = compare_set(s, claim.point, claim.metric)
+    return verdict_of(claim, compare_set(s, claim.point, claim.metric))
+
+
+def verdict_of(claim: Claim, c: Comparison) -> Verdict:
+    """The claim's verdict from its point's comparison pooled over one evidence set."""
+    s = c.evidence
     doc = s.latest if s.latest is not None else s.superseded[-1][0]
     if c.pooled is None:
         return Verdict(c.kind, c.kind, None, doc, c.why, s, None, c.left_out, c.rerun)
@@ -280,26 +300,27 @@ def verdicts(claim: Claim) -> list[Verdict]:
     """The claim's verdict on each evidence set of its recipe's variant, the project's largest
     first; one "not measured yet" when there is none. Computed once while the claim's evidence
     stays as it is: the claims page asks for each claim's verdicts several times a build."""
-    return list(_verdicts(claim, _evidence_version(claim)))
+    return list(_verdicts(claim, evidence_version(claim.recipe)))
 
 
-def _evidence_version(claim: Claim) -> tuple:
-    """What a claim's verdicts rest on that can change in one process (`docs.serve` rebuilds
-    while results, calibration records and recipes change): the data directory, and the last
-    change of the recipe's result files, of the calibration records and of the recipe."""
+def evidence_version(recipe: str) -> tuple:
+    """What a recipe's comparisons rest on that can change in one process (`docs.serve`
+    rebuilds while results, calibration records and recipes change): the data directory, and
+    the last change of the recipe's result files, of the calibration records and of the
+    recipe: what every cache of verdicts is keyed on."""
     data = Path(result_files.DATA_DIR)
     try:
-        recipe = recipe_path(claim.recipe).stat().st_mtime
+        changed = recipe_path(recipe).stat().st_mtime
     except (UserError, OSError):
-        recipe = None
-    return (str(data), result_files.stamp(data / claim.recipe),
-            result_files.stamp(data / calibrations.DIR), recipe)
+        changed = None
+    return (str(data), result_files.stamp(data / recipe),
+            result_files.stamp(data / calibrations.DIR), changed)
 
 
 @lru_cache(maxsize=1024)
-def _verdicts(claim: Claim, _version: tuple) -> tuple[Verdict, ...]:
-    sets = evidence_sets(claim.recipe, claim.variant)
-    if not sets:
+def _verdicts(claim: Claim, version: tuple) -> tuple[Verdict, ...]:
+    found = _comparisons(claim.recipe, claim.variant, claim.point, claim.metric, version)
+    if not found:
         return (Verdict(NOT_MEASURED, NOT_MEASURED, None, None,
                         f"run {command(claim.recipe, claim.variant)} to measure it"),)
-    return tuple(verdict_for_set(claim, s) for s in sets)
+    return tuple(verdict_of(claim, c) for c in found)

@@ -9,7 +9,7 @@ from it."""
 import os
 from dataclasses import asdict, dataclass
 
-from tuninglab.evidence import advice, claim_verdicts, host_class, servers
+from tuninglab.evidence import advice, answers, host_class, servers
 from tuninglab.evidence.host_class import server_name
 from tuninglab.evidence.server_readings import Reading, reading
 from tuninglab.evidence.topic_pages import topic_pages
@@ -22,7 +22,6 @@ from tuninglab.units import human_seconds
 # sets it), else where `invoke docs.serve` serves it (mkdocs.yml's site_url).
 SITE = os.environ.get("SITE_URL") or "http://127.0.0.1:8000/"
 NO_EVIDENCE = "no evidence"
-PARTS = ("CPU", "cores", "memory", "VM", "disk")
 
 
 @dataclass(frozen=True)
@@ -39,12 +38,11 @@ class Evidence:
     closeness: str       # how close that class is to this host, in words
 
     def counted(self) -> str:
-        """"3 results from 2 hosts": what the ratio pools, in every form of the report."""
+        """"3 results from 2 machines": what the ratio pools, in every form of the report."""
         if self.host_class.startswith(host_class.CONTRIBUTED):  # their host ids prove nothing
             return (f"{self.results} contributed result{'s' * (self.results != 1)}, counted "
                     "as one sitting")
-        return (f"{self.results} result{'s' * (self.results != 1)} from {self.hosts} "
-                f"host{'s' * (self.hosts != 1)}")
+        return answers.counted(self.results, self.hosts)
 
 
 @dataclass(frozen=True)
@@ -82,51 +80,15 @@ def guide_server(flavor: str, version: tuple) -> tuple[str, str]:
                      f"{servers.label(name)}")
 
 
-def differences(here: dict, there: dict) -> list[str]:
-    """The parts in which a class differs from this host, as "cores: 8 there, 2 here"."""
-    out = []
-    for part in PARTS:
-        a, b = there.get(part), here.get(part)
-        if a is not None and b is not None and a != b:
-            out.append(f"{part}: {_part(a)} there, {_part(b)} here")
-    return out
-
-
-def _part(value) -> str:
-    return {True: "a VM", False: "not a VM"}.get(value, str(value)) \
-        if isinstance(value, bool) else str(value)
-
-
-def _closest(comparisons: list, here: dict, machine=None):
-    """The comparison whose host class is closest to this host: its own class (machine, known
-    from what this host measured before) first, then whole-machine evidence before a duet's
-    (each of its servers had half the machine: another question than a reader's server asks),
-    then the project's own evidence before contributed evidence (which anyone can add), then by
-    the fewest differing parts; ties keep the guide's order, the largest set first. With its
-    differences (none for its own)."""
-    def parts(c):
-        return host_class.machine_parts(c.evidence.results[-1]) if c.evidence.results else {}
-
-    def own(c) -> bool:
-        return machine is not None and host_class.runs_on(c.evidence.host_class, machine)
-    ranked = sorted(comparisons, key=lambda c: (not own(c), c.evidence.host_class.duet,
-                                                c.evidence.host_class.contributed,
-                                                len(differences(here, parts(c)))))
-    best = ranked[0]
-    return best, ([] if own(best) else differences(here, parts(best))), own(best)
-
-
 def evidence(rests_on, server: str, note: str, here: dict, machine=None) -> Evidence:
     if rests_on is None or not server:
         return Evidence(server, note, NO_EVIDENCE, note or "", "", "", 0, 0, "", "")
-    found = [c for c in claim_verdicts.comparisons(rests_on.recipe, rests_on.variant,
-                                                   rests_on.point, rests_on.metric)
-             if c.evidence.server == server]
-    if not found:
+    found = answers.closest(rests_on, server, here, machine)
+    if found is None:
         why = servers.cannot_measure(rests_on.recipe, rests_on.variant, server) or \
             f"no results on {servers.label(server)} yet"
         return Evidence(server, note, NO_EVIDENCE, why, rests_on.what, "", 0, 0, "", "")
-    c, differ, own = _closest(found, here, machine)
+    c, differ, own = found
     judged = advice.judge_comparison(rests_on, c)
     ratio = judged.ratio.text(ratio_decimals(judged.ratio.ratio, 2), mark="x",
                               with_verdict=False) if judged.ratio else ""
@@ -145,12 +107,14 @@ def evidence(rests_on, server: str, note: str, here: dict, machine=None) -> Evid
 
 def what_follows(meta: dict, r: Reading, e: Evidence) -> tuple[str, bool]:
     """The advice for this server, and whether it applies (asks for a change)."""
+    yours = "yours follows the page's advice; " if r.follows else ""
     if e.kind == NO_EVIDENCE:
-        return f"no evidence for a server like this yet ({e.why})", False
+        return f"{yours}no evidence for a server like this yet ({e.why})", False
     if e.kind == advice.CANNOT_TELL:
-        return f"not advised: {e.why}", False
+        return (f"{yours}the evidence here cannot tell whether the advice holds: {e.why}"
+                if yours else f"nothing to change on this evidence: {e.why}"), False
     if e.kind == advice.DOES_NOT_HOLD:
-        return ("not advised: the evidence here goes against the page's advice "
+        return (f"{yours}the evidence here goes against the page's advice "
                 f"({meta['advice']})"), False
     if r.follows is False:
         return f"change it: {meta['advice']}" + (f" ({r.note})" if r.note else ""), True

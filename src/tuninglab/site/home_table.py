@@ -3,7 +3,7 @@ servers, each row a topic's advice in a few words and each cell whether today's 
 that server holds it up, on the comparison it rests on, with what a faster setting risks;
 then, a tab per server, per topic its advice in full, the comparison it rests on, today's
 pooled ratio and whether the advice holds (advice.py), ranked by the effect measured today.
-Both read the same verdicts (advice.judge), so the glance and the tabs never disagree. A bad
+Both read the same verdicts (answers.answer), so the glance and the tabs never disagree. A bad
 topic page or a source result the claims map leaves out is an error in the page, so the
 strict build fails on it."""
 
@@ -12,7 +12,7 @@ import re
 from collections import Counter
 
 from tuninglab.errors import UserError
-from tuninglab.evidence import advice, measured, risks, servers, setting_words
+from tuninglab.evidence import answers, measured, risks, servers, setting_words
 from tuninglab.evidence.citations import times_text
 from tuninglab.evidence.topic_pages import topic_pages
 from tuninglab.recipes.load import load
@@ -30,14 +30,15 @@ PARTS = ("glance", "advice")
 def topics_fence(source, language, css_class, options, md, **kwargs) -> str:
     """The home page: the glance (topics x servers, whether the advice holds), then
     per topic its advice, the comparison it rests on, today's pooled ratio and whether the
-    advice holds, ranked by the effect measured today (advice.ranked), one tab per server
+    advice holds, ranked by the effect measured today (answers.ranked), one tab per server
     (servers.py), the reference open. `part = "glance"` or `part = "advice"` gives one of the
     two, so that the page can put its explanation between them."""
     try:
         part = _part(source)
         check_complete()
         pages = topic_pages()
-        ranked = {server: advice.ranked(pages, server) for server in servers.SHOWN}
+        ranked = {server: [(a.meta, a.verdict) for a in answers.ranked(server, pages)]
+                  for server in servers.SHOWN}
         # Out of the search index: the topic pages, not this summary of them, answer a
         # search. The mark is on a <section>: the theme's search parser tells elements apart
         # by tag only, so the first inner </div> would end a <div>'s exclusion.
@@ -71,7 +72,7 @@ def glance(ranked: dict) -> str:
     speed, in words (risks.py); then a cell per server with whether today's evidence there
     holds the advice up, the pooled ratio, and the risk's kind beside any answer. Each links to
     the topic's page. Topics with the largest answers on the reference server come first
-    (advice.ranked). Under it, the host class most cells are measured on."""
+    (answers.ranked). Under it, the host class most cells are measured on."""
     by_server = {server: {meta["slug"]: v for meta, v in r} for server, r in ranked.items()}
     heads = "".join(f"<th>{e(servers.label(server))}</th>" for server in ranked)
     common = Counter(_class(v) for r in ranked.values() for _, v in r if _class(v))
@@ -82,7 +83,7 @@ def glance(ranked: dict) -> str:
         cells = "".join(_glance_cell(by_server[server][meta["slug"]], meta, server, usual,
                                      kind) for server in ranked)
         rows.append(f'<tr><td data-label="Topic"><a href="topics/{meta["slug"]}/">'
-                    f'{_breakable(meta["title"])}</a><br>{e(glance_advice(meta))}'
+                    f'{_breakable(meta["title"])}</a><br>{e(answers.glance_advice(meta))}'
                     f"{compared}{risked}</td>{cells}</tr>")
     where = (f'<p class="tl-caption">Measured on {e(usual)} unless a cell names another '
              f'<a href="glossary/#host-class">host class</a>. A row names the comparison its '
@@ -91,11 +92,6 @@ def glance(ranked: dict) -> str:
              f"its 95% interval.</p>" if usual else "")
     return (f'<div class="tl-glance"><table><thead><tr><th>Topic: what to do</th>{heads}</tr>'
             f'</thead><tbody>{"".join(rows)}</tbody></table>{where}</div>')
-
-
-def glance_advice(meta: dict) -> str:
-    """The advice in a few words: the page's `glance:`, else its advice to the first ";"."""
-    return str(meta.get("glance") or meta["advice"].split(";")[0]).strip()
 
 
 def _rests_on(meta: dict, r) -> tuple[str, str, str]:

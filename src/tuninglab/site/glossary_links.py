@@ -1,34 +1,45 @@
-"""Each page's first use of a glossary term links to its entry (docs/glossary.md): a reader meets
-"regime" or "sitting" in a caption and is one click from what it means. Only running text is
-touched: never inside a link, code, a heading, a script, a control (summary, label, button) or
-the glossary itself; and only the first use on a page, so a page does not turn blue."""
+"""Each page's first use of a term of the lab's own ("regime", "sitting", "host class", "duet",
+"source in doubt") links to its definition on the Method page (docs/method.md): a reader meets
+it in a caption or a table and is one click from what it means. Only running text is touched
+(table cells included, where most of these words stand): never inside a link, code, a heading,
+a script, a control (summary, label, button) or the Method page itself; and only the first use
+on a page, so a page does not turn blue."""
 
 import posixpath
 import re
 
-GLOSSARY = "glossary/"
+METHOD = "method/"
 
-# A term's spellings (a regular expression, matched case-insensitively at word boundaries) and
-# its entry's anchor (the heading's id, as the toc extension makes it).
+# A term's spellings (a regular expression, matched case-insensitively at word boundaries, each
+# space in it any run of whitespace: a paragraph's source lines may break between "host" and
+# "class") and its entry's anchor (the heading's id, as the toc extension makes it).
 TERMS = (
     (r"switchbacks?", "switchback"),
     (r"restart design", "restart-design"),
+    (r"duets?", "duet"),
+    # A profile's name, not the everyday word ("a quick recovery"): "the quick profile", "a
+    # quick run", and the counts and times the pages give ("(1 quick)", "quick: 4m measured").
+    (r"quick (?:profiles?|runs?|results?)|(?<=\d\s)quick(?=\))|quick(?=: )", "quick-profile"),
+    (r"variants?", "variant"),
     (r"regimes?", "regime"),
     (r"pooled ratios?|pooled", "pooled-ratio"),
     (r"evidence sets?", "evidence-set"),
     (r"host class(?:es)?", "host-class"),
     (r"between-sitting spread", "between-sitting-spread"),
     (r"sittings?", "sitting"),
+    (r"older evidence", "older-evidence"),
     (r"smallest effect", "smallest-effect"),
     (r"equivalent(?= within)", "equivalent"),   # the verdict, not the everyday word
     (r"too noisy to tell", "too-noisy-to-tell"),
+    (r"sources? in doubt", "source-in-doubt"),
     (r"costs? per transaction", "cost-per-transaction"),
     (r"memory model", "memory-model"),
     (r"lab VM", "lab-vm"),
     (r"TCG", "tcg-and-kvm"),
     (r"stop rule", "stop-rule"),
 )
-_PATTERNS = [(re.compile(rf"\b(?:{p})\b", re.IGNORECASE), a) for p, a in TERMS]
+_PATTERNS = [(re.compile(r"\b(?:" + p.replace(" ", r"\s+") + r")\b", re.IGNORECASE), a)
+             for p, a in TERMS]
 
 # Elements whose text is never linked; only these are tracked, so other markup needs no care.
 _SKIP = {"a", "code", "pre", "kbd", "script", "style", "textarea", "svg", "summary", "label",
@@ -38,10 +49,10 @@ _NAME = re.compile(r"<\s*(/?)\s*([a-zA-Z][a-zA-Z0-9]*)")
 
 
 def linked(html: str, page_url: str) -> str:
-    """The page's HTML with the first use of each term linked to its glossary entry."""
-    if page_url.rstrip("/") == GLOSSARY.rstrip("/"):
+    """The page's HTML with the first use of each term linked to its definition."""
+    if page_url.rstrip("/") == METHOD.rstrip("/"):
         return html
-    base = posixpath.relpath(GLOSSARY, page_url or ".") if page_url else GLOSSARY.rstrip("/")
+    base = posixpath.relpath(METHOD, page_url or ".") if page_url else METHOD.rstrip("/")
     left = list(_PATTERNS)
     open_skips: list[str] = []
     out = []

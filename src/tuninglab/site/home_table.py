@@ -86,7 +86,7 @@ def glance(ranked: dict) -> str:
                     f'{_breakable(meta["title"])}</a><br>{e(answers.glance_advice(meta))}'
                     f"{compared}{risked}</td>{cells}</tr>")
     where = (f'<p class="tl-caption">Measured on {e(usual)} unless a cell names another '
-             f'<a href="glossary/#host-class">host class</a>. A row names the comparison its '
+             f'<a href="method/#host-class">host class</a>. A row names the comparison its '
              f"advice rests on and what its faster setting risks; a cell, whether the advice "
              f"holds on that server, with the ratio pooled over every comparable result and "
              f"its 95% interval.</p>" if usual else "")

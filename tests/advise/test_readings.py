@@ -122,3 +122,23 @@ def test_a_maximum_checkpoint_age_of_zero_divides_nothing():
     r = read("redo-size", server(status={"innodb_checkpoint_age": "5",
                                          "innodb_checkpoint_max_age": "0"}))
     assert "checkpoint age" not in r.value
+
+
+def test_the_known_traps_are_flagged_and_apply_whatever_the_measurements_say():
+    """The traps the guide's pages explain from the mechanism (issue 78): the page cleaner's
+    low-water mark at 0, no swap at all (swappiness then changes nothing), O_DIRECT on a
+    network filesystem; each applies in advise's row even where today's evidence cannot
+    tell."""
+    from tuninglab.evidence import advice, server_rows
+    nfs = host(datadir=storage(filesystem="nfs4", source="filer:/db"))
+    traps = [read("io-capacity"), read("swap", h=host(swap_bytes=0, swappiness="60")),
+             read("direct-io", server(innodb_flush_method="O_DIRECT"), nfs)]
+    assert all(r.trap and r.follows is False for r in traps)
+    assert "fsync" in traps[2].note and "nfs4" in traps[2].value
+    assert not read("direct-io", server(innodb_flush_method="O_DIRECT")).trap
+    assert not read("swap", h=host(swappiness="60")).trap   # too high, but there is swap
+    noisy = server_rows.Evidence("mariadb 10.11", "", advice.CANNOT_TELL, "older evidence",
+                                 "", "", 0, 0, "", "")
+    for r in traps:
+        follows, applies = server_rows.what_follows({"advice": "a"}, r, noisy)
+        assert applies and follows.startswith("check this: ") and "not advised" not in follows

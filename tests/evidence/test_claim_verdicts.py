@@ -116,7 +116,7 @@ def test_one_more_result_of_the_class_updates_its_pooled_verdict(data_dir):
     add(data_dir, load(DOUBLEWRITE[0]), "ffffffffffffffff", "2026-11-25T00:00:00+00:00")
     (after,) = cv.verdicts(claim())
     assert (after.pooled.k, after.pooled.sittings) == (3, 3)
-    assert after.counted == "3 results, 3 sittings (3 quick)"  # the fixtures are quick runs
+    assert after.counted == "3 results from 3 machines, 3 quick"  # the fixtures are quick runs
     assert (after.ratio.ci_low, after.ratio.ci_high) != (before.ratio.ci_low,
                                                           before.ratio.ci_high)
     assert after.ratio.ci_high - after.ratio.ci_low < before.ratio.ci_high - before.ratio.ci_low
@@ -223,7 +223,7 @@ def test_the_claims_page_defines_every_verdict_once_with_its_count():
 
 def test_a_topic_row_shows_how_many_results_and_sittings_its_verdict_rests_on():
     table = verdict_tables._topic_table("doublewrite")
-    assert re.search(r"\d+ results?, \d+ sittings?", table)
+    assert re.search(r"\d+ results? from \d+ machines?", table)
 
 
 # --- the home page ----------------------------------------------------------------------------

@@ -19,7 +19,16 @@ ON, OFF = "innodb_doublewrite=ON", "innodb_doublewrite=OFF"
 
 
 def customdata(figure: dict, trace: int = 0) -> list[str]:
-    return [html.unescape(c) for c in figure["data"][trace]["customdata"]]
+    """Each bar's comparison (its first line: a risky point's risk follows it)."""
+    return [html.unescape(c).split("<br>")[0] for c in figure["data"][trace]["customdata"]]
+
+
+def test_a_durability_trading_bar_says_what_it_risks_under_its_comparison():
+    """doublewrite OFF: its gain never shows without the torn page it risks (issue 78)."""
+    base, off = charts.results_bars([result()], "tps")["data"][0]["customdata"]
+    assert "risks" not in base
+    assert html.unescape(off).split("<br>")[1] == \
+        "not crash-safe: risks a page torn by a crash mid-write, which InnoDB cannot repair"
 
 
 def scaled(doc: dict, point: int, where: tuple, factor: float) -> dict:

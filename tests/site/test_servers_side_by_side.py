@@ -91,7 +91,7 @@ def test_a_topic_table_has_a_column_per_server_each_with_its_own_verdict(data_di
     heads = re.findall(r"<th>(Today on [^<]*)</th>", table)
     assert heads == ["Today on MariaDB 10.11", "Today on MariaDB 11.8", "Today on MySQL 9.7"]
     cells = dict(re.findall(r'<td data-label="(Today on [^"]*)"[^>]*>(.*?)</td>', table))
-    assert f"{ON_MYSQL} results, {ON_MYSQL} sittings" in cells["Today on MySQL 9.7"]
+    assert f"{ON_MYSQL} results from {ON_MYSQL} machines" in cells["Today on MySQL 9.7"]
     assert f"{ON_MYSQL} results" not in cells["Today on MariaDB 10.11"]
     assert "not measured yet" in cells["Today on MariaDB 11.8"]
     assert "invoke recipe doublewrite --server mariadb-11.8" in cells["Today on MariaDB 11.8"]

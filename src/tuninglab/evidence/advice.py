@@ -14,9 +14,10 @@ The range is "at least X", "at most X" or "between X and Y"; X may be a fraction
 so that "no slower than 3%" reads as it is meant.
 
 The verdict compares the pooled 95% interval of the comparison a server's answer rests on
-(answers.py, which decides each topic's answer per server) with the range: it holds when the interval lies inside it, does not hold when it lies wholly outside, and cannot
-be told otherwise (or without a pooled comparison, saying why). A lab VM's throughput is never
-a verdict: its emulated CPU is not the hardware's, whatever the comparison says; its costs are.
+(answers.py, which decides each topic's answer per server) with the range: it holds when the
+interval lies inside it, does not hold when it lies wholly outside, and cannot be told
+otherwise (or without a pooled comparison, saying why). A lab VM's throughput is never a
+verdict: its emulated CPU is not the hardware's, whatever the comparison says; its costs are.
 """
 
 import math

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from tuninglab.evidence import advice, claim_verdicts, host_class, servers
 from tuninglab.evidence.advice import AdviceVerdict, RestsOn
-from tuninglab.evidence.claim_verdicts import Comparison
+from tuninglab.evidence.claim_verdicts import Comparison, counted
 from tuninglab.evidence.effects import headline, judged
 from tuninglab.evidence.risks import risked
 from tuninglab.evidence.topic_pages import topic_pages
@@ -66,13 +66,6 @@ class Answer:
         """"3 results from 2 machines": what the comparison pools ("" without a pool)."""
         c = self.comparison
         return counted(c.pooled.k, c.pooled.sittings) if c and c.pooled else ""
-
-
-def counted(results: int, machines: int) -> str:
-    """"3 results from 2 machines", the one way every page and command counts a pool (a
-    machine is a sitting: one machine instance, its host id)."""
-    return (f"{results} result{'s' * (results != 1)} from {machines} "
-            f"machine{'s' * (machines != 1)}")
 
 
 def glance_advice(meta: dict) -> str:
@@ -167,8 +160,8 @@ def closest(r: RestsOn, server: str, here: dict,
 
 # Every element of a page that states a comparison's verdict on a server carries this
 # attribute, so that a test can read every built page and fail where two say different things
-# of one comparison (tests/site/test_answers_agree.py): the same question must read the same
-# words, and every question on one comparison the same interval.
+# of one comparison on one host class's evidence (tests/site/test_answers_agree.py): the same
+# question must read the same words, and every question on it the same interval.
 ATTR = "data-answer"
 SETTING, ADVICE, CLAIM = "setting", "advice", "claim"   # the questions a cell may answer
 
@@ -180,17 +173,21 @@ class Mark:
     variant: str
     point: str
     metric: str          # the metric compared ("" never: the recipe's primary is named)
+    evidence: str        # the host class whose results it pools (its key)
     question: str        # SETTING, ADVICE, or CLAIM + ":" + the claim's id
     words: str           # the verdict's words as the cell says them
     interval: str        # point / baseline's 95% interval, "0.941,1.031"; "" without one
 
     @property
     def comparison(self) -> tuple:
-        return self.server, self.recipe, self.variant, self.point, self.metric
+        """What is compared, on which server and whose evidence: every question on it reads
+        one interval."""
+        return self.server, self.recipe, self.variant, self.point, self.metric, self.evidence
 
 
 def interval_of(pooled) -> str:
-    """A pooled comparison's interval as a mark gives it (point / baseline, 3 decimals)."""
+    """A pooled comparison's interval (a Pooled, or a Ratio of it: point / baseline) as a mark
+    gives it, to 3 decimals."""
     return "" if pooled is None else f"{pooled.ci_low:.3f},{pooled.ci_high:.3f}"
 
 
@@ -201,8 +198,8 @@ def mark(m: Mark) -> str:
 
 def marks(found) -> str:
     """One element's statements, each a Mark, in one attribute."""
-    values = sorted({"|".join((m.server, m.recipe, m.variant, m.point, m.metric, m.question,
-                               m.words, m.interval)) for m in found})
+    values = sorted({"|".join((m.server, m.recipe, m.variant, m.point, m.metric, m.evidence,
+                               m.question, m.words, m.interval)) for m in found})
     return f' {ATTR}="{html.escape(";".join(values))}"' if values else ""
 
 
@@ -217,5 +214,13 @@ def advice_mark(a: Answer) -> str:
     r, c = a.rests_on, a.comparison
     if r is None or c is None:
         return ""
-    return mark(Mark(a.server, r.recipe, r.variant, r.point, a.metric, ADVICE, a.kind,
-                     interval_of(a.verdict.pooled or c.pooled)))
+    return mark(Mark(a.server, r.recipe, r.variant, r.point, a.metric,
+                     c.evidence.host_class.key, ADVICE, a.kind, interval_of(c.pooled)))
+
+
+def claim_mark(claim, v, server: str) -> str:
+    """The mark of a cell that says a source claim's verdict (claim_verdicts.Verdict) on a
+    server: the claim's question on its point's comparison; "" without a pooled one."""
+    return "" if v.pooled is None else mark(Mark(
+        server, claim.recipe, claim.variant, claim.point, claim.metric or v.evidence.latest.metric,
+        v.evidence.host_class.key, f"{CLAIM}:{claim.id}", v.kind, interval_of(v.pooled)))

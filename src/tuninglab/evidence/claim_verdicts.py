@@ -75,14 +75,20 @@ class Verdict:
 
     @property
     def counted(self) -> str:
-        """"3 results, 2 sittings (1 quick)" (empty without a pool): quick and full results
+        """"3 results from 2 machines, 1 quick" (empty without a pool): quick and full results
         pool as one experiment, since a quick profile changes only the timing (warm-up,
         duration, repeats: tests/recipes pins that), but a reader sees how many were quick."""
         if self.pooled is None:
             return ""
-        k, s = self.pooled.k, self.pooled.sittings
-        quick = f" ({self.quick} quick)" if self.quick else ""
-        return f"{k} result{'s' * (k != 1)}, {s} sitting{'s' * (s != 1)}{quick}"
+        quick = f", {self.quick} quick" if self.quick else ""
+        return counted(self.pooled.k, self.pooled.sittings) + quick
+
+
+def counted(results: int, machines: int) -> str:
+    """"3 results from 2 machines", the one way every page and command counts a pool (a
+    machine is a sitting: one machine instance, its host id)."""
+    return (f"{results} result{'s' * (results != 1)} from {machines} "
+            f"machine{'s' * (machines != 1)}")
 
 
 # --- the comparison a result gives ------------------------------------------------------------

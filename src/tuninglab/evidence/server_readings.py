@@ -16,6 +16,9 @@ from tuninglab.recipes.server_names import MYSQL_REDO_CAPACITY, gone, is_mysql
 from tuninglab.visible import visible
 
 ON = ("ON", "1", "YES", "TRUE")
+# Filesystems whose writes cross a network: O_DIRECT there is the flush method to measure.
+NETWORK_FILESYSTEMS = ("nfs", "cifs", "smb", "ceph", "glusterfs", "fuse.", "9p", "lustre",
+                       "gpfs", "ocfs2", "gfs2")
 # A numeric variable or status value as a server prints it: digits, perhaps a fraction. Bounded,
 # so that float() never sees 'nan', 'inf', '1e999' or '1_0', which it would take.
 NUMBER = re.compile(r"[0-9]{1,20}(\.[0-9]{1,20})?")
@@ -75,6 +78,9 @@ class Reading:
     value: str                 # the current value in words
     follows: bool | None       # whether it is what the advice says; None: it names no value
     note: str = ""             # what the advice says of this value, or why nothing was read
+    # A known trap: a value whose harm the guide shows from the server's or kernel's own
+    # mechanism (its manual), flagged whatever today's measurements can tell on this hardware.
+    trap: bool = False
 
 
 def _on(value) -> bool:
@@ -161,6 +167,12 @@ def direct_io(s, h) -> Reading:
                                                "innodb_log_file_buffering")
                  if s.var(n) is not None]
     parts = ([f"innodb_flush_method = {method}"] if method is not None else []) + buffering
+    d = _storage(h)
+    fs = (d or {}).get("filesystem") or ""
+    if method and "O_DIRECT" in str(method).upper() and fs.startswith(NETWORK_FILESYSTEMS):
+        return Reading(", ".join(parts) + f", datadir on {fs}", False,
+                       "on network storage fsync (innodb_flush_method = fsync) can be faster "
+                       "than O_DIRECT, as the MySQL manual warns: measure both", trap=True)
     return Reading(", ".join(parts) or "innodb_flush_method: not on this server", None)
 
 
@@ -192,7 +204,9 @@ def io_capacity(s, h) -> Reading:
         value += f", innodb_max_dirty_pages_pct_lwm = {lwm}"
         if _number(lwm) == 0:
             return Reading(value, False, "with the low-water mark at 0 the page cleaner may "
-                           "not flush ahead whatever innodb_io_capacity says")
+                           "not flush ahead whatever innodb_io_capacity says: set "
+                           "innodb_max_dirty_pages_pct_lwm (10, say) to flush in the "
+                           "background", trap=True)
         return Reading(value, True)
     return Reading(value, None, "set it to what the storage sustains in the background")
 
@@ -345,8 +359,10 @@ def hyperthreading(s, h) -> Reading:
 def swap(s, h) -> Reading:
     size, swappiness = h.get("swap_bytes"), h.get("swappiness")
     value = f"swap {_size(size or 0)}, vm.swappiness = {swappiness}"
-    if not size:
-        return Reading(value, False, "no swap: nothing catches a memory peak")
+    if not size:   # vm.swappiness then changes nothing: there is nothing to swap to
+        return Reading(value, False, "no swap: a memory peak gets mysqld killed by the "
+                       "kernel's OOM killer rather than slowed; add a little swap with a low "
+                       "vm.swappiness", trap=True)
     if swappiness is not None and int(swappiness) > 10:
         return Reading(value, False, "a high vm.swappiness swaps the buffer pool out early")
     return Reading(value, True)

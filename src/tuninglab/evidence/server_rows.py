@@ -36,6 +36,8 @@ class Evidence:
     hosts: int
     host_class: str      # the class the results are from
     closeness: str       # how close that class is to this host, in words
+    class_key: str = ""  # the class's key (answers.Mark), "" without evidence
+    interval: str = ""   # the pooled 95% interval as answers.Mark gives it, "" without one
 
     def counted(self) -> str:
         """"3 results from 2 machines": what the ratio pools, in every form of the report."""
@@ -100,13 +102,18 @@ def evidence(rests_on, server: str, note: str, here: dict, machine=None) -> Evid
         closeness = "a duet, each server on half the machine; " + closeness
     if c.evidence.host_class.contributed:  # said wherever it is used (issue 57)
         closeness = "contributed results, not the project's; " + closeness
-    return Evidence(server, note, judged.kind, judged.why, rests_on.what, ratio,
-                    len(c.evidence.results), c.evidence.sittings, c.evidence.host_class.name,
-                    closeness)
+    # What the ratio pools (the results that reached the regime), as every page counts it.
+    k, sittings = (c.pooled.k, c.pooled.sittings) if c.pooled else \
+        (len(c.evidence.results), c.evidence.sittings)
+    return Evidence(server, note, judged.kind, judged.why, rests_on.what, ratio, k, sittings,
+                    c.evidence.host_class.name, closeness, c.evidence.host_class.key,
+                    answers.interval_of(c.pooled))
 
 
 def what_follows(meta: dict, r: Reading, e: Evidence) -> tuple[str, bool]:
     """The advice for this server, and whether it applies (asks for a change)."""
+    if r.follows is False and r.trap:   # the harm is the mechanism's: no measurement needed
+        return f"check this: {r.note}", True
     yours = "yours follows the page's advice; " if r.follows else ""
     if e.kind == NO_EVIDENCE:
         return f"{yours}no evidence for a server like this yet ({e.why})", False

@@ -12,6 +12,7 @@ import statistics
 import textwrap
 
 from tuninglab.evidence.result_files import latest_per_host
+from tuninglab.evidence.risks import risked
 from tuninglab.results import stats, timeseries
 from tuninglab.results.labels import setting_label, setting_title, setting_value
 from tuninglab.results.metrics import METRICS, SCAN, SYSBENCH, TPCC, axis_title, decimals
@@ -229,7 +230,9 @@ def _host_trace(r: Result, name: str, metric: str, hover: str) -> tuple[dict, li
         ys.append(median)
         up.append((s.ci_high * scale - median) if s.ci_high is not None else 0)
         down.append((median - s.ci_low * scale) if s.ci_low is not None else 0)
-        verdicts.append(esc(comparison_text(r, point, metric)))
+        kind, risk = risked(r.setting, point.value)   # a gain that costs safety is never bare
+        verdicts.append(esc(comparison_text(r, point, metric))
+                        + (f"<br>{esc(kind)}: risks {esc(risk)}" if risk else ""))
     noisy = [too_wide(y, u, d) for y, u, d in zip(ys, up, down)]
     verdicts = [v + (f"<br>{NOISY_TEXT}" if n else "") for v, n in zip(verdicts, noisy)]
     # The host's text once per trace (meta), not once per bar. tl_host: charts.js gives a

@@ -9,6 +9,7 @@ import html
 from tuninglab.evidence import claims_map, historical, result_files, servers
 from tuninglab.evidence.citations import cite, source_text
 from tuninglab.evidence.host_class import server_of
+from tuninglab.evidence.risks import risked
 from tuninglab.recipes.defaults_sets import TODAY
 from tuninglab.recipes.load import load
 from tuninglab.recipes.server_names import map_settings
@@ -56,6 +57,10 @@ def _row(q: dict, docs: list[dict]) -> str:
         for c in q["claims"]))
     question = (f"<code>{html.escape(q['setting'])}</code>: {html.escape(q['faster'])} against "
                 f"{html.escape(q['slower'])} ({html.escape(said)})")
+    kind, risk = risked(q["setting"], q["faster"])   # a faster value that costs durability
+    if risk:
+        question += (f'<br><span class="tl-risk">{html.escape(kind)}: risks '
+                     f"{html.escape(risk)}</span>")
     cells = "".join(_cell(q, doc) for doc in docs)
     return f"<tr><td>{question}</td><td>{html.escape(q['faster'])}</td>{cells}</tr>"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tuninglab import files
 from tuninglab.errors import UserError
-from tuninglab.evidence import advice, measured, server_rows, servers
+from tuninglab.evidence import advice, answers, measured, server_rows, servers
 from tuninglab.evidence.server_readings import ServerFacts
 from tuninglab.evidence.topic_pages import topic_pages
 from tuninglab.site.failure import fence_failure
@@ -42,6 +42,10 @@ def _row(r, rests_on) -> str:
     ev = r.evidence
     mark = measured.attr(rests_on.recipe, rests_on.variant, ev.server,
                          ev.kind != server_rows.NO_EVIDENCE) if rests_on and ev.server else ""
+    if rests_on and ev.interval:   # what the cell answers: the advice, on this evidence
+        mark += answers.mark(answers.Mark(ev.server, rests_on.recipe, rests_on.variant,
+                                          rests_on.point, answers.metric_of(rests_on),
+                                          ev.class_key, answers.ADVICE, ev.kind, ev.interval))
     evidence = f'<span class="tl-v tl-v-{ev.kind.replace(" ", "-")}">{e(ev.kind)}</span>'
     if ev.ratio:
         evidence += (f"<br>{e(ev.comparison)} {e(ev.ratio)}<br><small>{e(ev.counted())}, "

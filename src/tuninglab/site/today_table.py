@@ -6,7 +6,7 @@ the first screen; the rest are folded under them."""
 import html
 from collections import Counter
 
-from tuninglab.evidence import claim_verdicts, measured, servers
+from tuninglab.evidence import answers, claim_verdicts, measured, servers
 from tuninglab.evidence.effects import Effect, effects, recipes_by_topic
 from tuninglab.results.metrics import METRICS, ratio_decimals
 from tuninglab.site import rerun
@@ -90,12 +90,38 @@ def _not_measured(found: list[Effect], server: str, elsewhere=lambda: "") -> str
 
 
 def _row(x: Effect, usual: str, server: str) -> str:
-    variant = f'<br><span class="tl-why">variant {e(x.variant)}</span>' if x.variant else ""
+    variant = f'<br><span class="tl-why">{e(_experiment(x))}</span>' if x.variant else ""
     what = f"<code>{e(x.setting)}</code> {e(x.point)} against {e(x.baseline)}{variant}"
-    mark = measured.attr(x.recipe, x.variant, server, True)
+    kind, risk = x.risk   # a gain that costs durability or safety is never shown bare
+    if risk:
+        what += f'<br><span class="tl-risk">{e(kind)}: risks {e(risk)}</span>'
+    mark = measured.attr(x.recipe, x.variant, server, True) + _answer_marks(x, server)
     return (f'<tr{mark}><td data-label="Setting">{what}</td>'
             f'<td data-label="Throughput, today">{_throughput(x, usual)}</td>'
             f'<td data-label="The cost that moved most">{_cost(x)}</td></tr>')
+
+
+def _experiment(x: Effect) -> str:
+    """Which of the recipe's experiments a row is, in the recipe's own words: its title after
+    the topic ("ON vs OFF, TPC-C-like (large, disk-bound)")."""
+    title = _recipes_by_name()[(x.recipe, x.variant)].title
+    return title.split(": ", 1)[-1]
+
+
+def _recipes_by_name() -> dict:
+    return {(r.name, r.variant): r for found in recipes_by_topic().values() for r in found}
+
+
+def _answer_marks(x: Effect, server: str) -> str:
+    """What the row answers (answers.Mark): the setting's comparison in its throughput and in
+    the cost that moved most, each with its words and interval."""
+    c = x.comparison
+    found = [(c.evidence.latest.metric, x.ratio)] if x.ratio is not None else []
+    found += [x.cost] if x.cost else []
+    return answers.marks(answers.Mark(server, x.recipe, x.variant, x.point, metric,
+                                      c.evidence.host_class.key, answers.SETTING,
+                                      ratio.verdict_kind, answers.interval_of(ratio))
+                         for metric, ratio in found)
 
 
 def _throughput(x: Effect, usual: str) -> str:

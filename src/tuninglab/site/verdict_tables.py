@@ -18,7 +18,7 @@ from markdown.extensions import Extension
 from markdown.inlinepatterns import InlineProcessor
 
 from tuninglab.errors import UserError
-from tuninglab.evidence import (claim_verdicts, claims_answered, claims_keys, claims_map,
+from tuninglab.evidence import (answers, claim_verdicts, claims_answered, claims_keys, claims_map,
                                 historical, measured, servers)
 from tuninglab.evidence.citations import cite, source_text, times_text
 from tuninglab.evidence.claim_verdicts import Verdict
@@ -139,7 +139,8 @@ def _server_cell(c, found: list[Verdict], server: str, notes: Notes) -> str:
     ratio = f'<br><span class="tl-today">{e(today)}</span>' if first.ratio is not None else ""
     if first.band:
         ratio += f'<br><span class="tl-band">judged against {e(first.band)}</span>'
-    mark = measured.attr(c.recipe, c.variant, server, first.evidence is not None)
+    mark = measured.attr(c.recipe, c.variant, server, first.evidence is not None) + \
+        answers.claim_mark(c, first, server)
     return (f'<td data-label="{e(header(server))}"{mark}>'
             f'{_verdict_cell(first, _set_note(first, bool(others)), notes)}{ratio}'
             f'{_counted(first)}{_other_sets(others, notes)}{_older(first)}</td>')

@@ -242,15 +242,3 @@ def test_picking_a_host_fetches_its_views_and_they_stay_text(browser, hostile_si
         assert pg.problems == []
     finally:
         context.close()
-
-
-def test_the_home_pages_server_tabs_switch_its_table(page, base_url):
-    """One click shows another server's ranking; the theme's tabs need no script of ours."""
-    page.goto(f"{base_url}/")
-    blocks = page.locator(".tl-topics .tabbed-block")
-    assert blocks.count() == 3
-    assert blocks.nth(0).is_visible() and not blocks.nth(2).is_visible()
-    page.locator(".tl-topics .tabbed-labels label", has_text="MySQL 9.7").click()
-    assert blocks.nth(2).is_visible() and not blocks.nth(0).is_visible()
-    assert "--server mysql-9.7" in blocks.nth(2).inner_text()
-    assert page.problems == []

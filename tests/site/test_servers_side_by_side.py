@@ -1,5 +1,5 @@
-"""Pages compare servers (evidence/servers.py): every topic's verdict table has a column per server,
-the home page a tab per server, and a result on a new server adds to a page without moving what
+"""Pages compare servers (evidence/servers.py): every topic's verdict table and the home page's
+table have a column per server, and a result on a new server adds to a page without moving what
 it shows first, however many results that server has."""
 
 import copy
@@ -16,6 +16,7 @@ from tuninglab.evidence import sets as evidence
 from tuninglab.evidence import answers, claim_verdicts, claims_map, result_files, servers
 from tuninglab.evidence.host_class import host_class
 from tuninglab.evidence.topic_pages import topic_pages
+from tuninglab.results.metrics import ratio_decimals
 from tuninglab.results.result import Result
 from tuninglab.site import home_table, hostviews, verdict_tables
 
@@ -113,53 +114,96 @@ def test_a_page_opens_on_the_reference_server_though_another_ran_later(data_dir)
     assert hostviews.shown_by_default(only_mysql) is only_mysql[-1]
 
 
-def test_the_home_page_has_a_tab_per_server_the_reference_open(data_dir):
+def home_rows(page: str) -> list[str]:
+    """The home table's body rows."""
+    return page.split("<tbody>")[1].split("</tbody>")[0].split("<tr>")[1:]
+
+
+def test_the_home_page_has_a_column_per_server_the_reference_first(data_dir):
+    """A column per server under the question its cells answer; a server without a result
+    says how to measure it in the cell's hover."""
     page = home_table.topics_fence("", "topics", "", {}, None)
-    labels = re.findall(r'<label for="tl-server-\d">([^<]*)</label>', page)
-    assert labels == ["MariaDB 10.11", "MariaDB 11.8", "MySQL 9.7"]
-    assert re.findall(r'<input id="(tl-server-\d)"[^>]* checked>', page) == ["tl-server-0"]
-    blocks = page.split('<div class="tabbed-block">')[1:]
-    assert len(blocks) == 3
-    assert "--server mariadb-11.8" in blocks[1] and "--server mariadb-11.8" not in blocks[0]
+    head = page.split("<thead>")[1].split("</thead>")[0]
+    assert re.findall(r"<th>([^<]*)</th>", head) == ["MariaDB 10.11", "MariaDB 11.8",
+                                                     "MySQL 9.7"]
+    assert '<th colspan="3">Does the advice hold?' in head
+    row = next(r for r in home_rows(page) if 'href="topics/doublewrite/"' in r)
+    cells = dict(re.findall(r'<td data-label="([^"]*)" title="([^"]*)"', row))
+    assert "--server mariadb-11.8" in cells["MariaDB 11.8"]
+    assert "--server" not in cells["MariaDB 10.11"]
     # Kept out of the search index by an element no inner element shares a tag with.
-    assert page.count("<section") == page.count("<section data-search-exclude>") == 2
+    assert page.count("<section") == page.count("<section data-search-exclude>") == 1
 
 
-def test_the_home_page_glance_has_every_topic_and_server(data_dir):
-    """Topics x servers on one screen: a row per topic page with its advice in a few words, a
-    cell per server with whether the advice holds there, or why there is no answer, linking
-    to the page."""
+def test_the_home_table_has_every_topic_and_server(data_dir):
+    """A row per topic page with its advice in a few words, a cell per server with whether the
+    advice holds there, or why there is no answer (one cell across the servers for advice that
+    rests on no measurement), each linking to the page."""
     page = home_table.topics_fence("", "topics", "", {}, None)
-    glance = page.split('<div class="tl-glance">')[1].split("</table>")[0]
-    heads = re.findall(r"<th>([^<]*)</th>", glance)
-    assert heads == ["Topic: what to do", "MariaDB 10.11", "MariaDB 11.8", "MySQL 9.7"]
-    rows = glance.split("<tr>")[2:]
+    rows = home_rows(page)
     assert len(rows) == len(topic_pages())
     for row in rows:
-        assert row.count("<td") == 4 and row.count('class="tl-v') == 3
-        assert row.count('<a href="topics/') == 4
+        slug = re.search(r'href="topics/([^/]+)/"', row).group(1)
+        if 'colspan="3"' in row:
+            assert row.count("<td") == 2 and "rests on no measurement" in row
+        else:
+            assert row.count("<td") == 4 and row.count('class="tl-v') == 3
+        assert row.count(f'<a href="topics/{slug}/"') == row.count("<td")
     flush = next(r for r in rows if 'href="topics/flush-log-at-trx-commit/"' in r)
     assert "Keep 1, the only durable setting" in flush
 
 
-def test_a_glance_cell_is_the_advice_verdict_with_its_comparison_and_risk(data_dir):
-    """The glance says what the advice tab below says (answers.answer): the row the comparison
-    (the setting spelled out against its baseline, the metric with its unit and which way is
-    better) and what the compared setting risks, in words; each cell the verdict, the pooled
-    ratio and, beside an answer, the risk's kind."""
+def test_a_home_cell_is_the_advice_verdict_with_its_interval_and_the_row_its_risk(data_dir):
+    """A cell says the answer index's verdict and the interval of the comparison it rests on,
+    marked as the advice's (answers.advice_mark) and as measured (measured.py); its hover
+    names the comparison and its metric. A row whose compared setting trades durability says
+    "keep it" and what the other value risks, so no gain on it is bare."""
     page = home_table.topics_fence("", "topics", "", {}, None)
-    glance = page.split('<div class="tl-glance">')[1].split("</table>")[0]
-    row = next(r for r in glance.split("<tr>") if 'href="topics/doublewrite/"' in r)
+    row = next(r for r in home_rows(page) if 'href="topics/doublewrite/"' in r)
     meta = next(m for m in topic_pages() if m["slug"] == "doublewrite")
-    v = answers.answer(meta, "mariadb 10.11").verdict
+    a = answers.answer(meta, "mariadb 10.11")
     topic, cell = re.findall(r"<td[^>]*>(.*?)</td>", row)[:2]
-    assert "On innodb_<wbr>doublewrite OFF against ON: tps (higher is better)" in topic
-    assert 'class="tl-risk">At OFF: a page torn by a crash mid-write' in topic
-    assert f'tl-v-{v.kind.replace(" ", "-")}">{v.kind}</span> x' in cell
-    assert '<span class="tl-risk">(not crash-safe)</span>' in cell
-    flush = next(r for r in glance.split("<tr>") if "flush-log-at-trx-commit/" in r)
-    for c in re.findall(r"<td[^>]*>(.*?)</td>", flush)[1:]:   # no lost commit is a bare gain
-        assert "not measured" in c or "(not durable)" in c, c
+    assert ('class="tl-risk">Keep it: <code>OFF</code> risks a page torn by a crash '
+            "mid-write") in topic
+    interval = a.setting.text(ratio_decimals(a.setting.ratio, 2), mark="x", with_verdict=False)
+    assert f'tl-v-{a.kind.replace(" ", "-")}">{a.kind}</span> · {interval}' in cell
+    td = re.findall(r"<td [^>]*>", row)[1]
+    assert answers.advice_mark(a) in td and 'data-measured="mariadb 10.11|doublewrite||yes"' in td
+    hover = re.search(r'title="([^"]*)"', td).group(1)
+    assert hover.startswith("Does the advice hold on MariaDB 10.11? ")
+    assert "innodb_doublewrite OFF against ON, throughput (transactions/s)" in hover
+    for r in home_rows(page):   # every risky row says its risk, whatever its cells show
+        slug = re.search(r'href="topics/([^/]+)/"', r).group(1)
+        m = next(m for m in topic_pages() if m["slug"] == slug)
+        if answers.answer(m).risk_kind:
+            assert 'class="tl-risk">Keep it: ' in r, slug
+
+
+def test_the_home_order_is_data_losing_settings_then_wrong_defaults_then_effects():
+    """check_order: the settings that lose data first, then the defaults a page marks
+    `check_first: "default"`, then the rest as answers.ranked ranks them."""
+    pages = [dict(m) for m in topic_pages()]
+    for m in pages:
+        m.pop("check_first", None)
+        if m["slug"] in ("purge-threads", "io-capacity"):
+            m["check_first"] = "default"
+    ranked = answers.ranked(servers.REFERENCE, pages)
+    order = [a.slug for a in home_table.check_order(ranked)]
+    risky = [a.slug for a in ranked if a.risk_kind]
+    assert risky and order[:len(risky)] == risky
+    assert set(risky) >= {"flush-log-at-trx-commit", "doublewrite"}
+    defaults = [a.slug for a in ranked if a.slug in ("purge-threads", "io-capacity")]
+    assert order[len(risky):len(risky) + 2] == defaults
+    rest = [a.slug for a in ranked if a.slug not in risky + defaults]
+    assert order[len(risky) + 2:] == rest
+
+
+def test_a_check_first_other_than_default_fails_the_page_naming_it():
+    pages = [dict(m) for m in topic_pages()]
+    pages[0]["check_first"] = "yes"
+    with pytest.raises(ValueError, match=rf"docs/topics/{pages[0]['slug']}.md: check_first: "
+                                         r"expected 'default', got 'yes'"):
+        home_table.check_order(answers.ranked(servers.REFERENCE, pages))
 
 
 def test_a_lab_vm_claim_says_why_no_other_server_is_measured():
@@ -172,14 +216,9 @@ def test_a_lab_vm_claim_says_why_no_other_server_is_measured():
         assert "--server" not in cells[f"Today on {server}"]
 
 
-def test_the_home_fence_gives_either_part_or_both_and_refuses_another(data_dir):
-    glance = home_table.topics_fence('part = "glance"', "topics", "", {}, None)
-    advice = home_table.topics_fence('part = "advice"', "topics", "", {}, None)
-    assert 'class="tl-glance"' in glance and "tl-topics" not in glance
-    assert "tl-topics" in advice and 'class="tl-glance"' not in advice
-    assert home_table.topics_fence("", "topics", "", {}, None) == glance + advice
-    bad = home_table.topics_fence('part = "all"', "topics", "", {}, None)
-    assert "expected part = &quot;glance&quot;" in bad or "expected part" in bad
+def test_the_home_fence_takes_no_options():
+    bad = home_table.topics_fence('part = "glance"', "topics", "", {}, None)
+    assert 'class="admonition failure"' in bad and "takes no options" in bad
 
 
 def test_a_duets_verdict_names_its_class_even_alone_in_its_column():

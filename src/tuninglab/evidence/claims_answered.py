@@ -64,10 +64,8 @@ def distinct(claims) -> int:
 
 
 def line(a: Answered, total: int) -> str:
-    """"MariaDB 10.11 on <class>: 5 of 31 source results answered (12 measured), from 3
-    sittings (6 results)"."""
-    s, r = a.sittings, a.results
-    rest = (f", from {s} sitting{'s' * (s != 1)} ({r} result{'s' * (r != 1)})"
-            if a.answered else "")
+    """"MariaDB 10.11 on <class>: 5 of 31 source results answered (12 measured), from 6
+    results from 3 machines"."""
+    rest = f", from {claim_verdicts.counted(a.results, a.sittings)}" if a.answered else ""
     return (f"{servers.label(a.server)} on {a.host_class}: {a.answered} of {total} source "
             f"results answered ({a.measured} measured){rest}")

@@ -11,8 +11,9 @@ result's class and server are named as contributed (host_class.CONTRIBUTED): a c
 
 from tuninglab.errors import UserError
 from tuninglab.evidence import (claim_jobs, claim_status, claim_verdicts, claims_answered,
-                                claims_counts, claims_map)
+                                claims_counts, claims_map, servers)
 from tuninglab.evidence.citations import source_text, times_text
+from tuninglab.evidence.host_class import in_words
 from tuninglab.recipes.load import check_name, list_names
 from tuninglab.results import document
 from tuninglab.results import verdicts as words
@@ -21,14 +22,14 @@ from tuninglab.visible import visible
 
 
 def _line(c, v) -> str:
-    where = (f"{v.evidence.host_class.name}, {v.evidence.server}" if v.evidence
-             else "no result yet")
-    today = times_text(v.ratio)
-    counted = f" ({v.counted})" if v.counted else ""
-    why = f": {v.reasons}" if v.reasons else ""
-    band = f", judged against {v.band}" if v.band else ""
-    return (visible(f"  {c.id}: then {source_text(c)}, today {today}{counted}: {v.text}{why}")
-            + "\n" + visible(f"      on {where}{band}"))
+    """One line per claim and evidence set, in plain words: the claim, then and today, the
+    verdict, the server and the machine in a DBA's words, what the pool counts and why."""
+    where = (f"{servers.label(v.evidence.server)}, {in_words(v.evidence.latest)}"
+             if v.evidence and v.evidence.latest else
+             servers.label(v.evidence.server) if v.evidence else "no result yet")
+    notes = "; ".join(x for x in (v.counted, v.reasons) if x)
+    return visible(f"  {c.id}: then {source_text(c)}, today {times_text(v.ratio)}: {v.text}, "
+                   f"on {where}" + (f" ({notes})" if notes else ""))
 
 
 def lines(recipe: str | None = None) -> list[str]:

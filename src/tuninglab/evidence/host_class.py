@@ -6,6 +6,7 @@ project's, and a result measured inside the lab VM names the VM before the host 
 duet's, its servers' half of the machine (each answers for half of it, not for the whole)."""
 
 import math
+import re
 from dataclasses import dataclass
 
 from tuninglab.results.result import Result
@@ -128,3 +129,60 @@ def runs_on(cls: HostClass, machine: HostClass) -> bool:
     if not cls.lab:
         return cls.key == machine.key
     return cls.name.endswith(" on " + machine.name.removeprefix("contributed: "))
+
+
+# --- a class in a DBA's words ------------------------------------------------------------------
+
+# The kind of disk as a DBA names it ("a virtio disk", not "vd"); a virtio disk says nothing of
+# the medium behind it (its rotational flag is the hypervisor's guess), so it stays a disk.
+DISK_WORDS = {"NVMe disk": "an NVMe disk", "virtio disk": "a virtio disk",
+              "Xen disk": "a Xen disk", "SD/eMMC": "an SD card or eMMC",
+              "software RAID": "a software RAID array", "rotating disk": "a spinning disk",
+              "solid-state disk": "an SSD", "disk": "a disk"}
+# Only the flush bands that tell a DBA something about the disk: the middle one is what any
+# SSD or cloud volume that honours flushes does, and adds nothing to the words.
+FLUSH_WORDS = {FLUSH_BANDS[0][1]: "whose flushes are slow (under 300 a second)",
+               FLUSH_BANDS[2][1]: "whose flushes return at once (a write cache)"}
+
+
+def in_words(doc, duet: bool | None = None) -> str:
+    """The class of a result (as host_class names it, duet likewise) in the words a DBA uses:
+    "a 2-core AMD EPYC VM with 24 GiB and a virtio disk", "an emulated 2-vCPU VM (QEMU
+    without KVM) inside ...", "half of a 2-core ... (two servers side by side, 1 core each)",
+    "a contributor's ...". Made from the same parts as the class's name (machine_parts, the
+    lab VM's record, the flush band), never from its text."""
+    r = Result.of(doc)
+    p = machine_parts(r)
+    cores = f"{p['cores']}-core " if p["cores"] else ""
+    cpu = f"{_cpu_words(p['CPU'])} " if p["CPU"] else ""
+    kind = "VM" if p["VM"] or r.host.get("hypervisor_flag") else "machine"
+    memory = f" with {p['memory']} and " if p["memory"] else " with "
+    flush = FLUSH_WORDS.get(_flush_band(r), "")
+    words = (f"a {cores}{cpu}{kind}{memory}{DISK_WORDS.get(p['disk'], 'a disk')}"
+             f"{' ' + flush if flush else ''}")
+    if "points" in r.raw and r.labs:
+        words = f"{_lab_words(r)} inside {words}"
+    if r.design == "duet" if duet is None else duet:
+        each = p["cores"] // 2 if p["cores"] else 0
+        half = f", {each} core{'s' * (each != 1)} each" if each else ""
+        words = f"half of {words} (two servers side by side{half})"
+    if not r.contributed:
+        return words
+    return f"a contributor's {words[2:]}" if words.startswith("a ") else \
+        f"a contributor's machine: {words}"
+
+
+def _cpu_words(model: str) -> str:
+    """A CPU model without its marks and filler: "Intel(R) Xeon(R) Processor" -> "Intel Xeon"."""
+    words = re.sub(r"\((?:R|TM)\)|\bCPU\b.*|\bProcessor\b", "", model, flags=re.I)
+    return " ".join(words.split()) or model
+
+
+def _lab_words(r: Result) -> str:
+    """The lab VM in words: "an emulated 2-vCPU VM (QEMU without KVM)"."""
+    labs = r.labs
+    emulated = any(lab.get("accelerator") == "tcg" for lab in labs)
+    cpus = "/".join(sorted({str(lab.get("cpus")) for lab in labs if lab.get("cpus")}))
+    size = f"{cpus}-vCPU " if cpus else ""
+    return (f"an emulated {size}VM (QEMU without KVM)" if emulated
+            else f"a {size}VM (QEMU with KVM)")

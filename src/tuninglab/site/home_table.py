@@ -1,204 +1,179 @@
-"""The home page's "what should I change first?" (```topics```): first a glance, topics x
-servers, each row a topic's advice in a few words and each cell whether today's evidence on
-that server holds it up, on the comparison it rests on, with what a faster setting risks;
-then, a tab per server, per topic its advice in full, the comparison it rests on, today's
-pooled ratio and whether the advice holds (advice.py), ranked by the effect measured today.
-Both read the same verdicts (answers.answer), so the glance and the tabs never disagree. A bad
-topic page or a source result the claims map leaves out is an error in the page, so the
-strict build fails on it."""
+"""The home page's table (```topics```): what a DBA should check first. A row per topic, in
+check_order's order: the topic, its advice in a few words (and, for a setting that trades
+durability or safety, what the other value risks), then a cell per server saying whether
+today's evidence there holds the advice up, with the interval of the comparison it rests on,
+each linking to the topic's page, which carries the evidence. The answers are the answer
+index's (evidence/answers.py): nothing here judges. A bad topic page or a source result the
+claims map leaves out is an error in the page, so the strict build fails on it."""
 
 import html
 import re
 from collections import Counter
 
 from tuninglab.errors import UserError
-from tuninglab.evidence import answers, measured, risks, servers, setting_words
-from tuninglab.evidence.citations import times_text
+from tuninglab.evidence import answers, measured, servers, setting_words
+from tuninglab.evidence.answers import Answer
+from tuninglab.evidence.host_class import machine_parts
 from tuninglab.evidence.topic_pages import topic_pages
 from tuninglab.recipes.load import load
-from tuninglab.results.metrics import HIGHER, LOWER, METRICS, ratio_decimals
+from tuninglab.results.metrics import axis_title, ratio_decimals
 from tuninglab.site.failure import fence_failure
-from tuninglab.site.tabs import server_tabs
 from tuninglab.site.verdict_tables import check_complete
 
 e = html.escape
 
-
-PARTS = ("glance", "advice")
+# A topic page's `check_first:` values: "default" marks a server default that is wrong for
+# small servers, a setting to check before the ones that merely measured large.
+CHECK_FIRST = ("default",)
 
 
 def topics_fence(source, language, css_class, options, md, **kwargs) -> str:
-    """The home page: the glance (topics x servers, whether the advice holds), then
-    per topic its advice, the comparison it rests on, today's pooled ratio and whether the
-    advice holds, ranked by the effect measured today (answers.ranked), one tab per server
-    (servers.py), the reference open. `part = "glance"` or `part = "advice"` gives one of the
-    two, so that the page can put its explanation between them."""
+    """The home page's table: every topic in the order to check them (check_order), a column
+    per server (servers.py), each cell the advice's verdict on that server (answers.py)."""
     try:
-        part = _part(source)
+        if source.strip():
+            raise ValueError(f"the topics fence takes no options, got {source.strip()!r}")
         check_complete()
         pages = topic_pages()
-        ranked = {server: [(a.meta, a.verdict) for a in answers.ranked(server, pages)]
-                  for server in servers.SHOWN}
+        by_server = {server: {a.slug: a for a in answers.answers(server, pages)}
+                     for server in servers.SHOWN}
+        order = check_order(answers.ranked(servers.REFERENCE, pages))
         # Out of the search index: the topic pages, not this summary of them, answer a
         # search. The mark is on a <section>: the theme's search parser tells elements apart
         # by tag only, so the first inner </div> would end a <div>'s exclusion.
-        out = []
-        if part in ("", "glance"):
-            out.append('<section data-search-exclude>' + glance(ranked) + "</section>")
-        if part in ("", "advice"):
-            tables = [(server, _server_table(r, server)) for server, r in ranked.items()]
-            out.append('<div class="tl-topics"><section data-search-exclude>'
-                       + server_tabs(tables, "tl-server") + HOME_CAPTION + "</section></div>")
+        return '<section data-search-exclude>' + table(order, by_server) + "</section>"
     except (ValueError, KeyError, UserError) as exc:
         return fence_failure(f"topics fence: {exc}", source)
-    return "".join(out)
 
 
-def _part(source: str) -> str:
-    """The part a fence asks for ("" for both)."""
-    if not source.strip():
-        return ""
-    key, _, value = source.strip().partition("=")
-    part = value.strip().strip('"')
-    if key.strip() != "part" or part not in PARTS:
-        raise ValueError(f'expected part = "glance" or part = "advice", got {source.strip()!r}')
-    return part
+def check_order(ranked: list[Answer]) -> list[Answer]:
+    """The order a DBA should check the topics in: first the settings that lose data (the
+    setting the advice compares trades durability or safety: `risk_kind`), then the server
+    defaults that are wrong for small servers (the page's front matter says
+    `check_first: "default"`), then every other topic by the effect measured. `ranked` comes
+    in answers.ranked's order (largest effect first, unanswered last), which each group keeps.
+    A `check_first:` other than "default" is a ValueError naming the page."""
+    def group(a: Answer) -> int:
+        said = a.meta.get("check_first")
+        if said is not None and said not in CHECK_FIRST:
+            raise ValueError(f"docs/topics/{a.slug}.md: check_first: expected "
+                             f"{' or '.join(map(repr, CHECK_FIRST))}, got {said!r}")
+        return 0 if a.risk_kind else 1 if said is not None else 2
+    return sorted(ranked, key=group)   # sorted() keeps ranked's order within a group
 
 
-def glance(ranked: dict) -> str:
-    """Every topic and server on one screen, as advice: a row per topic with its advice in a
-    few words (the page's `glance:`), the comparison it rests on (the setting spelled out, the
-    metric with its unit and which way is better) and what that setting gives up for its
-    speed, in words (risks.py); then a cell per server with whether today's evidence there
-    holds the advice up, the pooled ratio, and the risk's kind beside any answer. Each links to
-    the topic's page. Topics with the largest answers on the reference server come first
-    (answers.ranked). Under it, the host class most cells are measured on."""
-    by_server = {server: {meta["slug"]: v for meta, v in r} for server, r in ranked.items()}
-    heads = "".join(f"<th>{e(servers.label(server))}</th>" for server in ranked)
-    common = Counter(_class(v) for r in ranked.values() for _, v in r if _class(v))
-    usual = common.most_common(1)[0][0] if common else ""
+def table(order: list[Answer], by_server: dict) -> str:
+    """The table, a question over the server columns, and under it the machine most cells
+    were measured on, in plain words."""
+    usual = _usual_class(by_server)
+    heads = "".join(f"<th>{e(servers.label(server))}</th>" for server in by_server)
     rows = []
-    for meta, v in ranked[servers.REFERENCE]:
-        compared, risked, kind = _rests_on(meta, v.rests_on)
-        cells = "".join(_glance_cell(by_server[server][meta["slug"]], meta, server, usual,
-                                     kind) for server in ranked)
-        rows.append(f'<tr><td data-label="Topic"><a href="topics/{meta["slug"]}/">'
-                    f'{_breakable(meta["title"])}</a><br>{e(answers.glance_advice(meta))}'
-                    f"{compared}{risked}</td>{cells}</tr>")
-    where = (f'<p class="tl-caption">Measured on {e(usual)} unless a cell names another '
-             f'<a href="method/#host-class">host class</a>. A row names the comparison its '
-             f"advice rests on and what its faster setting risks; a cell, whether the advice "
-             f"holds on that server, with the ratio pooled over every comparable result and "
-             f"its 95% interval.</p>" if usual else "")
-    return (f'<div class="tl-glance"><table><thead><tr><th>Topic: what to do</th>{heads}</tr>'
-            f'</thead><tbody>{"".join(rows)}</tbody></table>{where}</div>')
+    for a in order:
+        row = [by_server[server][a.slug] for server in by_server]
+        rows.append(f'<tr><td data-label="Topic">{_topic(a)}</td>{_cells(row, usual)}</tr>')
+    return (f'<div class="tl-glance"><table><thead><tr><th rowspan="2">Topic: what to do</th>'
+            f'<th colspan="{len(by_server)}">Does the advice hold? Measured ratio and its 95% '
+            f'interval</th></tr><tr>{heads}</tr></thead><tbody>{"".join(rows)}</tbody>'
+            f"</table>{_measured_on(usual, by_server)}</div>")
 
 
-def _rests_on(meta: dict, r) -> tuple[str, str, str]:
-    """(the comparison line, the risk line, the risk's kind) of a topic's advice, as HTML;
-    empty for advice that rests on no comparison."""
-    if r is None:
-        return "", "", ""
-    recipe = load(r.recipe, variant=r.variant)
-    setting = recipe.sweep.setting
-    what = setting_words.comparison(setting, r.point, r.baseline)
-    if r.variant:
-        what += f" ({r.variant})"
-    metric = METRICS[r.metric or recipe.workload.metric]
-    better = {HIGHER: " (higher is better)", LOWER: " (lower is better)"}.get(metric.direction, "")
-    name = metric.axis or metric.short or f"{metric.label} ({metric.unit})"
-    line = f'<br><span class="tl-why">On {_breakable(what)}: {e(name + better)}</span>'
-    kind, risk = risks.risked(setting, r.point)   # a gain that costs durability is never bare
-    said = f'<br><span class="tl-risk">At {e(r.point)}: {e(risk)}</span>' if risk else ""
-    return line, said, kind
+def _topic(a: Answer) -> str:
+    """The topic's link and its advice in a few words; for a setting that trades durability
+    or safety, "keep it" and what the other value risks, in the same row as any gain."""
+    said = (f'<a href="topics/{a.slug}/"><strong>{_breakable(a.title)}</strong></a><br>'
+            f"{e(a.glance)}")
+    if a.risk_kind and a.rests_on is not None:
+        said += (f'<br><span class="tl-risk">Keep it: <code>{_breakable(a.rests_on.point)}'
+                 f"</code> risks {e(a.risk)}.</span>")
+    return said
 
 
-def _glance_cell(v, meta: dict, server: str, usual: str, risk_kind: str = "") -> str:
-    """Whether the advice holds on this server, with the pooled ratio and, where the setting
-    compared gives up durability or safety, its kind; else why there is no answer: not
-    measured yet, or not on this server."""
-    link = f'<a href="topics/{meta["slug"]}/">'
-    label = e(servers.label(server))
-    r = v.rests_on
-    if r is None or v.comparison is None:
-        cannot = r is not None and servers.cannot_measure(r.recipe, r.variant, server)
-        said = "not on this server" if cannot else \
-            "not measured yet" if r is not None else "rests on no measurement"
-        mark = measured.attr(r.recipe, r.variant, server, False) if r else ""
-        return (f'<td data-label="{label}" title="{e(v.why or said)}"{mark}>{link}'
+def _cells(row: list[Answer], usual: str) -> str:
+    """A cell per server; one cell across them for advice that rests on no measurement."""
+    first = row[0]
+    if first.rests_on is None:
+        return (f'<td colspan="{len(row)}" data-label="Every server" title="{e(first.verdict.why)}">'
+                f'<a href="topics/{first.slug}/"><span class="tl-v">rests on no measurement'
+                f"</span></a></td>")
+    return "".join(_cell(a, usual) for a in row)
+
+
+def _cell(a: Answer, usual: str) -> str:
+    """Whether the advice holds on this server and the interval it rests on ("holds · x1.22
+    [1.10, 1.35]"), else why there is no answer; the comparison, its metric and what it
+    pools in the hover. Marked with what it says (measured.py, answers.advice_mark)."""
+    r, c = a.rests_on, a.comparison
+    label = servers.label(a.server)
+    link = f'<a href="topics/{a.slug}/">'
+    if c is None:
+        said = "not on this server" if servers.cannot_measure(r.recipe, r.variant, a.server) \
+            else "not measured yet"
+        return (f'<td data-label="{e(label)}" title="{e(a.verdict.why or said)}"'
+                f'{measured.attr(r.recipe, r.variant, a.server, False)}>{link}'
                 f'<span class="tl-v">{e(said)}</span></a></td>')
-    ratio = f" {v.ratio.text(ratio_decimals(v.ratio.ratio, 2), mark='x', with_verdict=False)}" \
-        if v.ratio else ""
-    host = v.comparison.evidence.host_class
-    elsewhere = "" if _class(v) == usual else "; in the lab VM" if host.lab else f"; on {host.short}"
-    kind = f' <span class="tl-risk">({e(risk_kind)})</span>' if risk_kind else ""
-    slug = re.sub(r"[^a-z]+", "-", v.kind)
-    title = f"{v.kind}{ratio}" + (f" ({v.why})" if v.why else "")
-    mark = measured.attr(r.recipe, r.variant, server, True)
-    return (f'<td data-label="{label}" title="{e(title)}"{mark}>{link}'
-            f'<span class="tl-v tl-v-{slug}">{e(v.kind)}</span>{e(ratio)}{e(elsewhere)}{kind}'
-            "</a></td>")
+    interval = a.setting.text(ratio_decimals(a.setting.ratio, 2), mark="x",
+                              with_verdict=False) if a.setting else ""
+    where = _elsewhere(c.evidence.host_class, usual)
+    slug = re.sub(r"[^a-z]+", "-", a.kind)
+    shown = f" · {e(interval)}" if interval else ""
+    if where:
+        shown += f' <span class="tl-why">({e(where)})</span>'
+    return (f'<td data-label="{e(label)}" title="{e(_hover(a, interval))}"'
+            f"{measured.attr(r.recipe, r.variant, a.server, True)}{answers.advice_mark(a)}>"
+            f'{link}<span class="tl-v tl-v-{slug}">{e(a.kind)}</span>{shown}</a></td>')
 
 
-def _class(v) -> str:
-    """The host class an advice verdict rests on ("" if none)."""
-    c = v.comparison
-    return c.evidence.host_class.name if c else ""
+def _hover(a: Answer, interval: str) -> str:
+    """"Does the advice hold on MariaDB 11.8? holds. innodb_flush_method O_DIRECT against
+    fsync, throughput (transactions/s): x1.22 [1.10, 1.35], 1 result from 1 machine."""
+    r = a.rests_on
+    setting = load(r.recipe, variant=r.variant).sweep.setting
+    what = f"{setting_words.comparison(setting, r.point, r.baseline)}, {axis_title(a.metric)}"
+    said = f"Does the advice hold on {servers.label(a.server)}? {a.kind}"
+    said += f" ({a.verdict.why})" if a.verdict.why else ""
+    said += f". {what}: {interval}, {a.counted}." if interval else f". {what}."
+    return said + (f" At {r.point}: {a.risk}." if a.risk else "")
+
+
+def _usual_class(by_server: dict) -> str:
+    """The host class most cells' comparisons are measured on ("" if none)."""
+    found = Counter(a.comparison.evidence.host_class.key for answers_ in by_server.values()
+                    for a in answers_.values() if a.comparison is not None)
+    return found.most_common(1)[0][0] if found else ""
+
+
+def _elsewhere(host, usual: str) -> str:
+    """Where a cell was measured, in plain words, when not on the usual machine."""
+    if host.key == usual:
+        return ""
+    return "in the lab VM" if host.lab else \
+        "on half the machine" if host.duet else "on another machine"
+
+
+def _measured_on(usual: str, by_server: dict) -> str:
+    """The usual machine in a DBA's words ("a 2-core VM with 24 GiB and a virtio disk"),
+    read from its latest result."""
+    found = next((a.comparison.evidence for answers_ in by_server.values()
+                  for a in answers_.values() if a.comparison is not None
+                  and a.comparison.evidence.host_class.key == usual
+                  and a.comparison.evidence.results), None)
+    if found is None:
+        return ""
+    return (f'<p class="tl-caption">Measured on {e(_in_words(found.results[-1]))}, unless a '
+            f'cell says otherwise. Each cell links to its topic\'s page and evidence.</p>')
+
+
+def _in_words(doc) -> str:
+    """"a 2-core VM with 24 GiB and a virtio disk": a machine as a DBA names it."""
+    p = machine_parts(doc)
+    cores = f"{p['cores']}-core " if p.get("cores") else ""
+    kind = "VM" if p.get("VM") else "machine"
+    has = " and ".join(x for x in (p.get("memory"), f"a {p['disk']}" if p.get("disk") else "")
+                       if x)
+    return f"a {cores}{kind}" + (f" with {has}" if has else "")
 
 
 def _breakable(text: str) -> str:
     """Escaped, with a line break allowed after each underscore and "=": a phone's narrow
     cell breaks "O_DIRECT_NO_FSYNC" between its words, never inside one."""
     return re.sub(r"([_=])", r"\1<wbr>", e(text))
-
-
-def _server_table(ranked: list, server: str) -> str:
-    """One server's table, with the host class most rows are measured on named under it."""
-    common = Counter(_where(v) for _, v in ranked if _where(v)).most_common(1)
-    usual = common[0][0] if common else ""
-    rows = [_topic_row(meta, v, server, usual) for meta, v in ranked]
-    said = (f'<p class="tl-caption">Unless a row names another, "Today" is measured on '
-            f'{e(usual)}.</p>') if usual else ""
-    return ('<table><thead><tr><th>Topic</th><th>Advice</th><th>Today</th>'
-            '<th>Does it hold?</th></tr></thead><tbody>' + "".join(rows) + "</tbody></table>"
-            + said)
-
-
-def _mark(v, server: str) -> str:
-    """What a row says is measured on the server (measured.py): its advice's comparison."""
-    r = v.rests_on
-    return measured.attr(r.recipe, r.variant, server, v.comparison is not None) if r else ""
-
-
-def _where(v) -> str:
-    """The host class and server of the comparison an advice verdict rests on ("" if none)."""
-    c = v.comparison
-    return f"{c.evidence.host_class.name}, {c.evidence.server}" if c else ""
-
-
-HOME_CAPTION = (
-    '<p class="tl-caption">Each tab is one server. Topics are ordered by the effect measured '
-    'today on it, largest first. "Today" is the ratio the advice rests on, pooled over every '
-    'comparable result of the host class shown first (that server), with its 95% interval. "Holds": that interval lies '
-    'inside the range the advice names; "does not hold": wholly outside it; "cannot tell '
-    'here": anything else, with the reason. A lab VM\'s throughput is never a verdict.</p>')
-
-
-def _topic_row(meta: dict, v, server: str, usual: str = "") -> str:
-    link = f'<a href="topics/{meta["slug"]}/">{e(meta["title"])}</a>'
-    rests = (f'<br><span class="tl-why">Rests on: {e(v.range_text)}</span>'
-             if v.rests_on else "")
-    today = "-"
-    if v.ratio is not None:
-        counted = f"{v.pooled.k} result{'s' * (v.pooled.k != 1)}, {v.pooled.sittings} " \
-            f"sitting{'s' * (v.pooled.sittings != 1)}"
-        where = "" if _where(v) == usual else f"; on {_where(v)}"
-        today = (f"{e(times_text(v.ratio))}<br><span class=\"tl-why\">{e(counted)}"
-                 f"{e(where)}</span>")
-    slug = re.sub(r"[^a-z]+", "-", v.kind)
-    why = f'<br><span class="tl-why">{e(v.why)}</span>' if v.why else ""
-    return (f'<tr><td data-label="Topic">{link}</td><td data-label="Advice">'
-            f'{e(meta["advice"])}{rests}</td><td data-label="Today"{_mark(v, server)}>'
-            f'{today}</td>'
-            f'<td data-label="Does it hold?"><strong class="tl-v tl-v-{slug}">{e(v.kind)}'
-            f'</strong>{why}</td></tr>')

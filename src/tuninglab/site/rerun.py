@@ -12,7 +12,6 @@ from tuninglab.evidence import result_files
 from tuninglab.evidence.functional import hardware_rerun
 from tuninglab.recipes import plan as planner
 from tuninglab.recipes.load import load
-from tuninglab.units import human_seconds
 
 e = html.escape
 
@@ -37,15 +36,27 @@ def estimate(recipe: str, variant: str, profile: str) -> float | None:
 
 
 def times_text(recipe: str, variant: str) -> str:
-    """"quick: 4m37s measured on 2026-12-03; full: about 21m" (what is known of each)."""
+    """"about 5 minutes; the full run about 21 minutes": how long the rerun takes, in plain
+    words on a page's first screen (the profile's name is the lab's word: its --quick flag is
+    in the command beside it), from its latest result where there is one, else the plan's
+    estimate."""
     out = []
-    for profile in ("quick", "full"):
+    for profile, said in (("quick", "{}"), ("full", "the full run {}")):
         measured = took(recipe, variant, profile)
-        if measured:
-            out.append(f"{profile}: {human_seconds(measured[0])}, measured on {measured[1]}")
-        elif (seconds := estimate(recipe, variant, profile)) is not None:
-            out.append(f"{profile}: about {human_seconds(seconds)}")
+        seconds = measured[0] if measured else estimate(recipe, variant, profile)
+        if seconds is not None:
+            out.append(said.format(about(seconds)))
     return "; ".join(out)
+
+
+def about(seconds: float) -> str:
+    """A duration in round words: "about 11 minutes", "about 2.5 hours"."""
+    minutes = round(seconds / 60)
+    if minutes <= 1:
+        return "about a minute"
+    if minutes < 90:
+        return f"about {minutes} minutes"
+    return f"about {round(seconds / 3600, 1):g} hours"
 
 
 def rerun_html(command: str | None, recipe: str, variant: str) -> str:

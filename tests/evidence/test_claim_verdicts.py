@@ -256,8 +256,8 @@ def test_the_home_page_names_its_usual_machine_once_in_plain_words():
     """Under the table, the machine most cells were measured on as a DBA names it; no lab
     word (host class, sitting) in what the table shows."""
     page = home_table.topics_fence("", "topics", "", {}, None)
-    named = re.search(r'<p class="tl-caption">Measured on (a \d+-core VM with [^,]*), unless a '
-                      r"cell says otherwise", page)
+    named = re.search(r'<p class="tl-caption">Measured on (a \d+-core [^,<]*VM with [^,]*), '
+                      r"unless a cell says otherwise", page)
     assert named and page.count(named.group(1)) == 1
     shown = re.sub(r'<[^>]+>', " ", re.sub(r' (title|data-[a-z]+)="[^"]*"', "", page))
     for word in ("host class", "sitting", "duet", "regime", "older evidence", "variant"):

@@ -25,9 +25,9 @@ from tuninglab import files
 from tuninglab.evidence import functional, result_files
 from tuninglab.evidence.claims_map import Claim
 from tuninglab.evidence.host_class import host_class, server_of
-from tuninglab.evidence.sets import EvidenceSet, evidence_sets
+from tuninglab.evidence.sets import EvidenceSet, evidence_sets, evidence_version
 from tuninglab.errors import UserError
-from tuninglab.recipes.load import command, load, recipe_path
+from tuninglab.recipes.load import command, load
 from tuninglab.results import calibrations, pooling, sitting_model
 from tuninglab.results import verdicts as words
 from tuninglab.results.ratio import Ratio
@@ -307,20 +307,6 @@ def verdicts(claim: Claim) -> list[Verdict]:
     first; one "not measured yet" when there is none. Computed once while the claim's evidence
     stays as it is: the claims page asks for each claim's verdicts several times a build."""
     return list(_verdicts(claim, evidence_version(claim.recipe)))
-
-
-def evidence_version(recipe: str) -> tuple:
-    """What a recipe's comparisons rest on that can change in one process (`docs.serve`
-    rebuilds while results, calibration records and recipes change): the data directory, and
-    the last change of the recipe's result files, of the calibration records and of the
-    recipe: what every cache of verdicts is keyed on."""
-    data = Path(result_files.DATA_DIR)
-    try:
-        changed = recipe_path(recipe).stat().st_mtime
-    except (UserError, OSError):
-        changed = None
-    return (str(data), result_files.stamp(data / recipe),
-            result_files.stamp(data / calibrations.DIR), changed)
 
 
 @lru_cache(maxsize=1024)

@@ -18,11 +18,15 @@ verdict, shown only as older evidence.
 """
 
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 
 from tuninglab.evidence import functional
 from tuninglab.evidence import result_files, servers
 from tuninglab.evidence.host_class import HostClass, host_class, server_of
 from tuninglab.evidence.superseded import superseded_why
+from tuninglab.errors import UserError
+from tuninglab.recipes.load import recipe_path
 from tuninglab.results import calibrations
 from tuninglab.results.result import Result
 
@@ -59,7 +63,26 @@ def evidence_sets(recipe: str, variant: str = "") -> list[EvidenceSet]:
     in the pages' order (servers.py: the reference first, so a result on a new server adds a
     column rather than moving the page), then a lab VM whose throughput is the hardware's (KVM,
     one disk) before one whose is not, then by how many current results they hold (most
-    first)."""
+    first). Gathered once while the evidence stays as it is (evidence_version)."""
+    return list(_evidence_sets(recipe, variant, evidence_version(recipe)))
+
+
+def evidence_version(recipe: str) -> tuple:
+    """What a recipe's evidence rests on that can change in one process (`docs.serve`
+    rebuilds while results, calibration records and recipes change): the data directory, and
+    the last change of the recipe's result files, of the calibration records and of the
+    recipe: what every cache of sets and verdicts is keyed on."""
+    data = Path(result_files.DATA_DIR)
+    try:
+        changed = recipe_path(recipe).stat().st_mtime
+    except (UserError, OSError):
+        changed = None
+    return (str(data), result_files.stamp(data / recipe),
+            result_files.stamp(data / calibrations.DIR), changed)
+
+
+@lru_cache(maxsize=512)
+def _evidence_sets(recipe: str, variant: str, _version: tuple) -> tuple[EvidenceSet, ...]:
     groups: dict[tuple, tuple[list, list]] = {}
     for doc in result_files.results_for(recipe, variant):
         current, older = groups.setdefault((server_of(doc), host_class(doc)), ([], []))
@@ -68,9 +91,9 @@ def evidence_sets(recipe: str, variant: str = "") -> list[EvidenceSet]:
     sets = [EvidenceSet(recipe, variant, server, cls, tuple(_oldest_first(cur)),
                         tuple(sorted(old, key=lambda x: x[0].started)))
             for (server, cls), (cur, old) in groups.items()]
-    return sorted(sets, key=lambda s: (s.host_class.contributed, s.host_class.lab,
-                                       servers.rank(s.server), not _at_hardware_speed(s),
-                                       -len(s.results), s.host_class.name))
+    return tuple(sorted(sets, key=lambda s: (s.host_class.contributed, s.host_class.lab,
+                                             servers.rank(s.server), not _at_hardware_speed(s),
+                                             -len(s.results), s.host_class.name)))
 
 
 def _at_hardware_speed(s: EvidenceSet) -> bool:

@@ -7,6 +7,7 @@ TOML, not YAML: YAML 1.1 reads MySQL's OFF as a boolean.
 """
 
 import dataclasses
+import functools
 import hashlib
 import re
 import tomllib
@@ -94,11 +95,18 @@ def from_text(name: str, text: str, recipes_dir: Path = files.RECIPES_DIR) -> li
 
 def from_bytes(raw: bytes, path: Path) -> list[Recipe]:
     """The main experiment and each variant of a recipe file's bytes."""
+    return list(_parsed(raw, Path(path)))
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(raw: bytes, path: Path) -> tuple[Recipe, ...]:
+    # Parsed once per text: a site build reads each recipe (and each result's recorded text)
+    # hundreds of times, and a Recipe is frozen. A refused text raises, and is never cached.
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise UserError(f"{path}: not valid TOML: {exc}") from None
-    return from_data(data, raw, path)
+    return tuple(from_data(data, raw, path))
 
 
 def from_data(data: dict, raw: bytes, path: Path) -> list[Recipe]:

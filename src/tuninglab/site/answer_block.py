@@ -149,7 +149,8 @@ def block(meta: dict) -> str:
     parts = [f'<p class="tl-answer-text">{inline(a.answer)}</p>', find,
              f"<table>{head}<tbody>{rows}</tbody></table>"]
     if a.trap:
-        parts.append(f'<p class="tl-answer-trap"><strong>The trap:</strong> {inline(a.trap)}</p>')
+        parts.append(f'<p class="tl-answer-trap"><strong>The trap:</strong> '
+                     f"{inline(a.trap)}</p>")
     parts.append(_hardware(found))
     if a.not_when:
         parts.append(f'<p class="tl-answer-not"><strong>Does not apply when:</strong> '

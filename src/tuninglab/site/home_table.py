@@ -13,10 +13,10 @@ from collections import Counter
 from tuninglab.errors import UserError
 from tuninglab.evidence import answers, measured, servers, setting_words
 from tuninglab.evidence.answers import Answer
-from tuninglab.evidence.host_class import machine_parts
+from tuninglab.evidence.host_class import in_words
 from tuninglab.evidence.topic_pages import topic_pages
 from tuninglab.recipes.load import load
-from tuninglab.results.metrics import axis_title, ratio_decimals
+from tuninglab.results.metrics import METRICS, axis_title, ratio_decimals
 from tuninglab.site.failure import fence_failure
 from tuninglab.site.verdict_tables import check_complete
 
@@ -82,6 +82,8 @@ def _topic(a: Answer) -> str:
     or safety, "keep it" and what the other value risks, in the same row as any gain."""
     said = (f'<a href="topics/{a.slug}/"><strong>{_breakable(a.title)}</strong></a><br>'
             f"{e(a.glance)}")
+    if a.rests_on is not None and a.rests_on.metric:   # a cost, not the throughput: say so
+        said += f'<br><span class="tl-why">Judged on {e(METRICS[a.metric].label)}</span>'
     if a.risk_kind and a.rests_on is not None:
         said += (f'<br><span class="tl-risk">Keep it: <code>{_breakable(a.rests_on.point)}'
                  f"</code> risks {e(a.risk)}.</span>")
@@ -92,7 +94,8 @@ def _cells(row: list[Answer], usual: str) -> str:
     """A cell per server; one cell across them for advice that rests on no measurement."""
     first = row[0]
     if first.rests_on is None:
-        return (f'<td colspan="{len(row)}" data-label="Every server" title="{e(first.verdict.why)}">'
+        return (f'<td colspan="{len(row)}" data-label="Every server" '
+                f'title="{e(first.verdict.why)}">'
                 f'<a href="topics/{first.slug}/"><span class="tl-v">rests on no measurement'
                 f"</span></a></td>")
     return "".join(_cell(a, usual) for a in row)
@@ -159,18 +162,8 @@ def _measured_on(usual: str, by_server: dict) -> str:
                   and a.comparison.evidence.results), None)
     if found is None:
         return ""
-    return (f'<p class="tl-caption">Measured on {e(_in_words(found.results[-1]))}, unless a '
+    return (f'<p class="tl-caption">Measured on {e(in_words(found.results[-1]))}, unless a '
             f'cell says otherwise. Each cell links to its topic\'s page and evidence.</p>')
-
-
-def _in_words(doc) -> str:
-    """"a 2-core VM with 24 GiB and a virtio disk": a machine as a DBA names it."""
-    p = machine_parts(doc)
-    cores = f"{p['cores']}-core " if p.get("cores") else ""
-    kind = "VM" if p.get("VM") else "machine"
-    has = " and ".join(x for x in (p.get("memory"), f"a {p['disk']}" if p.get("disk") else "")
-                       if x)
-    return f"a {cores}{kind}" + (f" with {has}" if has else "")
 
 
 def _breakable(text: str) -> str:

@@ -129,21 +129,22 @@ def write(path: Path, capture: dict) -> Path:
 
 def write_defaults(names=NAMES, workdir: Path | None = None, say=print) -> list[Path]:
     """Each server's defaults (capture_defaults) into docs/examples/defaults/<server>.json."""
-    written = []
-    for name in names:
-        say(f"{name}: starting a throwaway server at its own defaults")
-        path = write(DEFAULTS / f"{name}.json", capture_defaults(name, workdir, say))
-        say(f"{name}: wrote {path.relative_to(files.PROJECT_DIR)}")
-        written.append(path)
-    return written
+    return [_captured(name, "at its own defaults", DEFAULTS, capture_defaults, workdir, say)
+            for name in names]
 
 
 def write_all(names=NAMES, workdir: Path | None = None, say=print) -> list[Path]:
     """Both kinds of capture for each server: its dated settings, then its own defaults."""
     written = []
     for name in names:
-        say(f"{name}: starting a throwaway server with dated settings")
-        path = write(EXAMPLES / f"{name}.json", capture(name, workdir, say))
-        say(f"{name}: wrote {path.relative_to(files.PROJECT_DIR)}")
-        written += [path, *write_defaults([name], workdir, say)]
+        written += [_captured(name, "with dated settings", EXAMPLES, capture, workdir, say),
+                    *write_defaults([name], workdir, say)]
     return written
+
+
+def _captured(name: str, how: str, folder: Path, made, workdir, say) -> Path:
+    """One server's capture (made: capture or capture_defaults) written into folder."""
+    say(f"{name}: starting a throwaway server {how}")
+    path = write(folder / f"{name}.json", made(name, workdir, say))
+    say(f"{name}: wrote {path.relative_to(files.PROJECT_DIR)}")
+    return path

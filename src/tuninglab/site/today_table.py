@@ -8,6 +8,7 @@ from collections import Counter
 
 from tuninglab.evidence import answers, claim_verdicts, measured, servers
 from tuninglab.evidence.effects import Effect, effects, recipes_by_topic
+from tuninglab.evidence.host_class import in_words
 from tuninglab.results.metrics import METRICS, ratio_decimals
 from tuninglab.site import rerun
 from tuninglab.site.failure import fence_failure
@@ -57,13 +58,13 @@ def _server_block(found: list[Effect], server: str, elsewhere=lambda: "") -> str
     measured = [x for x in found if x.comparison is not None]
     if not measured:
         return _not_measured(found, server, elsewhere)
-    classes = Counter(x.comparison.evidence.host_class.name for x in measured)
+    classes = Counter(_machine(x) for x in measured)
     usual = classes.most_common(1)[0][0]
     rows = [_row(x, usual, server) for x in measured]
     head = ('<thead><tr><th>Setting</th><th>Throughput, today</th>'
             '<th>The cost that moved most</th></tr></thead>')
     where = (f'<p class="tl-caption">Measured on {e(usual)}, unless a row names another '
-             f"host class.</p>")
+             f"machine.</p>")
     top = measured[0]   # the comparison the table puts first: its rerun, in sight above it
     first = (rerun.rerun_html(top.command, top.recipe, top.variant)
              + f"<table>{head}<tbody>{''.join(rows[:SHOWN_FIRST])}</tbody></table>")
@@ -131,12 +132,18 @@ def _throughput(x: Effect, usual: str) -> str:
             if c.kind == claim_verdicts.NOT_TESTABLE else (c.why or c.kind)
         return f'-<br><span class="tl-why">{e(why)}</span>'
     kind = x.ratio.verdict_kind
-    name = c.evidence.host_class.name
-    counted = f"{c.pooled.k} result{'s' * (c.pooled.k != 1)}" + \
+    name = _machine(x)
+    counted = claim_verdicts.counted(c.pooled.k, c.pooled.sittings) + \
         ("" if name == usual else f", on {name}")
     return (f'{e(x.ratio.text(mark="x", with_verdict=False))} '
             f'<strong class="tl-v tl-v-{kind.replace(" ", "-")}">{e(x.ratio.verdict)}'
             f'</strong><br><span class="tl-why">{e(counted)}</span>')
+
+
+def _machine(x: Effect) -> str:
+    """The machine a row's results come from, in a DBA's words (host_class.in_words)."""
+    latest = x.comparison.evidence.latest
+    return in_words(latest) if latest is not None else x.comparison.evidence.host_class.name
 
 
 def _cost(x: Effect) -> str:
@@ -151,7 +158,8 @@ def _cost(x: Effect) -> str:
 
 CAPTION = (
     '<p class="tl-caption">Each tab is one server. A row compares one setting with the recipe\'s '
-    'baseline, pooled over every comparable result of one host class, with its 95% interval; '
+    'baseline, pooled over every comparable result of one kind of machine, with its 95% '
+    'interval; '
     'the largest answers come first. Beside it, the cost per transaction whose change is the '
     'largest and clear of 1: how the setting acts, and what carries over to other hardware. '
     'The sources\' claims and their verdicts follow; the charts and the method after them.</p>')

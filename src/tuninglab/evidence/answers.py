@@ -42,6 +42,7 @@ class Answer:
     metric: str                  # the metric it is in: the recipe's primary one, or a cost
     risk_kind: str = ""          # what the compared setting gives up ("not durable"), "" none
     risk: str = ""               # ... in words: "about a second of committed transactions..."
+    swept: str = ""              # the setting the compared recipe sweeps, "" for none
     meta: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -87,16 +88,17 @@ def answer(meta: dict, server: str = servers.REFERENCE) -> Answer:
         why = meta["rests_on_why"].strip()
         return Answer(verdict=AdviceVerdict(advice.CANNOT_TELL, why, None, None), setting=None,
                       metric="", **base)
-    kind, risk = risked(load(r.recipe, variant=r.variant).sweep.setting, r.point)
+    swept = load(r.recipe, variant=r.variant).sweep.setting
+    kind, risk = risked(swept, r.point)
     c = headline(r.recipe, r.variant, r.point, r.metric, server)
     if c is None:
         verdict = AdviceVerdict(advice.CANNOT_TELL, f"{claim_verdicts.NOT_MEASURED}: "
                                 f"{servers.how_to_measure(r.recipe, r.variant, server)}",
                                 r, None)
         return Answer(verdict=verdict, setting=None, metric=metric_of(r), risk_kind=kind,
-                      risk=risk, **base)
+                      risk=risk, swept=swept, **base)
     return Answer(verdict=advice.judge_comparison(r, c), setting=judged(c, r.metric),
-                  metric=metric_of(r), risk_kind=kind, risk=risk, **base)
+                  metric=metric_of(r), risk_kind=kind, risk=risk, swept=swept, **base)
 
 
 def answers(server: str = servers.REFERENCE, metas: list[dict] | None = None) -> list[Answer]:

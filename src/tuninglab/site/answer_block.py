@@ -263,8 +263,7 @@ def _risk(x: answers.Answer) -> str:
     r = x.rests_on
     if not x.risk_kind or r is None:
         return ""
-    setting = load(r.recipe, variant=r.variant).sweep.setting
-    named = setting_words.comparison(setting, r.point, "").rsplit(" against ", 1)[0]
+    named = setting_words.comparison(x.swept, r.point, "").rsplit(" against ", 1)[0]
     return f'<br><span class="tl-risk">{e(x.risk_kind)}: {e(named)} risks {e(x.risk)}</span>'
 
 

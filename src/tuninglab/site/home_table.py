@@ -15,7 +15,6 @@ from tuninglab.evidence import answers, measured, servers, setting_words
 from tuninglab.evidence.answers import Answer
 from tuninglab.evidence.host_class import in_words
 from tuninglab.evidence.topic_pages import topic_pages
-from tuninglab.recipes.load import load
 from tuninglab.results.metrics import METRICS, axis_title, ratio_decimals
 from tuninglab.site.failure import fence_failure
 from tuninglab.site.verdict_tables import check_complete
@@ -130,8 +129,7 @@ def _hover(a: Answer, interval: str) -> str:
     """"Does the advice hold on MariaDB 11.8? holds. innodb_flush_method O_DIRECT against
     fsync, throughput (transactions/s): x1.22 [1.10, 1.35], 1 result from 1 machine."""
     r = a.rests_on
-    setting = load(r.recipe, variant=r.variant).sweep.setting
-    what = f"{setting_words.comparison(setting, r.point, r.baseline)}, {axis_title(a.metric)}"
+    what = f"{setting_words.comparison(a.swept, r.point, r.baseline)}, {axis_title(a.metric)}"
     said = f"Does the advice hold on {servers.label(a.server)}? {a.kind}"
     said += f" ({a.verdict.why})" if a.verdict.why else ""
     said += f". {what}: {interval}, {a.counted}." if interval else f". {what}."

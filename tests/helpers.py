@@ -497,3 +497,15 @@ def contributed(doc: dict, host="c0ffee00c0ffee00") -> dict:
     doc["host"]["id"] = host
     doc["contribution"] = {"submitted": document.now(), "tool": "data.submit"}
     return doc
+
+
+def evaluated(browser, url: str, viewport: dict, script: str):
+    """What a script returns on the page at url, in a fresh browser context of that size
+    (the site's browser tests each read one page this way)."""
+    context = browser.new_context(viewport=viewport)
+    try:
+        page = context.new_page()
+        page.goto(url)
+        return page.evaluate(script)
+    finally:
+        context.close()

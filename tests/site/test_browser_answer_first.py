@@ -5,6 +5,8 @@ shows each server's default and a value or a command to set, and none of the lab
 
 import pytest
 
+from helpers import evaluated
+
 pytestmark = pytest.mark.integration
 
 QUESTIONS = ("direct-io", "doublewrite", "io-capacity", "io-schedulers")
@@ -56,13 +58,7 @@ FIRST_SCREEN = """() => {
 @pytest.mark.parametrize("topic", QUESTIONS)
 def test_the_first_screen_answers_per_server_in_plain_words(browser, served_site, topic,
                                                              screen):
-    context = browser.new_context(viewport=screen)
-    pg = context.new_page()
-    try:
-        pg.goto(f"{served_site[1]}/topics/{topic}/")
-        seen = pg.evaluate(FIRST_SCREEN)
-    finally:
-        context.close()
+    seen = evaluated(browser, f"{served_site[1]}/topics/{topic}/", screen, FIRST_SCREEN)
     where = (topic, screen["width"])
     assert [r["server"] for r in seen["rows"]] == ["mariadb 10.11", "mariadb 11.8",
                                                   "mysql 9.7"], where

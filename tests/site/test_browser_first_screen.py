@@ -6,7 +6,7 @@ issue 78 to every server's row."""
 
 import pytest
 
-from helpers import TOPICS
+from helpers import TOPICS, evaluated
 
 pytestmark = pytest.mark.integration
 
@@ -34,13 +34,7 @@ FIRST_SCREEN = """() => {
 def test_the_first_screen_holds_the_answer_and_the_first_servers_row(browser, served_site,
                                                                      topic, screen):
     screen_name = screen["width"]
-    context = browser.new_context(viewport=screen)
-    pg = context.new_page()
-    try:
-        pg.goto(f"{served_site[1]}/topics/{topic}/")
-        seen = pg.evaluate(FIRST_SCREEN)
-    finally:
-        context.close()
+    seen = evaluated(browser, f"{served_site[1]}/topics/{topic}/", screen, FIRST_SCREEN)
     h = seen["h"]
     assert seen["answer"] <= h, (topic, screen_name, "the answer below the first screen", seen)
     assert seen["row"] <= h, (topic, screen_name, "the first server's row below it", seen)

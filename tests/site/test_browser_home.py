@@ -4,6 +4,8 @@ settings that lose data (each saying what it risks), and no lab jargon on its fi
 
 import pytest
 
+from helpers import evaluated
+
 from tuninglab.evidence import answers, servers
 
 pytestmark = pytest.mark.integration
@@ -44,13 +46,7 @@ def seen(browser, served_site):
     """What the home page shows at each size, folds closed."""
     out = {}
     for size in (LAPTOP, PHONE):
-        context = browser.new_context(viewport=size)
-        try:
-            pg = context.new_page()
-            pg.goto(f"{served_site[1]}/")
-            out[size["width"]] = pg.evaluate(SEEN)
-        finally:
-            context.close()
+        out[size["width"]] = evaluated(browser, f"{served_site[1]}/", size, SEEN)
     return out
 
 

@@ -135,13 +135,15 @@ def lab_servers(c, build=None, workdir=None):
                                       "(default: ./work)",
                           "quick": "fewer rounds, repeats and halves (about 9 minutes)",
                           "designs": "the designs to calibrate, comma-separated (default: "
-                                     "switchback,restart,duet)"})
-def lab_noise(c, workdir=None, quick=False, designs="switchback,restart,duet"):
+                                     "switchback,restart,duet)",
+                          "server": "the server whose A/As to measure: mariadb-10.11 (the "
+                                    "default), mariadb-11.8 or mysql-9.7"})
+def lab_noise(c, workdir=None, quick=False, designs="switchback,restart,duet", server=None):
     """Measure this host's noise: an A/A experiment per design (switchback, restart, duet), about
     17 minutes; later results carry its figures, dry runs say what precision to expect, and its
     record in data/calibrations/ gives its host classes' pooled intervals (the whole machine's,
     and the duet's) their between-sitting spread."""
-    cli.guard(cli.lab_noise, workdir, quick, designs)
+    cli.guard(cli.lab_noise, workdir, quick, designs, server)
 
 
 @task(name="advise", help={

@@ -251,3 +251,24 @@ def test_a_dry_run_says_what_a_duet_would_give_in_about_the_same_time(tmp_path, 
     (tmp_path / noise.FILE).write_text(json.dumps(with_duet))
     line = runner._expected_precision(plan, tmp_path)
     assert f"; a duet in about the same time: about ±{width:g}% ({halves} halves of 40 s" in line
+
+
+def test_another_servers_calibration_runs_it_and_leaves_the_hosts_figures_alone(tmp_path,
+                                                                               monkeypatch):
+    ran = []
+
+    def run(name, opts, say):   # the runner's result file, from a captured A/A document
+        ran.append(opts.server)
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(restart_doc()))
+        return path
+
+    monkeypatch.setattr(runner, "run", run)
+    (tmp_path / noise.FILE).write_text(json.dumps(figures()))
+    said = []
+    calibrate.calibrate(tmp_path, say=said.append, data_dir=tmp_path / "data",
+                        designs="restart", server="mariadb-11.8")
+    assert ran == ["mariadb-11.8"]
+    assert json.loads((tmp_path / noise.FILE).read_text()) == figures()
+    assert any(line.startswith(f"\nleft {tmp_path / noise.FILE} alone") for line in said)
+    assert len(calibrations.load_all(tmp_path / "data")) == 1

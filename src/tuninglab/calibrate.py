@@ -26,6 +26,7 @@ from tuninglab.engine.measure import noise
 from tuninglab.engine.measure.noise import FILE
 from tuninglab.engine.run import runner
 from tuninglab.engine.run.duet import slot_cpus
+from tuninglab.engine.server.roots import HOST_SERVER
 from tuninglab.errors import UserError
 from tuninglab.evidence.host_class import host_class
 from tuninglab.recipes.plan import RUN_OVERHEAD_S
@@ -92,11 +93,12 @@ def recipe_text(design: str, quick: bool) -> str:
 
 
 def calibrate(wd: Path | None = None, quick: bool = False, say=print,
-              data_dir: Path | None = None, designs=DESIGNS) -> dict:
+              data_dir: Path | None = None, designs=DESIGNS, server: str | None = None) -> dict:
     """Run the designs' A/A experiments on this host (all three unless told; a duet only where
-    the host gives the runner two CPUs), store their figures in the work directory (beside the
-    figures of its other designs this host measured before) and their calibration record under
-    data_dir (data/), and return the figures."""
+    the host gives the runner two CPUs) with the host's server or `server` (a root's name),
+    store their calibration record under data_dir (data/) and, for the host's server, their
+    figures in the work directory (beside the figures of its other designs this host measured
+    before), and return the figures."""
     wd = Path(wd or files.default_workdir()).resolve()
     designs = chosen(designs, say)
     scratch = Path(tempfile.mkdtemp(prefix="tuninglab-noise-"))
@@ -105,19 +107,24 @@ def calibrate(wd: Path | None = None, quick: bool = False, say=print,
         name = f"noise-{design}"
         (scratch / "recipes" / name).mkdir(parents=True)
         (scratch / "recipes" / name / "recipe.toml").write_text(recipe_text(design, quick))
-        say(f"== A/A, {design}")
+        say(f"== A/A, {design}" + (f" on {server}" if server else ""))
         opts = runner.Options(workdir=wd, data_dir=scratch / "data",
-                              recipes_dir=scratch / "recipes")
+                              recipes_dir=scratch / "recipes", server=server)
         docs[design] = json.loads(Path(runner.run(name, opts, say)).read_text())
     first = docs.get("restart") or next(iter(docs.values()))
     figures = {**_earlier(wd, first["host"]["id"]), "host_id": first["host"]["id"],
                "measured": document.now(), "shape": first["dataset"]["shape"],
                **{design: FIGURES[design](doc) for design, doc in docs.items()}}
-    files.atomic_write_json(wd / FILE, figures)
+    host_server = server in (None, HOST_SERVER)
+    if host_server:
+        files.atomic_write_json(wd / FILE, figures)
     record = write_record(docs, figures["measured"], quick, data_dir or files.DATA_DIR)
     say("")
     say(report(figures))
-    say(f"\nwrote {wd / FILE}; results of this host now carry these figures")
+    # A dry run predicts from the host's server's figures: another server's leave them alone.
+    say(f"\nwrote {wd / FILE}; results of this host now carry these figures" if host_server
+        else f"\nleft {wd / FILE} alone: it holds the host's server's figures, which dry runs "
+             "and results carry")
     say(f"wrote {record}: the A/A comparisons, for the host class's between-sitting spread"
         if record else "no calibration record: no A/A gave a comparison (a repeat of 0?)")
     if record:

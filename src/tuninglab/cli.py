@@ -252,10 +252,13 @@ def lab_check(workdir=None, say=print):
     say(check.report(workdir_mod.chosen(workdir)))
 
 
-def lab_noise(workdir=None, quick=False, designs="switchback,restart,duet", say=print):
-    """Measure this host's noise with an A/A experiment per design (calibrate.py)."""
+def lab_noise(workdir=None, quick=False, designs="switchback,restart,duet", server=None,
+              say=print):
+    """Measure this host's noise with an A/A experiment per design (calibrate.py), on the
+    host's server or --server's."""
     from tuninglab import calibrate
-    calibrate.calibrate(workdir_mod.chosen(workdir), quick, say, designs=designs)
+    calibrate.calibrate(workdir_mod.chosen(workdir), quick, say, designs=designs,
+                        server=_server(server))
 
 
 def lab_servers(build=None, workdir=None, say=print):

@@ -188,8 +188,9 @@ def bench(c, only=None):
     verdicts; about 75 min), duet runs alone (A/B, CPU- and disk-bound A/As with the false
     verdicts of the first's trials, and a restart-only setting, both points at once on twin
     servers; about 40 min), noise control (whether pinning CPUs or dropping the page cache
-    helps here; about 20 min), and pooling (the coverage of a pooled A/A interval over k results; about 3 min
-    of CPU, no server)."""
+    helps here; about 20 min), and pooling (the coverage of a pooled interval: A/As over k
+    results, and effects that differ between machines with the committed calibrations held
+    fixed; about 8 min of CPU, no server)."""
     cli.guard(cli.bench, only)
 
 

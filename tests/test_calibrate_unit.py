@@ -122,7 +122,7 @@ def test_a_second_record_from_the_same_machine_adds_no_sitting(tmp_path):
     record = json.loads(first.read_text())
     said = calibrate.sittings_text(record, tmp_path)
     assert "had a record already" not in said and "records from 1 machine:" in said
-    assert "its verdicts take the between-sitting sd as about " in said
+    assert "its verdicts on mariadb 10.11 take the between-sitting sd as about " in said
     again = calibrate.write_record(docs, "2026-11-25T04:30:08+00:00", False, tmp_path)
     said = calibrate.sittings_text(json.loads(again.read_text()), tmp_path)
     assert said.startswith(f"this machine ({record['host']['id'][:8]}) had a record already: "
@@ -132,7 +132,13 @@ def test_a_second_record_from_the_same_machine_adds_no_sitting(tmp_path):
     other["host"]["id"] = "0" * 16
     (tmp_path / calibrations.DIR / "other.json").write_text(json.dumps(other))
     said = calibrate.sittings_text(other, tmp_path)
-    assert "records from 2 machines: with them, its verdicts take the between-sitting sd " in said
+    assert "records from 2 machines: with them, its verdicts on mariadb 10.11 take " in said
+    # another server's record on the class counts for that server only
+    mysql = {**other, "server": {"flavor": "mysql", "version": "9.7.4"}}
+    mysql["host"] = {**other["host"], "id": "1" * 16}
+    (tmp_path / calibrations.DIR / "mysql.json").write_text(json.dumps(mysql))
+    said = calibrate.sittings_text(mysql, tmp_path)
+    assert "has mysql 9.7's records from 1 machine: with them, its verdicts on mysql 9.7" in said
 
 
 # --- the duet's A/A ---------------------------------------------------------------------------

@@ -69,8 +69,7 @@ def test_an_interrupted_run_goes_first(committed, tmp_path):
     progress.write_text("{}")
     lines = dry_run(wd, budget="168h")
     first = next(x for x in lines if x.startswith("  1. "))
-    duet = cs.AS_DUET if last.design == "duet" else ""
-    assert first.startswith(f"  1. {last.label}{duet}: ") and "resumes an interrupted run" in first
+    assert first.startswith(f"  1. {last.label}: ") and "resumes an interrupted run" in first
 
 
 def test_a_run_that_does_not_fit_the_budget_is_left_out(committed, tmp_path):
@@ -123,10 +122,6 @@ class _Timed:
     @property
     def variant(self) -> str:
         return self.job.variant
-
-    @property
-    def design(self) -> str | None:
-        return self.job.design
 
 
 @pytest.mark.parametrize("budget,expected", [

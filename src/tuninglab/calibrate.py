@@ -28,11 +28,11 @@ from tuninglab.engine.run import runner
 from tuninglab.engine.run.duet import slot_cpus
 from tuninglab.engine.server.roots import HOST_SERVER
 from tuninglab.errors import UserError
-from tuninglab.evidence.host_class import host_class
+from tuninglab.evidence.host_class import host_class, server_of
 from tuninglab.recipes.plan import RUN_OVERHEAD_S
 from tuninglab.results import calibrations, document, sitting_model
 from tuninglab.results import duet as duet_stats
-from tuninglab.results.result import paired_runs
+from tuninglab.results.result import paired_runs, paired_series
 
 FIVE_MINUTES = 300.0
 POWER = 0.8  # the smallest effect detected this often
@@ -161,28 +161,28 @@ def _earlier(wd: Path, host_id: str) -> dict:
 
 def sittings_text(record: dict, data_dir: Path) -> str:
     """What a new record adds to its host classes' calibration (the whole machine's, and the
-    duet's where it holds a duet A/A): a sitting is one machine (its host id), so a second
-    record from the same machine adds A/A comparisons, not a sitting. Every server's records
-    of the class count (claim_verdicts.calibration's reason)."""
+    duet's where it holds a duet A/A) on its server, whose own records its verdicts use
+    (claim_verdicts.calibration): a sitting is one machine (its host id), so a second record
+    from the same machine adds A/A comparisons, not a sitting."""
     records = calibrations.load_all(data_dir)
     return "\n".join(_sittings_line(record, records, duet)
                      for duet in (False, True) if calibrations.aa_estimates(record, duet))
 
 
 def _sittings_line(record: dict, records: list, duet: bool) -> str:
-    cls = host_class(record, duet)
+    cls, server = host_class(record, duet), server_of(record)
     mine = [r for r in records if host_class(r, duet).key == cls.key
-            and calibrations.aa_estimates(r, duet)]
+            and server_of(r) == server and calibrations.aa_estimates(r, duet)]
     me = record["host"]["id"]
     machines = {r["host"]["id"] for r in mine}
     again = sum(r["host"]["id"] == me for r in mine) > 1
     head = (f"this machine ({me[:8]}) had a record already: a sitting is one machine, so "
             if again else "")
-    count = f"{head}the host class ({cls.name}) has records from {len(machines)} " \
+    count = f"{head}the host class ({cls.name}) has {server}'s records from {len(machines)} " \
             f"machine{'s' * (len(machines) != 1)}"
     tau, excess = sitting_model.spreads(
         [e for r in mine for e in calibrations.aa_estimates(r, duet)])
-    return (f"{count}: with them, its verdicts take the between-sitting sd as about "
+    return (f"{count}: with them, its verdicts on {server} take the between-sitting sd as about "
             f"{100 * tau:.1f}% and a {'duet' if duet else 'switchback'}'s per-run excess as "
             f"about {100 * excess:.1f}% (posterior medians; priors half-normal, "
             f"{100 * sitting_model.TAU_SCALE:g}% and {100 * sitting_model.EXCESS_SCALE:g}%)")
@@ -275,7 +275,7 @@ def duet_figures(doc: dict) -> dict:
     minutes (None from an A/A of one repeat, or where 5 minutes hold one)."""
     plan = doc["plan"]
     base, other = _points(doc)
-    halves = [duet_stats.Half(*document.paired_series(a, b))
+    halves = [duet_stats.Half(*paired_series(a, b))
               for a, b in zip(*paired_runs(other["runs"], base["runs"]))]
     size = min(len(h.values) for h in halves) // noise.DUET_BATCHES
     batch_sd, _ = pooled_sd(duet_stats.batch_ratios(h, noise.DUET_BATCHES, f"half {i + 1}")

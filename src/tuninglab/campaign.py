@@ -52,8 +52,8 @@ def here(workdir: Path | None = None, profile: str = "full",
          server: str | None = None) -> Here:
     """This host as claim_status needs it: its id, its noise figures' per-round sd, the server
     a run here tests (--mysqld, else the installed one) and its machine's host class (from what
-    it measured before: evidence.machine_of), and a duet's on it, so that a claim a duet
-    answers sooner is run as one (issue 62)."""
+    it measured before: evidence.machine_of), and a duet's on it, the evidence `invoke recipe
+    --design duet` adds to (recipe_aims)."""
     wd = Path(workdir or files.default_workdir())
     me = host_id()
     record = machine_record(me)   # data/ read once for both classes
@@ -155,7 +155,7 @@ def run_budget(job: Job, left: float) -> float:
 
 
 def _progress(wd: Path, job: Job, profile: str) -> Path:
-    return resume.progress_path(wd, job.recipe, job.variant, profile, job.design)
+    return resume.progress_path(wd, job.recipe, job.variant, profile)
 
 
 def ordered(jobs: list[Job], wd: Path, profile: str) -> list[Job]:
@@ -174,8 +174,7 @@ def job_line(n: int, job: Job, budget: float, wd: Path, profile: str,
     built = (f", and about {human_seconds(build[1])} first to build the lab VM image "
              f"{', '.join(build[0])}" if build else "")
     resumed = "; resumes an interrupted run" if _progress(wd, job, profile).is_file() else ""
-    duet = claim_status.AS_DUET if job.design == "duet" else ""
-    return (f"  {n}. {job.label}{duet}: {len(job.statuses)} claim"
+    return (f"  {n}. {job.label}: {len(job.statuses)} claim"
             f"{'s' * (len(job.statuses) != 1)}, {time}{built}; budget "
             f"{human_seconds(budget)}{resumed}\n     aims: {claims}")
 
@@ -235,10 +234,8 @@ def rerun(topic=None, budget="3h", profile="full", dry_run=False, workdir=None, 
     jobs = ordered(claim_jobs.jobs(list(before.values())), wd, profile)
     builds = image_builds(jobs, wd, profile, recipes_dir)
     chosen, left_out = schedule(jobs, seconds, builds)
-    duets = me.as_duet().where if any(j.design == "duet" for j, _ in chosen) else ""
     say(f"Campaign (profile {profile}, budget {human_seconds(seconds)}, host {me.sitting[:8]}, "
-        f"adding to {me.where}" + (f"; its duets to {duets}" if duets else "") +
-        f"): {len(chosen)} run{'s' * (len(chosen) != 1)} for the open claims, interrupted ones "
+        f"adding to {me.where}): {len(chosen)} run{'s' * (len(chosen) != 1)} for the open claims, interrupted ones "
         "first, then by expected answers per hour")
     for n, (job, share) in enumerate(chosen, 1):
         say(job_line(n, job, share, wd, profile, builds))
@@ -289,7 +286,7 @@ def _run(chosen, seconds, before, me, wd, profile, say, server=None) -> list:
 def _one(job: Job, share: float, me: Here, wd: Path, profile: str, say, server=None) -> None:
     opts = runner.Options(profile=profile, workdir=wd, budget=f"{int(share)}s", server=server,
                           data_dir=Path(result_files.DATA_DIR), recipes_dir=me.recipes_dir,
-                          variant=job.variant, aims=aims(job.statuses), design=job.design)
+                          variant=job.variant, aims=aims(job.statuses))
     try:
         runner.run_all(job.recipe, opts, job.variant, say)
     except Interrupted:

@@ -100,7 +100,9 @@ def test_another_class_starts_its_own_evidence(committed):
 def test_on_another_class_a_claim_opens_from_this_hosts_noise(committed, monkeypatch):
     """No results of its own yet: its time comes from this host's noise figures, and the pool is
     this host's result alone with its class's calibrations; without any, the priors' spread
-    leaves it out of reach from one sitting, and the reason names lab.noise."""
+    leaves it out of reach from one sitting, and the reason names lab.noise; with many, one
+    machine still cannot tell how far the effect differs between machines: its run adds a
+    sitting towards the need."""
     here = cs.Here(sitting="f" * 16, server="mariadb 10.11", machine=OTHER,
                    noise_sd=lambda plan: 0.05)
     c = next(c for c in claims_map.load_map()[0] if c.id == "zaitsev-read-ahead-off-large")
@@ -112,7 +114,8 @@ def test_on_another_class_a_claim_opens_from_this_hosts_noise(committed, monkeyp
     st = cs.status(c, here)
     assert st.verdict.kind == words.NOT_MEASURED and st.open
     assert st.reach is not None and st.basis == "this host's lab.noise figures"
-    assert st.reach.pooled_pct <= st.aim.pct * cr.AIM_INSIDE
+    assert st.block == cs.OUT_OF_REACH and "`invoke lab.noise` on each" not in st.why
+    assert st.reach.pooled_pct > st.aim.pct * cr.AIM_INSIDE
     unknown = cs.status(c, dataclasses.replace(here, noise_sd=None))
     assert unknown.open and unknown.block == cs.UNKNOWN
 

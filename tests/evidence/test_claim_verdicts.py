@@ -154,8 +154,9 @@ def test_a_claim_whose_source_is_in_doubt_judges_no_ratio_of_the_source(data_dir
     assert v.ratio.ratio == plain.ratio.ratio  # the same measurement
     iv = words.Interval(v.ratio.ci_low, v.ratio.ci_high, v.ratio.tost_low, v.ratio.tost_high)
     assert v.kind == words.doubted(plain.kind, iv, 0.03)
-    if v.kind == words.SOURCE_IN_DOUBT:
-        assert v.band == words.doubted_band(0.03)
+    # what was measured and the doubt, against the band it was judged by
+    assert v.text == words.doubted_text(plain.kind, v.kind)
+    assert v.band == words.doubted_band(plain.band)
 
 
 def test_an_inverted_claim_reads_the_pooled_comparison_the_other_way(data_dir):
@@ -301,6 +302,44 @@ def test_a_duet_class_is_calibrated_by_duet_a_as_and_the_whole_machine_by_the_ot
     whole = cv.calibration(sets[False])   # the same machine's class: the record's other A/As
     assert sets[True].host_class.name.endswith(" on " + sets[False].host_class.name)
     assert len(whole) == 2 and est.log_ratio not in [e.log_ratio for e in whole]
-    # the duet result pools with its places cancelled: 4 halves, 2 degrees of freedom
+    # the duet result pools with its places cancelled, never narrower than its batches say:
+    # here they spread more than its 4 halves (2 degrees of freedom), 4 x 4 degrees of freedom
     (mine,) = cv.regime_estimates(sets[True], "OFF")[0]
-    assert mine.paired and mine.df == 2
+    assert mine.paired and mine.df == 16
+
+
+def test_a_duet_never_answers_a_servers_column_it_shows_beside_it_on_half_a_machine(data_dir):
+    """A source's claim ran on a whole machine: MariaDB 11.8 measured only by a duet (each
+    server on half the machine) reads "not measured yet" and why, its duet's verdict after it,
+    and the claims page folds the duet under "on half the machine"."""
+    duet_result = DATA / "doublewrite" / "20261206T184147Z-c9f6d3ed-quick-a86c5654.json"
+    shutil.copy(duet_result, data_dir / "doublewrite" / duet_result.name)
+    found = cv.verdicts(claim())
+    eleven = [v for v in found if v.on_server == "mariadb 11.8"]
+    assert [v.kind for v in eleven][0] == words.NOT_MEASURED and eleven[0].evidence is None
+    assert cv.HALF_MACHINE in eleven[0].why and "--server mariadb-11.8" in eleven[0].why
+    assert eleven[1].evidence.host_class.duet and eleven[1].pooled is not None
+    # a server with a whole machine's evidence keeps it first
+    assert not next(v for v in found if v.on_server == "mariadb 10.11").evidence.host_class.duet
+    cell = verdict_tables._server_cell(claim(), eleven, "mariadb 11.8", verdict_tables.Notes("t"))
+    assert words.NOT_MEASURED in cell and "on half the machine (a duet)" in cell
+    assert "half of a 2-core" in cell and "data-answer" not in cell
+
+
+def test_a_server_with_its_own_a_as_on_the_class_is_calibrated_by_them_alone(data_dir):
+    """`invoke lab.noise --server` records calibrate that server's sets; a server with none
+    on the class borrows every server's records."""
+    from tuninglab.results import calibrations
+    record = load(DATA / calibrations.DIR / "20261206T165657Z-c9f6d3ed.json")
+    eleven = copy.deepcopy(record)
+    eleven["host"]["id"] = "e" * 16
+    eleven["server"] = {"flavor": "mariadb", "version": "11.8.9"}
+    (data_dir / calibrations.DIR).mkdir()
+    for name, r in (("a.json", record), ("b.json", eleven)):
+        (data_dir / calibrations.DIR / name).write_text(json.dumps(r))
+    cls = host_class(record)
+    for server, expected in (("mariadb 10.11", {record["host"]["id"]}),
+                             ("mariadb 11.8", {"e" * 16}),
+                             ("mysql 9.7", {"e" * 16, record["host"]["id"]})):
+        s = evidence.EvidenceSet("doublewrite", "", server, cls, (), ())
+        assert {e.sitting for e in cv.calibration(s)} == expected

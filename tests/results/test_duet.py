@@ -142,3 +142,34 @@ def test_many_halves_pool_and_the_places_must_balance():
     with pytest.raises(ValueError, match="3 halves, 2 with the tested setting in the first "
                                          "place; expected as many"):
         compare_duet(halves[:3])
+
+
+def test_a_duets_pooled_estimate_is_never_narrower_than_its_batches_say():
+    """The pooled estimate (Result.estimate, what a verdict pools) takes the batches' floor as
+    the duet's own interval does: halves whose totals agree exactly still carry their seconds'
+    noise."""
+    import statistics
+
+    from helpers import duet_doc
+    from tuninglab.results import duet, pooling
+    from tuninglab.results.result import Result, paired_series, places
+
+    doc = duet_doc(halves=4, seconds=40)
+    r = Result(doc)
+    point = next(p for p in r.points if not p.is_baseline)
+    values, base, _ = r.compared_values(point, "tps")
+    first = places(point.runs, r.baseline_point.runs)
+    plain = pooling.placed_estimate(values, base, first)
+    floored = r.estimate(point, values, base)
+    assert floored.se >= plain.se and floored.log_ratio == plain.log_ratio
+    # the halves' totals made to agree exactly: no spread of halves, only the batches'
+    same = [values[0] if f == first[0] else values[1] for f in first]
+    both = [base[0] if f == first[0] else base[1] for f in first]
+    assert pooling.placed_estimate(same, both, first) is None
+    mine = sorted(point.runs, key=lambda run: run["repeat"])
+    theirs = sorted(r.baseline_point.runs, key=lambda run: run["repeat"])
+    ratios = [duet.batch_ratios(duet.Half(*paired_series(a, b)), duet.DEFAULT_BATCHES, "h")
+              for a, b in zip(mine, theirs)]
+    var, df = duet.within_variance(ratios, [statistics.fmean(x) for x in ratios])
+    found = pooling.placed_estimate(same, both, first, floor=(var, df))
+    assert found.se == pytest.approx(math.sqrt(var / len(first))) and found.df == df

@@ -104,4 +104,14 @@ def test_a_caveat_lowers_an_answer_that_judges_the_source_to_source_in_doubt():
     inside = iv(0.98, 1.025, (0.985, 1.02))
     assert v.doubted(v.REPRODUCED, inside, 0.03) == v.NO_EFFECT
     assert v.SOURCE_IN_DOUBT in v.VOCABULARY and v.SOURCE_IN_DOUBT not in v.ANSWERS
-    assert "caveat" in v.doubted_band(0.03) and "±3%" in v.doubted_band(0.03)
+    judged = v.band_text(1.035, 0.03)
+    assert v.doubted_band(judged).startswith(judged) and "caveat" in v.doubted_band(judged)
+
+
+def test_a_caveated_verdict_says_what_was_measured_and_the_doubt():
+    """A measured "larger than claimed" is not hidden by the doubt; "too noisy" never reads
+    without it."""
+    assert v.doubted_text(v.LARGER, v.SOURCE_IN_DOUBT) == f"{v.LARGER}; {v.IN_DOUBT}"
+    assert v.doubted_text(v.TOO_NOISY, v.TOO_NOISY) == f"{v.TOO_NOISY}; {v.IN_DOUBT}"
+    # a claim of no difference "reproduced" within the margin reads as what doubted() keeps
+    assert v.doubted_text(v.REPRODUCED, v.NO_EFFECT).startswith(v.NO_EFFECT + "; ")

@@ -1,13 +1,13 @@
-"""The sitting model's coverage check (results/sitting_model.py, issue 59; not yet the
-verdicts'): its coverage and median half-width by true between-sitting spread and number of
+"""The sitting model's coverage check (results/sitting_model.py, what the verdicts pool by): its coverage and median half-width by true between-sitting spread and number of
 sittings, for results as noisy as the committed ones and for precise ones, a class calibrated by
 CALIBRATIONS sittings and by 2, pooling.pool's beside; a switchback's results there carry the
 per-run excess the committed switchback A/As show (SIM_EXCESS), which their paired se does not
 see. On real records (MIN_SITTINGS of them), its coverage beside pooling.pool's. And how long it
 takes to pool a claim.
 
-`invoke bench --only pooling` prints pooling_coverage's figures (pooling.pool's), then these;
-the simulation's pieces (committed_noise, simulate, aa_calibration) are pooling_coverage's."""
+`invoke bench --only pooling` prints pooling_coverage's figures (pooling.pool's), then these,
+then effect_spread's (the committed calibrations held fixed, the effect differing between
+machines); the simulation's pieces (committed_noise, simulate, aa_calibration) are pooling_coverage's."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import statistics
 import time
 from dataclasses import dataclass
 
-from tuninglab.bench import pooling_coverage
+from tuninglab.bench import effect_spread, pooling_coverage
 from tuninglab.bench.pooling_coverage import (CALIBRATIONS, DATA_DIR, MAX_SITTINGS, MIN_SITTINGS,
                                               PRECISE_SE, TARGET, Noise, aa_calibration,
                                               committed_noise, draw, standard_error)
@@ -57,7 +57,8 @@ def run(say=print):
             new, old = record_model_coverage(records, k)
             say(f"  k={k}: {new:.3f} ({new / TARGET:.2f}); pooling.pool {old:.3f}")
     sitting_model_check(say, committed_noise())
-    say(f"(the sitting model's check in {time.perf_counter() - started:.0f} s)")
+    effect_spread.run(say)
+    say(f"(the sitting model's checks in {time.perf_counter() - started:.0f} s)")
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,5 @@
-"""The runs that would answer the open claims (claim_status.Status): one per recipe variant and
-design (the recipe's, or a duet where that answers sooner: claim_status.choose), ordered by
-expected answers per hour, and the count of the claims no run here answers, by what
+"""The runs that would answer the open claims (claim_status.Status): one per recipe variant,
+ordered by expected answers per hour, and the count of the claims no run here answers, by what
 keeps them from one; the plan `invoke claims.rerun` follows and `invoke claims.status` prints."""
 
 from dataclasses import dataclass
@@ -15,7 +14,6 @@ class Job:
     recipe: str
     variant: str
     statuses: tuple             # the open claims it answers (Status)
-    design: str | None = None   # --design: a duet, or None for the recipe's own
 
     @property
     def label(self) -> str:
@@ -34,14 +32,13 @@ class Job:
 
 
 def jobs(found: list[Status]) -> list[Job]:
-    """The open claims grouped by recipe variant and design, in order of expected answers per
-    hour (the ones whose time is unknown last, in the map's order)."""
+    """The open claims grouped by recipe variant, in order of expected answers per hour (the
+    ones whose time is unknown last, in the map's order)."""
     groups: dict[tuple, list] = {}
     for s in found:
         if s.open:
-            groups.setdefault((s.claim.recipe, s.claim.variant, s.design), []).append(s)
-    out = [Job(recipe, variant, tuple(group), design)
-           for (recipe, variant, design), group in groups.items()]
+            groups.setdefault((s.claim.recipe, s.claim.variant), []).append(s)
+    out = [Job(recipe, variant, tuple(group)) for (recipe, variant), group in groups.items()]
     return sorted(out, key=lambda j: -j.per_hour)
 
 

@@ -16,6 +16,9 @@ from tuninglab.results.precision_need import Need
 AIM_INSIDE = 0.9  # result moves the pooled ratio, and the need with it: precision_need.need_at)
 # Below this many calibrated machines a class's spread is mostly its prior's, and out of reach
 FEW_CALIBRATIONS = 3  # names `invoke lab.noise` (one precise result: ±22% with none, ±4% with 6)
+# Out of reach from one sitting, a run still adds it: to within this share of the narrowest
+# pooled interval this sitting can give (the effect's own spread between machines leaves one
+TOWARD = 0.1  # machine's share of the interval bounded, whatever its rounds).
 
 
 @dataclass(frozen=True)
@@ -79,10 +82,23 @@ class Pool:
 def reach(pool: Pool, need: Need, plan, sd: float) -> Reach | str:
     """The fewest rounds of a new result that bring the pooled interval within AIM_INSIDE of
     the need (a bisection: more rounds never widen it), or why none does."""
-    design, target = plan.design, need.pct * AIM_INSIDE
-    best = pool.half(sd, MAX_REPEATS, design)
-    if best > target:
+    best = pool.half(sd, MAX_REPEATS, plan.design)
+    if best > need.pct * AIM_INSIDE:
         return pool.out_of_reach(best, MAX_REPEATS)
+    return _fewest(pool, plan, sd, need.pct * AIM_INSIDE)
+
+
+def toward(pool: Pool, plan, sd: float) -> Reach:
+    """Where no result of this sitting reaches the need (reach's why), what its sitting still
+    brings: the fewest rounds that take the pooled interval within TOWARD of the narrowest
+    this sitting can make it (more rounds buy almost nothing; more machines do)."""
+    return _fewest(pool, plan, sd, pool.half(sd, MAX_REPEATS, plan.design) * (1 + TOWARD))
+
+
+def _fewest(pool: Pool, plan, sd: float, target: float) -> Reach:
+    """The fewest rounds (a bisection: more rounds never widen it) whose pooled interval is
+    within the target, with the time they take and the new result's own half-width."""
+    design = plan.design
     low, high = max(2, plan.experiment.measure.repeats), MAX_REPEATS
     while low < high:
         mid = (low + high) // 2

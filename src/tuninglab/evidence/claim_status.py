@@ -23,12 +23,10 @@ earlier ones never plans from their quiet), else it is unknown. The time is the 
 many rounds (recipes/plan.py's estimate, the template build included). The command hands in what
 it knows of this host (Here): evidence/ never imports the engine.
 
-Where a duet may measure the claim's experiment (recipes/duets.py) and the whole machine's
-evidence leaves the claim open, it is weighed on the duet's class as well (each server on half
-this machine, a question of its own: its own set, calibrations and noise): the claim takes the
-duet's status where a duet answered it, or reaches its need sooner, or alone is open (choose,
-issue 62: the design with the smallest interval for the minutes), and says what the other
-would take. A duet's round is a repeat (two halves, one in each place).
+A duet's results (two servers side by side, each on half the machine) never answer a claim,
+whose source ran on a whole machine (claim_verdicts.HALF_MACHINE): every claim is planned on the
+whole machine's evidence, and `invoke recipe --design duet` aims at the duet class's own
+(Here.as_duet).
 """
 
 import dataclasses
@@ -41,28 +39,23 @@ from typing import Callable
 from tuninglab import files
 from tuninglab.errors import UserError
 from tuninglab.evidence import claim_verdicts, claims_map, servers
-from tuninglab.evidence.claim_reach import Pool, Reach, reach
+from tuninglab.evidence.claim_reach import Pool, Reach, reach, toward
 from tuninglab.evidence.claim_verdicts import Verdict
 from tuninglab.evidence.claims_map import Claim
 from tuninglab.evidence.host_class import HostClass, runs_on
 from tuninglab.evidence.sets import EvidenceSet
 from tuninglab.recipes import plan as planner
-from tuninglab.recipes.duets import duet_obstacle
 from tuninglab.recipes.load import load
 from tuninglab.recipes.raid import member_serials
 from tuninglab.results import pooling, precision_need, stats
 from tuninglab.results import verdicts as words
 from tuninglab.results.precision_need import Need
 from tuninglab.results.result import Result
-from tuninglab.units import human_seconds
 
 # What keeps an unanswered claim from an answer here (Status.block), for the totals.
 NOT_HERE, LAB_THROUGHPUT, OUT_OF_REACH, TOO_FINE, SAME_REGIME, NO_PLAN, UNKNOWN = (
     "not testable here", "lab VM throughput", "out of reach from this sitting",
     "needs under ±1%", "regime missed by the same run", "no plan here", "time unknown")
-# What a line says of a claim run, or answered, as a duet (choose).
-AS_DUET, ON_DUET = (" as a duet (each server on half the machine)",
-                    " on a duet's class (each server on half the machine)")
 DOUBTED = "source in doubt"   # no rerun answers what the source cannot support
 # The verdicts a new result here may turn into an answer (REGIME_NOT_REACHED: in another profile).
 OPEN = (words.TOO_NOISY, words.NOT_MEASURED, words.ONLY_OLDER, words.REGIME_NOT_REACHED)
@@ -81,8 +74,8 @@ class Here:
     noise figures give a plan (None: no figures), and the evidence sets its results would join:
     its server ("mariadb 10.11") and its machine's host class (None: not known, any); and
     whether its lab VM runs under KVM, at the hardware's speed. design: the design a run here
-    uses (None: the recipe's); duet_machine: a duet's class on this machine, where a claim may
-    be answered by a duet instead when that is quicker (None: never weighed)."""
+    uses (None: the recipe's); duet_machine: a duet's class on this machine, the evidence
+    `invoke recipe --design duet` adds to (as_duet; None: not known)."""
     sitting: str = "this host"
     profile: str = "full"
     noise_sd: Callable | None = None
@@ -123,8 +116,6 @@ class Status:
     basis: str = ""             # where the per-round noise came from
     block: str = ""             # what keeps it from an answer here, in a few words (NOT_HERE...)
     need_now: Need | None = None  # too noisy: the need at today's pooled ratio (need_at)
-    design: str | None = None   # the design its rerun here uses (None: the recipe's)
-    beside: str = ""            # what the design not chosen would take here (choose)
 
     @property
     def aim(self) -> Need:
@@ -220,7 +211,10 @@ def verdict_here(claim: Claim, here: Here) -> Verdict:
     """The claim's verdict on the first evidence set a new result from this host would join, or
     "not measured yet" where none has a result."""
     found = claim_verdicts.verdicts(claim)
-    mine = next((v for v in found if v.evidence is None or here.joins(v.evidence)), None)
+    # A server's "not measured yet" on a whole machine (v.server) stands for no set: this
+    # host's own where its result would go says more.
+    mine = next((v for v in found if (here.joins(v.evidence) if v.evidence is not None
+                                      else not v.server)), None)
     if mine is not None:
         return mine
     server = here.server or servers.REFERENCE
@@ -234,49 +228,8 @@ def verdict_here(claim: Claim, here: Here) -> Verdict:
 
 def status(claim: Claim, here: Here = Here(), v: Verdict | None = None) -> Status:
     """The claim's status on the evidence set this host's results would join, with the reach
-    of a new result here when the claim is open; where a duet may measure it (here.duet_machine,
-    the recipe's experiment: recipes/duets.py), on the duet class's set instead when a duet
-    answered it, or answers it sooner (the design with the smallest interval for the minutes)."""
-    whole = _status(claim, here, v)
-    # Only where the whole machine's evidence leaves it open: not a claim answered, one no
-    # rerun answers (a source in doubt, a lab VM's) or one this host cannot test at all.
-    weigh = whole.open or whole.block in (OUT_OF_REACH, SAME_REGIME)
-    duet = _duet_status(claim, here) if weigh else None
-    return whole if duet is None else choose(whole, duet)
-
-
-def _duet_status(claim: Claim, here: Here) -> Status | None:
-    """The claim's status on this machine's duet class, None where no duet may measure it."""
-    if here.duet_machine is None:
-        return None
-    try:
-        e = load(claim.recipe, here.recipes_dir, claim.variant).experiment(here.profile)
-    except UserError:
-        return None
-    if duet_obstacle(e):
-        return None
-    return dataclasses.replace(_status(claim, here.as_duet()), design="duet")
-
-
-def choose(whole: Status, duet: Status) -> Status:
-    """The whole machine's status or the duet's (the whole machine's leaves the claim open):
-    the duet's where it settled the claim (answered it, or found the source in doubt, which
-    no rerun answers), or where only it is open, or where both are and it reaches the need
-    sooner; the other's time beside it."""
-    w, d = whole.reach, duet.reach
-    settled = duet.answered or duet.block == DOUBTED
-    if settled or duet.open and not whole.open or \
-            whole.open and duet.open and d and (not w or d.seconds < w.seconds):
-        return dataclasses.replace(duet, beside=_beside(whole))
-    return dataclasses.replace(whole, beside=_beside(duet))
-
-
-def _beside(st: Status) -> str:
-    """What a status's design would take here, in a few words: the design not chosen."""
-    where = "a duet (half the machine)" if st.design == "duet" else "the whole machine"
-    if st.reach:
-        return f"{where}: {st.reach.rounds} rounds, about {human_seconds(st.reach.seconds)}"
-    return f"{where}: {st.block or ('answered' if st.answered else 'not open')}"
+    of a new result here when the claim is open."""
+    return _status(claim, here, v)
 
 
 def _status(claim: Claim, here: Here, v: Verdict | None = None) -> Status:
@@ -326,8 +279,9 @@ def _here(claim: Claim, v: Verdict, base: Status, here: Here) -> Status:
                                    "result of it yet and no noise figures of this host in "
                                    "the work directory (`invoke lab.noise` there)")
     found = reach(pool, need, plan, sd)
-    if isinstance(found, str):
-        return dataclasses.replace(base, why=found, basis=basis, block=OUT_OF_REACH)
+    if isinstance(found, str):   # this sitting alone cannot answer it, but it adds a sitting
+        return dataclasses.replace(base, open=True, reach=toward(pool, plan, sd), why=found,
+                                   basis=basis, block=OUT_OF_REACH)
     return dataclasses.replace(base, open=True, reach=found, basis=basis)
 
 

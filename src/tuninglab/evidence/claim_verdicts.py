@@ -22,7 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from tuninglab import files
-from tuninglab.evidence import functional, result_files
+from tuninglab.evidence import functional, result_files, servers
 from tuninglab.evidence.claims_map import Claim
 from tuninglab.evidence.host_class import host_class, server_of
 from tuninglab.evidence.sets import EvidenceSet, evidence_sets, evidence_version
@@ -61,6 +61,12 @@ class Verdict:
     rerun: str = ""               # not testable here: where and how it would be answered
     band: str = ""                # what an answer was judged against (verdicts.band_text)
     quick: int = 0                # pooled results of the quick profile
+    server: str = ""              # a verdict of no evidence set: the server it stands for
+
+    @property
+    def on_server(self) -> str:
+        """The server the verdict is about: its evidence set's, or the one it stands for."""
+        return self.evidence.server if self.evidence is not None else self.server
 
     @property
     def answered_by(self) -> str:
@@ -113,7 +119,7 @@ def _estimate(point: str, metric: str, r: Result) -> tuple[pooling.Estimate | No
         return None, f"the result did not measure {metric}"
     if any(v is None for v in values + base):
         return None, f"the result did not measure {metric} in every run"
-    est = r.estimate(p, values, base)
+    est = r.estimate(p, values, base, metric)
     if est is None:
         few = "a duet of one repeat" if r.design == "duet" else "fewer than 2 repeats"
         return None, f"its {metric} cannot be compared ({few}, or a 0)"
@@ -237,21 +243,22 @@ def _records(data_dir: str, _stamp: float) -> tuple:
 
 def calibration(s: EvidenceSet) -> tuple[pooling.Estimate, ...]:
     """The host class's A/A estimates (each labelled with its machine's host id, a switchback's
-    flagged as paired), from the records of every server measured on the class's machines: an
-    A/A measures how far a comparison of nothing moves between the class's machines and runs,
-    and nothing measured says that differs by server (every committed record is MariaDB 10.11's;
-    filtering by server left 11.8 and 9.7 "without calibrations" on the same machines)."""
+    flagged as paired) from the set's server's own records on the class's machines, where it
+    has any (`invoke lab.noise --server`); else from every server's records of the class, an
+    A/A of one server being the nearest measure of another's on the same machines."""
     duet = s.host_class.duet   # a duet class: the records' duet A/As, else the others
-    return _class_calibration(s.host_class.key, duet, *_records_version())
+    return _class_calibration(s.host_class.key, duet, s.server, *_records_version())
 
 
 @lru_cache(maxsize=256)
-def _class_calibration(key, duet: bool, data_dir: str,
+def _class_calibration(key, duet: bool, server: str, data_dir: str,
                        stamp: float) -> tuple[pooling.Estimate, ...]:
-    # Naming a record's class reads its whole host section: once per class and record set,
-    # not once per comparison pooled.
-    return tuple(e for c in _records(data_dir, stamp) if host_class(c, duet).key == key
-                 for e in calibrations.aa_estimates(c, duet))
+    # Naming a record's class reads its whole host section: once per class, server and record
+    # set, not once per comparison pooled.
+    mine = [c for c in _records(data_dir, stamp) if host_class(c, duet).key == key
+            and calibrations.aa_estimates(c, duet)]
+    own = [c for c in mine if server_of(c) == server]
+    return tuple(e for c in own or mine for e in calibrations.aa_estimates(c, duet))
 
 
 # --- the verdict of a set ---------------------------------------------------------------------
@@ -285,13 +292,13 @@ def verdict_of(claim: Claim, c: Comparison) -> Verdict:
     margin = doc.smallest_effect
     kind = words.judge(claim.source_ratio, interval, margin, claim.source_noise)
     band = words.band_text(claim.source_ratio, margin, claim.source_noise)
-    why = c.why
-    if claim.caveat:  # the source contradicts itself: no ratio of its to judge against
-        kind = words.doubted(kind, interval, margin)
+    why, text = c.why, kind
+    if claim.caveat:  # the source contradicts itself: what was measured, and the doubt
+        measured, kind = kind, words.doubted(kind, interval, margin)
+        text, band = words.doubted_text(measured, kind), words.doubted_band(band)
     if kind == words.SOURCE_IN_DOUBT:
-        band = words.doubted_band(margin)
         why = "; ".join(x for x in (DOUBTED, c.why) if x)
-    return Verdict(kind, kind, ratio, doc, why, s, c.pooled, c.left_out, band=band,
+    return Verdict(kind, text, ratio, doc, why, s, c.pooled, c.left_out, band=band,
                    quick=c.quick)
 
 
@@ -315,4 +322,28 @@ def _verdicts(claim: Claim, version: tuple) -> tuple[Verdict, ...]:
     if not found:
         return (Verdict(NOT_MEASURED, NOT_MEASURED, None, None,
                         f"run {command(claim.recipe, claim.variant)} to measure it"),)
-    return tuple(verdict_of(claim, c) for c in found)
+    return tuple(_whole_machine_first(claim, [verdict_of(claim, c) for c in found]))
+
+
+# Why a server measured only on half the machine has no answer: a source's claim ran on a whole
+# one, and a duet's twin servers each had half its CPUs and shared its disk.
+HALF_MACHINE = ("measured only on half the machine (a duet: two servers side by side, each on "
+                "half the CPUs, sharing the disk), another question than the source's whole "
+                "machine")
+
+
+def _whole_machine_first(claim: Claim, found: list[Verdict]) -> list[Verdict]:
+    """The verdicts with each server's first (its column's answer) on a whole machine: where a
+    server's first set is a duet's (sets.py orders them after every whole machine's), a "not
+    measured yet" saying so goes before it, and the duet's verdict follows as evidence on half
+    a machine."""
+    out, seen = [], set()
+    for v in found:
+        server = v.on_server
+        if server not in seen and v.evidence is not None and v.evidence.host_class.duet:
+            how = servers.how_to_measure(claim.recipe, claim.variant, server)
+            out.append(Verdict(NOT_MEASURED, NOT_MEASURED, None, None, f"{HALF_MACHINE}; {how}",
+                               server=server))
+        seen.add(server)
+        out.append(v)
+    return out

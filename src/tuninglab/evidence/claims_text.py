@@ -26,7 +26,7 @@ def _line(c, v) -> str:
     verdict, the server and the machine in a DBA's words, what the pool counts and why."""
     where = (f"{servers.label(v.evidence.server)}, {in_words(v.evidence.latest)}"
              if v.evidence and v.evidence.latest else
-             servers.label(v.evidence.server) if v.evidence else "no result yet")
+             servers.label(v.on_server) if v.on_server else "no result yet")
     notes = "; ".join(x for x in (v.counted, v.reasons) if x)
     return visible(f"  {c.id}: then {source_text(c)}, today {times_text(v.ratio)}: {v.text}, "
                    f"on {where}" + (f" ({notes})" if notes else ""))
@@ -76,19 +76,17 @@ def verdict_text(st) -> str:
 
 
 def here_text(st) -> str:
-    """What answering it would take here, or why nothing here can; where a duet was weighed,
-    which design that is (claim_status.choose) and what the other would take."""
-    duet = claim_status.ON_DUET * (st.design == "duet")
-    beside = f"; instead: {st.beside}" if st.beside else ""
+    """What answering it would take here, or why nothing here can."""
     if st.answered:
-        return f"answered{duet}"
+        return "answered"
     if st.reach:
         r = st.reach
-        how = claim_status.AS_DUET * (st.design == "duet")
-        return (f"here{how}: {r.rounds} rounds, about {human_seconds(r.seconds)} (to ±"
-                f"{r.pooled_pct:.1f}% pooled; noise from {st.basis}){beside}")
-    where = f"{claim_status.ON_DUET.strip()}: " * (st.design == "duet")
-    return where + (st.why or "nothing to run") + beside
+        run = (f"{r.rounds} rounds, about {human_seconds(r.seconds)} (to ±{r.pooled_pct:.1f}% "
+               f"pooled; noise from {st.basis})")
+        if st.block == claim_status.OUT_OF_REACH:   # a sitting toward it (claim_reach.toward)
+            return f"a sitting toward it here: {run}; {st.why}"
+        return f"here: {run}"
+    return st.why or "nothing to run"
 
 
 def status_line(st) -> str:
@@ -108,11 +106,13 @@ def totals(found: list) -> list[str]:
     counted = sum(len(j.statuses) for j in known)
     unknown = sum(len(j.statuses) for j in jobs if not j.seconds)
     blocks = claim_jobs.blocked(found)
+    toward = sum(st.open and st.block == claim_status.OUT_OF_REACH for st in found)
     out = [f"Answered {answered} of {len(found)} claims. Open and answerable here: "
            f"{counted + unknown}; {counted} of them in about "
            f"{human_seconds(sum(j.seconds for j in known))} ({len(known)} run"
            f"{'s' * (len(known) != 1)})" + (f", {unknown} in a time unknown" if unknown else "")
-           + "."]
+           + (f"; {toward} of them need more machines than this one, to which a run here adds "
+              "a sitting" if toward else "") + "."]
     if blocks:
         out.append("Not answerable here now: " + ", ".join(f"{n} {k}" for k, n in
                                                            blocks.items()) +
@@ -143,9 +143,7 @@ def _whose(here) -> str:
     if here.server is None and here.machine is None:
         return ("the claim's first evidence set (the claims page's: this host's server and "
                 "class are not known)")
-    duet = (f"; a duet's, where one is weighed: {here.as_duet().where}"
-            if here.duet_machine else "")
-    return f"the evidence a result from this host would join ({here.where}{duet})"
+    return f"the evidence a result from this host would join ({here.where})"
 
 
 def status_report(topic: str | None = None, here=claim_status.Here(), claims=None) -> str:

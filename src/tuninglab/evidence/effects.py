@@ -86,8 +86,9 @@ def headline(recipe: str, variant: str, point: str, metric: str,
              server: str) -> Comparison | None:
     """The comparison a server's answer rests on, the one rule every page and command uses:
     the server's first evidence set in evidence_sets' order, that is the project's own
-    machines before contributed ones, a whole machine before the lab VM, a lab VM at the
-    hardware's speed before one that is not, then the class with the most current results.
+    machines before contributed ones, a whole machine before the lab VM and before a duet's
+    half machine, a lab VM at the hardware's speed before one that is not, then the class with
+    the most current results.
     None when the server has no evidence set for it."""
     return next((c for c in claim_verdicts.comparisons(recipe, variant, point, metric)
                  if c.evidence.server == server), None)

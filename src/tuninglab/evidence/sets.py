@@ -59,11 +59,12 @@ class EvidenceSet:
 # --- the sets ---------------------------------------------------------------------------------
 
 def evidence_sets(recipe: str, variant: str = "") -> list[EvidenceSet]:
-    """Every evidence set of a recipe's variant: the project's own classes first, then by server
-    in the pages' order (servers.py: the reference first, so a result on a new server adds a
-    column rather than moving the page), then a lab VM whose throughput is the hardware's (KVM,
-    one disk) before one whose is not, then by how many current results they hold (most
-    first). Gathered once while the evidence stays as it is (evidence_version)."""
+    """Every evidence set of a recipe's variant: the project's own classes first, a whole
+    machine before the lab VM and before a duet's half machine (a source's claim ran on a whole
+    one), then by server in the pages' order (servers.py: the reference first, so a result on a
+    new server adds a column rather than moving the page), then a lab VM whose throughput is
+    the hardware's (KVM, one disk) before one whose is not, then by how many current results
+    they hold (most first). Gathered once while the evidence stays as it is (evidence_version)."""
     return list(_evidence_sets(recipe, variant, evidence_version(recipe)))
 
 
@@ -92,8 +93,9 @@ def _evidence_sets(recipe: str, variant: str, _version: tuple) -> tuple[Evidence
                         tuple(sorted(old, key=lambda x: x[0].started)))
             for (server, cls), (cur, old) in groups.items()]
     return tuple(sorted(sets, key=lambda s: (s.host_class.contributed, s.host_class.lab,
-                                             servers.rank(s.server), not _at_hardware_speed(s),
-                                             -len(s.results), s.host_class.name)))
+                                             s.host_class.duet, servers.rank(s.server),
+                                             not _at_hardware_speed(s), -len(s.results),
+                                             s.host_class.name)))
 
 
 def _at_hardware_speed(s: EvidenceSet) -> bool:

@@ -15,7 +15,7 @@ from tuninglab.files import DATA_DIR, create_json
 from tuninglab.results import redo, regime, stats, timeseries
 from tuninglab.results.duet import DUET_METHOD, Half, compare_duet
 from tuninglab.results.metrics import COST
-from tuninglab.results.result import Result, paired_runs
+from tuninglab.results.result import Result, paired_runs, paired_series
 
 SCHEMA_VERSION = 2  # 2: plan.design (restart or switchback); files of 1 stay valid
 SCHEMA_PATH = Path(__file__).with_name("result.schema.json")
@@ -164,17 +164,6 @@ def duet_ratio(mine: list, theirs: list, margin: float) -> dict:
     halves = [Half(*paired_series(a, b), first=a["order"] < b["order"])
               for a, b in zip(mine, theirs)]
     return compare_duet(halves, margin=margin).to_dict()
-
-
-def paired_series(run: dict, base: dict, metric: str = "tps") -> tuple[list, list]:
-    """Two runs' per-second series of a metric, up to the shorter one's end (sysbench may
-    report a second fewer on one side, and the sampler pads a series with None to its
-    longer length)."""
-    values, base_values = run["series"][metric], base["series"][metric]
-    n = min(len(values), len(base_values))
-    while n and (values[n - 1] is None or base_values[n - 1] is None):
-        n -= 1
-    return values[:n], base_values[:n]
 
 
 def switchback(doc: dict) -> bool:

@@ -120,14 +120,18 @@ def estimate(values: Iterable[float], baseline: Iterable[float],
 
 
 def placed_estimate(values: Sequence[float], baseline: Sequence[float],
-                    first: Sequence[bool]) -> Estimate | None:
+                    first: Sequence[bool], floor: tuple[float, float] | None = None
+                    ) -> Estimate | None:
     """A duet's comparison from its halves (values[i] beside baseline[i] in half i; first[i]:
     the point's server had the first place, CPUs and sandbox): the mean of the two places'
     mean log ratios, so that a place's own effect (one CPU busier than the other) cancels, with
     its standard error from the halves' spread about their own place's mean, on halves - 2
-    degrees of freedom (the effect and the place's). Flagged paired: its halves are runs side by
-    side, and their per-run excess is the duet class's to learn (sitting_model). None without a
-    half in each place, with fewer than 3 halves, a repeat of 0 or no spread."""
+    degrees of freedom (the effect and the place's). floor: a half's variance as its own
+    batches give it and its degrees of freedom (results/duet.within_variance), taken instead
+    where it is the larger, as a duet's own interval takes it: a half is never known better
+    than its batches say. Flagged paired: its halves are runs side by side, and their per-run
+    excess is the duet class's to learn (sitting_model). None without a half in each place,
+    with fewer than 3 halves, a repeat of 0 or no spread."""
     lx, lb = _logs(values), _logs(baseline)
     if lx is None or lb is None:
         return None
@@ -138,6 +142,8 @@ def placed_estimate(values: Sequence[float], baseline: Sequence[float],
     if found is None:
         return None
     means, spread, df = found
+    if floor is not None and floor[0] > spread:
+        spread, df = floor
     counts = (sum(map(bool, first)), len(first) - sum(map(bool, first)))
     se = math.sqrt(spread / 4 * sum(1 / n for n in counts))
     return Estimate(statistics.fmean(means), se, df, paired=True) if se > 0 else None

@@ -16,7 +16,7 @@ from dataclasses import fields
 from functools import cached_property
 from typing import Generic, TypeVar
 
-from tuninglab.results import pooling, read_view, stats
+from tuninglab.results import duet, pooling, read_view, stats
 from tuninglab.results.metrics import WINDOWED, is_amount, run_value
 from tuninglab.results.ratio import Ratio
 from tuninglab.results.stats import Summary
@@ -286,13 +286,16 @@ class Result(_Read):
         return Ratio.of(compared.to_dict(), self.smallest_effect, _words(metric))
 
 
-    def estimate(self, point: Point, values: list, base: list):
-        """The comparison of compared_values' values as a pooled verdict takes it (a
-        pooling.Estimate, None when they give none): a duet's halves with their places
-        cancelled, any other design's repeats paired by round or not."""
+    def estimate(self, point: Point, values: list, base: list, metric: str = ""):
+        """The comparison of compared_values' values (of `metric`, "" the primary one) as a
+        pooled verdict takes it (a pooling.Estimate, None when they give none): a duet's halves
+        with their places cancelled and its batches' floor, any other design's repeats paired
+        by round or not."""
         if self.design == "duet":
-            return pooling.placed_estimate(values, base, places(point.runs,
-                                                                self.baseline_point.runs))
+            base_runs = self.baseline_point.runs
+            return pooling.placed_estimate(values, base, places(point.runs, base_runs),
+                                           batch_floor(point.runs, base_runs,
+                                                       metric or self.metric))
         return pooling.estimate(values, base, paired=self.design == "switchback")
 
     def compared_values(self, point: Point, metric: str) -> tuple[list, list, bool]:
@@ -309,6 +312,34 @@ class Result(_Read):
                 return read_view.window_mean(run, *WINDOWED[metric])
             return run_value(run["summary"], metric, required=True)
         return [value(run) for run in mine], [value(run) for run in theirs], paired
+
+
+def batch_floor(runs: list, base_runs: list, metric: str) -> tuple[float, float] | None:
+    """A duet point's halves' variance as their batches give it, and its degrees of freedom
+    (duet.within_variance, the floor of the duet's own interval), from the per-second series
+    of the metric; None where a run has no such series, a half is too short for its batches
+    or a batch saw one server do nothing."""
+    mine, theirs = paired_runs(runs, base_runs)
+    try:
+        halves = [duet.Half(*paired_series(a, b, metric)) for a, b in zip(mine, theirs)]
+        ratios = [duet.batch_ratios(h, duet.DEFAULT_BATCHES, f"half {i + 1}")
+                  for i, h in enumerate(halves)]
+    except (KeyError, TypeError, ValueError):
+        return None
+    if not ratios or min(len(h.values) for h in halves) < duet.DEFAULT_BATCHES:
+        return None
+    return duet.within_variance(ratios, [statistics.fmean(r) for r in ratios])
+
+
+def paired_series(run: dict, base: dict, metric: str = "tps") -> tuple[list, list]:
+    """Two runs' per-second series of a metric, up to the shorter one's end (sysbench may
+    report a second fewer on one side, and the sampler pads a series with None to its
+    longer length)."""
+    values, base_values = run["series"][metric], base["series"][metric]
+    n = min(len(values), len(base_values))
+    while n and (values[n - 1] is None or base_values[n - 1] is None):
+        n -= 1
+    return values[:n], base_values[:n]
 
 
 def places(runs: list, base_runs: list) -> list[bool]:

@@ -36,19 +36,28 @@ its deviation, as a claim's results do), never shared with a claim's sitting of 
 an A/A compares other runs, and sharing u_j would let one machine's A/A shift the claim's
 estimate by as much, an assumption nothing measured supports.
 
-What one tau for the A/As and the claim costs: a class with many calibration sittings that
-agree holds tau near their spread even when a claim's own sittings disagree (8 quiet sittings,
-three precise results at 8, 10 and 13%: +-1.8%; a precise sitting 30% from two others taken
-mostly for its own error's tail, a lopsided interval). An effect that truly differs between
-machines of a class is not an A/A's spread; pooling.pool widens by the set's own excess spread,
-this model does not (yet).
+The setting's own spread. A setting's effect may itself differ from machine to machine (a
+disk that flushes slower gains more from fewer flushes), by more than any A/A moves: a claim's
+sitting j deviates by u_j + d_j, d_j ~ N(0, delta^2), delta ~ half-normal(DELTA_SCALE), learnt
+from the claim's own sittings only (an A/A has no effect to differ). With the committed
+calibrations fixed (8 AMD EPYC machines: tau about 0.9%), tau alone covered a true spread of 10%
+0.65 to 0.74 of the time and one of 3% 0.89; `invoke bench --only pooling`'s fixed-calibration
+block set DELTA_SCALE: at 5% a spread of 10% was covered 0.87 to 0.88 of the time, at 7% 0.91
+to 0.93, at 8% 0.93 to 0.95 (0.97 or more up to 5%), at 10% 0.95 to 0.98. Its cost falls on
+one machine, whose interval must then hold what a second machine might show: with results as
+noisy as the committed ones, one machine's median half-width went from +-14.4% to +-22.7%,
+three machines' from +-5.6% to +-10.0%, six's from +-3.7% to +-5.8%. The tau a class's A/As
+give still holds the claim's sittings together where they agree (8 quiet sittings, three
+precise results at 8, 10 and 13%: delta is what widens that interval, not tau).
 
 The computation is deterministic, with nothing to tune per claim: tau and x on fixed nodes
-(0 and a geometric ladder, each node carrying its prior's mass between its neighbours), each
-sitting's true value v_j = mu + u_j on a grid (each result's t exact on it, a switchback's
-t convolved with N(0, x^2) as a mixture of normals over quantiles of its sigma), u_j integrated
-by a Gaussian kernel from v_j's grid to mu's (the same grid), the posterior of mu summed over
-the nodes and its quantiles read off its cumulative sum. A sitting's results are not averaged
+(0 and a geometric ladder, each node carrying its prior's mass between its neighbours), a claim
+sitting's sd c = sqrt(tau^2 + delta^2) on the same ladder (each (tau, c) pair carrying the mass
+of delta that puts c in its cell), each sitting's true value v_j on a grid (each result's t
+exact on it, a switchback's t convolved with N(0, x^2) as a mixture of normals over quantiles
+of its sigma: results/likelihood_grid.py), its deviation integrated by a Gaussian kernel from
+v_j's grid to mu's (the same grid), the posterior of mu summed over the nodes and its quantiles
+read off its cumulative sum. A sitting's results are not averaged
 first: the t of a result from few repeats down-weights itself. Pooling a claim takes a few
 milliseconds (the class's calibration part is cached).
 """
@@ -63,49 +72,27 @@ from typing import Sequence
 import numpy as np
 from scipy import special
 
-from tuninglab.results import calibrations
+from tuninglab.results import calibrations, likelihood_grid
 from tuninglab.results.pooling import Estimate, Pooled
 
 # The half-normal priors' scales (log scale): tau's set by coverage up to a true spread of 10%,
-# x's above the ~3% the committed switchback A/As show.
+# x's above the ~3% the committed switchback A/As show, and delta's (the setting's own
+# between-machine spread, which no A/A measures) set by coverage with the class's calibrations
+# fixed: `invoke bench --only pooling`'s fixed-calibration block.
 TAU_SCALE = 0.10
 EXCESS_SCALE = 0.05
+DELTA_SCALE = 0.08
 # The nodes of tau and of x: 0, then low * ratio^k up to 4 prior scales (above that the prior
 # holds 6e-5 of its mass). tau's reach down to what a precise result resolves; x adds to a
 # switchback's own variance, which is never that small, so its ladder starts higher and is
-# coarser (each x node is a column of every switchback sitting's convolution).
+# coarser (each x node is a column of every switchback sitting's convolution). A claim's
+# sitting deviates by sqrt(tau^2 + delta^2): its nodes are tau's ladder, reaching 4 times the
+# two scales combined.
 TAU_LOW, TAU_RATIO = 0.002, 1.35
 EXCESS_LOW, EXCESS_RATIO = 0.005, 1.5
-# A standard error below this is taken as this: the grid resolves nothing finer, and no
-# benchmark's comparison is that precise (0.01%).
-SE_FLOOR = 1e-4
-# Degrees of freedom above this are this (a t on 10^4 df is a normal to 4 digits).
-DF_CAP = 1e4
-# A switchback's t as a mixture of normals: its sigma^2 at quantiles p of its posterior
-# (s^2 df / chi^2_df), p on a tanh-sinh rule (step SIGMA_STEP, SIGMA_HALF nodes each side of
-# the median), whose nodes crowd towards p = 0 and 1: the t's density out to 12 se within 0.3%
-# for df 1.2 to 10^4, where equal quantiles (16) fell 10% short at 4 se and 59% at 6.
-SIGMA_STEP, SIGMA_HALF = 0.3, 10
-# The grid: GLOBAL_POINTS around the results' median, spaced like sinh (CENTRE_SCALE apart at
-# the centre, reaching past each result's 1 - TAIL quantile and then PRIOR_REACH), and
-# LOCAL_POINTS around each result, from se/8 apart at its centre to 5 se away.
-GLOBAL_POINTS = 81
-CENTRE_SCALE = 0.005
-TAIL = 1e-4
-PRIOR_REACH = 5 * 4 * TAU_SCALE   # 5 sd of u at tau's top node
-LOCAL_POINTS = 13
-LOCAL_REACH = 3.0       # in the sinh's argument: sinh(3) = 10
-LOCAL_SPLIT = 2.0
+# How far a sitting's deviation may reach under the priors: 5 sd of u + d at their top nodes.
+PRIOR_REACH = 5 * 4 * math.hypot(TAU_SCALE, DELTA_SCALE)
 CALIBRATION_PREFIX = "calibration:"   # keeps a calibration's sitting apart from a claim's
-
-
-@dataclass(frozen=True)
-class _Result:
-    """One estimate as the model reads it: log ratio, se (floored), df (capped), switchback."""
-    y: float
-    s: float
-    df: float
-    switchback: bool
 
 
 # --- input ----------------------------------------------------------------------------------
@@ -122,27 +109,36 @@ def _check(estimates: Sequence[Estimate], paired: Sequence[bool] | None, what: s
 
 
 def _sittings(estimates: Sequence[Estimate], paired: Sequence[bool] | None,
-              prefix: str = "") -> dict[str, list[_Result]]:
+              prefix: str = "") -> dict[str, list[likelihood_grid.Result]]:
     """The estimates as the model's results, by sitting label (in order of appearance)."""
     flags = paired if paired is not None else [e.paired for e in estimates]
-    out: dict[str, list[_Result]] = {}
+    out: dict[str, list[likelihood_grid.Result]] = {}
     for e, sb in zip(estimates, flags):
         out.setdefault(prefix + e.sitting, []).append(
-            _Result(e.log_ratio, max(e.se, SE_FLOOR), min(e.df, DF_CAP), bool(sb)))
+            likelihood_grid.Result.of(e.log_ratio, e.se, e.df, bool(sb)))
     return out
 
 
 # --- nodes and grids --------------------------------------------------------------------------
 
+def _ladder(top: float, low: float, ratio: float) -> tuple[np.ndarray, np.ndarray]:
+    """0, then low * ratio^k up to `top`, and the cuts between neighbouring nodes (the
+    geometric midpoints; 0 below the first, infinity above the last)."""
+    count = int(math.ceil(math.log(top / low) / math.log(ratio))) + 1
+    values = np.concatenate(([0.0], low * ratio ** np.arange(count)))
+    return values, np.concatenate(([0.0], values[1:] / math.sqrt(ratio), [np.inf]))
+
+
+def _half_normal_cdf(x: np.ndarray, scale: float) -> np.ndarray:
+    return special.erf(x / (math.sqrt(2) * scale))
+
+
 @lru_cache(maxsize=8)
 def _nodes(scale: float, low: float, ratio: float) -> tuple[np.ndarray, np.ndarray]:
     """The nodes of a half-normal(scale) parameter and the log of the prior mass each carries
     (from the geometric midpoint with the node below to that with the node above)."""
-    count = int(math.ceil(math.log(4 * scale / low) / math.log(ratio))) + 1
-    values = np.concatenate(([0.0], low * ratio ** np.arange(count)))
-    cuts = np.concatenate(([0.0], values[1:] / math.sqrt(ratio), [np.inf]))
-    mass = np.diff(special.erf(cuts / (math.sqrt(2) * scale)))
-    return values, np.log(mass)
+    values, cuts = _ladder(4 * scale, low, ratio)
+    return values, np.log(np.diff(_half_normal_cdf(cuts, scale)))
 
 
 def tau_nodes() -> tuple[np.ndarray, np.ndarray]:
@@ -155,96 +151,20 @@ def excess_nodes() -> tuple[np.ndarray, np.ndarray]:
     return _nodes(EXCESS_SCALE, EXCESS_LOW, EXCESS_RATIO)
 
 
-def _grid(centre: float, results: list[_Result]) -> tuple[np.ndarray, np.ndarray]:
-    """Grid points for mu (and each sitting's v) and their trapezoid weights: sinh-spaced
-    around the centre, reaching past every result's far tail, and fine around each result."""
-    reach = max(abs(r.y - centre) + r.s * float(special.stdtrit(r.df, 1 - TAIL))
-                for r in results) + PRIOR_REACH
-    z = np.linspace(-1.0, 1.0, GLOBAL_POINTS) * math.asinh(reach / CENTRE_SCALE)
-    local = np.sinh(np.linspace(-LOCAL_REACH, LOCAL_REACH, LOCAL_POINTS)) / LOCAL_SPLIT
-    points = np.concatenate([centre + CENTRE_SCALE * np.sinh(z)]
-                            + [r.y + r.s * local for r in results])
-    points = np.unique(points)
-    points = points[np.concatenate(([True], np.diff(points) > 1e-12 * (1 + abs(centre))))]
-    gaps = np.diff(points)
-    weights = np.concatenate(([gaps[0]], gaps[:-1] + gaps[1:], [gaps[-1]])) / 2
-    return points, weights
-
-
-# --- the likelihood ---------------------------------------------------------------------------
-
-def _log_t(r: np.ndarray, s: float, df: float) -> np.ndarray:
-    """The log density of residuals r under the scaled t (s, df): a result's error with its
-    sigma integrated out."""
-    c = special.gammaln((df + 1) / 2) - special.gammaln(df / 2) - 0.5 * math.log(df * math.pi)
-    return c - math.log(s) - (df + 1) / 2 * np.log1p(r * r / (df * s * s))
-
-
-@lru_cache(maxsize=1)
-def _sigma_rule() -> tuple[np.ndarray, np.ndarray]:
-    """The tanh-sinh rule's quantiles p (as 1 / (1 + e^-2u), so that neither end rounds to 0
-    or 1) and their log weights (summing to 1)."""
-    t = SIGMA_STEP * np.arange(-SIGMA_HALF, SIGMA_HALF + 1)
-    u = math.pi / 2 * np.sinh(t)
-    weights = np.cosh(t) / np.cosh(u) ** 2
-    return 1 / (1 + np.exp(-2 * u)), np.log(weights / weights.sum())
-
-
-def _sigma2_nodes(s: float, df: float) -> tuple[np.ndarray, np.ndarray]:
-    """sigma^2 at the rule's quantiles of its posterior (s^2 df / chi^2_df) and their log
-    weights: the t as a mixture of normals, which a known variance (x^2) then simply adds to."""
-    p, log_w = _sigma_rule()
-    g = special.gammaincinv(df / 2, p) * (2 / df)       # chi^2_df / df at those quantiles
-    keep = g > 0                                         # p so small that chi^2 is 0: no mass
-    return s * s / g[keep], log_w[keep]
-
-
-def _log_result(v: np.ndarray, r: _Result, excess: np.ndarray) -> np.ndarray:
-    """log p(y | the sitting's true value v) on the grid: a row for each x node for a
-    switchback's result, one row otherwise."""
-    resid = r.y - v
-    if not r.switchback:
-        return _log_t(resid, r.s, r.df)[None, :]
-    sigma2, log_w = _sigma2_nodes(r.s, r.df)
-    var = sigma2[None, None, :] + (excess**2)[:, None, None]
-    logs = log_w - 0.5 * (np.log(2 * math.pi * var) + (resid * resid)[None, :, None] / var)
-    top = logs.max(axis=2)
-    return top + np.log(np.exp(logs - top[:, :, None]).sum(axis=2))
-
-
-def _log_sitting(v: np.ndarray, results: list[_Result], excess: np.ndarray) -> np.ndarray:
-    """log of the product of a sitting's results' densities at its true value v: (x nodes or
-    1, grid points)."""
-    total = np.zeros((1, v.size))
-    for r in results:
-        total = total + _log_result(v, r, excess)
-    return total
-
-
-def _kernels(points: np.ndarray, weights: np.ndarray, taus: np.ndarray,
-             at: np.ndarray) -> np.ndarray:
-    """The sitting's deviation u ~ N(0, tau^2) as weights from v's grid to each point of `at`,
-    for each tau node: (taus, at, points), the normal density times the trapezoid weights. A row
-    summing to more than 1 is scaled to 1: tau below the grid's spacing there, the normal is
-    not resolved (tau 0: the value at the point itself). One summing to less is left: the
-    normal reaches past the grid's end, where nothing is."""
-    d = at[:, None] - points[None, :]
-    out = np.empty((taus.size, at.size, points.size))
-    for k, tau in enumerate(taus):
-        if tau == 0:
-            out[k] = (np.abs(d) == np.abs(d).min(axis=1, keepdims=True)).astype(float)
-        else:
-            out[k] = np.exp(-0.5 * (d / tau) ** 2) * (weights / (math.sqrt(2 * math.pi) * tau))
-        out[k] /= np.maximum(out[k].sum(axis=1, keepdims=True), 1.0)
-    return out
-
-
-def _convolved(kernels: np.ndarray, logs: np.ndarray) -> np.ndarray:
-    """log of the kernels applied to exp(logs) ((rows, points) -> (taus, at, rows)), scaled by
-    each row's maximum so that nothing underflows that matters."""
-    top = logs.max(axis=1, keepdims=True)
+@lru_cache(maxsize=8)
+def spread_nodes_of(delta_scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """The nodes of a claim's sitting sd c = sqrt(tau^2 + delta^2) and, for each tau node,
+    the log of the prior mass of delta that puts c in each node's cell: (c values, (tau nodes,
+    c nodes)); -inf where no delta does (c below that tau). tau's node values fall on c's
+    ladder, so each (tau, c) pair's mass is exact for the nodes' values, as tau's own is."""
+    taus, _ = tau_nodes()
+    values, cuts = _ladder(4 * math.hypot(TAU_SCALE, delta_scale), TAU_LOW, TAU_RATIO)
+    t2 = (taus**2)[:, None]
+    reach = np.sqrt(np.maximum(cuts[None, :] ** 2 - t2, 0.0))   # delta at each cut, per tau
+    mass = np.diff(_half_normal_cdf(reach, delta_scale) if delta_scale > 0
+                   else (reach > 0).astype(float), axis=1)
     with np.errstate(divide="ignore"):
-        return np.log(kernels @ np.exp(logs - top).T) + top.T[None, :, :]
+        return values, np.log(np.maximum(mass, 0.0))
 
 
 @lru_cache(maxsize=64)
@@ -256,9 +176,9 @@ def _calibration_log_lik(calibration: tuple[Estimate, ...],
     excess, _ = excess_nodes()
     total = np.zeros((taus.size, excess.size))
     for results in _sittings(calibration, paired, CALIBRATION_PREFIX).values():
-        points, weights = _grid(0.0, results)
-        kernels = _kernels(points, weights, taus, np.array([0.0]))
-        total = total + _convolved(kernels, _log_sitting(points, results, excess))[:, 0, :]
+        points, weights = likelihood_grid.grid(0.0, results, PRIOR_REACH)
+        kernels = likelihood_grid.kernels(points, weights, taus, np.array([0.0]))
+        total = total + likelihood_grid.convolved(kernels, likelihood_grid.log_sitting(points, results, excess))[:, 0, :]
     return total
 
 
@@ -267,7 +187,8 @@ def _calibration_log_lik(calibration: tuple[Estimate, ...],
 @dataclass(frozen=True, eq=False)
 class Posterior:
     """The posterior of mu on its grid (density and cumulative distribution at the points), and
-    of tau and x on their nodes (weights summing to 1)."""
+    of tau, x and a claim's sitting sd c = sqrt(tau^2 + delta^2) on their nodes (weights
+    summing to 1)."""
     points: np.ndarray
     density: np.ndarray
     cdf: np.ndarray
@@ -275,6 +196,8 @@ class Posterior:
     tau_weights: np.ndarray
     excess: np.ndarray
     excess_weights: np.ndarray
+    spreads: np.ndarray
+    spread_weights: np.ndarray
 
     def quantile(self, p: float) -> float:
         """mu's p-quantile, the density taken log-linear between grid points (exact for an
@@ -299,12 +222,22 @@ def _segments(points: np.ndarray, density: np.ndarray) -> np.ndarray:
     return np.where(flat, gap * (fa + fb) / 2, exact)
 
 
+def _logsumexp(a: np.ndarray, axis: int) -> np.ndarray:
+    top = np.max(a, axis=axis, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return np.squeeze(np.log(np.exp(a - top).sum(axis=axis, keepdims=True)) + top, axis)
+
+
 def posterior(estimates: list[Estimate], calibration: list[Estimate],
               paired: Sequence[bool] | None = None,
-              calibration_paired: Sequence[bool] | None = None) -> Posterior:
-    """The joint posterior of mu, tau and x given the claim's estimates and the host class's
-    A/A calibrations, marginalised (the module's model). paired / calibration_paired: whether
-    each estimate is a switchback's comparison (None: each estimate's own, Estimate.paired)."""
+              calibration_paired: Sequence[bool] | None = None,
+              delta_scale: float | None = None) -> Posterior:
+    """The joint posterior of mu, tau, delta and x given the claim's estimates and the host
+    class's A/A calibrations, marginalised (the module's model). paired / calibration_paired:
+    whether each estimate is a switchback's comparison (None: each estimate's own,
+    Estimate.paired); delta_scale: delta's prior scale (None: DELTA_SCALE; 0: an effect the
+    same on every machine, what the benchmark compares against)."""
     if not estimates:
         raise ValueError("nothing to pool: no estimate")
     _check(estimates, paired, "estimate")
@@ -313,21 +246,31 @@ def posterior(estimates: list[Estimate], calibration: list[Estimate],
     results = [r for group in sittings for r in group]
     taus, log_tau = tau_nodes()
     excess, log_x = excess_nodes()
+    spreads_, log_pair = spread_nodes_of(DELTA_SCALE if delta_scale is None else delta_scale)
     cal = _calibration_log_lik(tuple(calibration), tuple(
         calibration_paired if calibration_paired is not None
         else [e.paired for e in calibration]))
-    points, weights = _grid(float(np.median([r.y for r in results])), results)
-    kernels = _kernels(points, weights, taus, points)
-    logs = log_tau[:, None, None] + log_x[None, None, :] + cal[:, None, :]
-    for group in sittings:                                        # (taus, points, xs or 1)
-        logs = logs + _convolved(kernels, _log_sitting(points, group, excess))
-    joint = np.exp(logs - logs.max())
+    # The A/As see tau (and x), the claim's sittings c: tau summed out first, per (c, x).
+    prior = log_tau[:, None, None] + log_pair[:, :, None] + log_x[None, None, :] \
+        + cal[:, None, :]                                           # (taus, cs, xs)
+    points, weights = likelihood_grid.grid(float(np.median([r.y for r in results])), results,
+                                            PRIOR_REACH)
+    kernels = likelihood_grid.kernels(points, weights, spreads_, points)
+    claim = np.zeros((spreads_.size, points.size, 1))
+    for group in sittings:                                          # (cs, points, xs or 1)
+        claim = claim + likelihood_grid.convolved(kernels, likelihood_grid.log_sitting(points, group, excess))
+    logs = _logsumexp(prior, 0)[:, None, :] + claim                 # (cs, points, xs)
+    top = logs.max()
+    joint = np.exp(logs - top)
     density = joint.sum(axis=(0, 2))
     cdf = np.concatenate(([0.0], np.cumsum(_segments(points, density))))
-    by_node = (joint * weights[None, :, None]).sum(axis=1)
-    return Posterior(points, density / cdf[-1], cdf / cdf[-1], taus,
-                     by_node.sum(axis=1) / by_node.sum(), excess,
-                     by_node.sum(axis=0) / by_node.sum())
+    by_node = (joint * weights[None, :, None]).sum(axis=1)          # (cs, xs)
+    claim_mass = (np.exp(claim - claim.max()) * weights[None, :, None]).sum(axis=1)
+    tau_part = (np.exp(prior - prior.max()) * np.broadcast_to(
+        claim_mass, (spreads_.size, excess.size))[None, :, :]).sum(axis=(1, 2))
+    return Posterior(points, density / cdf[-1], cdf / cdf[-1], taus, tau_part / tau_part.sum(),
+                     excess, by_node.sum(axis=0) / by_node.sum(),
+                     spreads_, by_node.sum(axis=1) / by_node.sum())
 
 
 def spreads(calibration: list[Estimate]) -> tuple[float, float]:
@@ -349,25 +292,28 @@ def node_median(values: np.ndarray, weights: np.ndarray) -> float:
 
 def pool(estimates: list[Estimate], calibration: list[Estimate], confidence: float = 0.95,
          paired: Sequence[bool] | None = None,
-         calibration_paired: Sequence[bool] | None = None) -> Pooled:
+         calibration_paired: Sequence[bool] | None = None,
+         delta_scale: float | None = None) -> Pooled:
     """The pooled ratio of the estimates (mu's posterior median, back-transformed) and its
     equal-tailed intervals at `confidence` and at 2 * confidence - 1, from the module's model;
     calibration: the host class's A/A estimates (calibrations.aa_estimates of each record, or
     calibration_of). paired / calibration_paired flag each estimate that is a switchback's (its
-    per-run excess); None: each estimate's own (Estimate.paired). between_sd is tau's posterior
-    median."""
+    per-run excess); None: each estimate's own (Estimate.paired); delta_scale: as posterior
+    takes it. between_sd is the posterior median of a claim's sitting sd,
+    sqrt(tau^2 + delta^2)."""
     if not 0.5 < confidence < 1:
         raise ValueError(f"confidence must be between 0.5 and 1 (exclusive); got {confidence}")
-    post = posterior(estimates, calibration, paired, calibration_paired)
+    post = posterior(estimates, calibration, paired, calibration_paired, delta_scale)
     q = [post.quantile(p) for p in (0.5, (1 - confidence) / 2, (1 + confidence) / 2,
                                     1 - confidence, confidence)]
     k, n = len(estimates), len(_sittings(estimates, paired))
     cal_sittings = len({e.sitting for e in calibration})
-    tau = node_median(post.taus, post.tau_weights)
-    words = (f"posterior median of a half-normal prior (scale {TAU_SCALE:.0%}) updated by "
-             f"{cal_sittings} A/A calibration sitting{'s' * (cal_sittings != 1)} of the host "
-             f"class and these {n} sitting{'s' * (n != 1)}")
-    return Pooled(*(math.exp(v) for v in q), k, n, tau, words,
+    spread = node_median(post.spreads, post.spread_weights)
+    words = (f"posterior median of a machine's own spread (half-normal priors: a comparison of "
+             f"nothing's, scale {TAU_SCALE:.0%}, updated by {cal_sittings} A/A calibration "
+             f"sitting{'s' * (cal_sittings != 1)} of the host class; the setting's effect's, "
+             f"scale {DELTA_SCALE:.0%}) and these {n} sitting{'s' * (n != 1)}")
+    return Pooled(*(math.exp(v) for v in q), k, n, spread, words,
                   method_text(k, n, cal_sittings, confidence))
 
 
@@ -376,8 +322,9 @@ def method_text(k: int, sittings: int, cal_sittings: int, confidence: float = 0.
     return (f"pooled over {k} result{'s' * (k != 1)} from {sittings} sitting"
             f"{'s' * (sittings != 1)} by a Bayesian random-effects model: each result's own "
             "error integrated from its standard error and degrees of freedom, a switchback's "
-            "per-run excess and the between-sitting sd given half-normal priors (scales "
-            f"{EXCESS_SCALE:.0%}, {TAU_SCALE:.0%}) and the host class's {cal_sittings} A/A "
+            "per-run excess, the between-sitting sd and how far the setting's effect itself "
+            f"differs between machines given half-normal priors (scales {EXCESS_SCALE:.0%}, "
+            f"{TAU_SCALE:.0%}, {DELTA_SCALE:.0%}) and the host class's {cal_sittings} A/A "
             f"calibration sitting{'s' * (cal_sittings != 1)} in the same likelihood; "
             f"{confidence:.0%} CI: the posterior's equal-tailed interval")
 

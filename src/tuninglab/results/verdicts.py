@@ -19,6 +19,9 @@ effect worth knowing). band() gives that band, so that every verdict can say wha
 A claim whose source contradicts itself (the claims map's caveat) supports no ratio to judge
 against: doubted() lowers an answer that judges the source's ratio to "source in doubt", which
 keeps today's interval as a measurement and judges only whether it is an effect worth knowing.
+Its words still say what was measured against the source's ratio, and the doubt beside it
+(doubted_text, doubted_band): a measured "larger than claimed" is never hidden by the doubt,
+nor a "too noisy" shown against a ratio without it.
 """
 
 import math
@@ -155,6 +158,17 @@ def doubted(kind: str, iv: Interval, margin: float) -> str:
     return NO_EFFECT if equivalent(iv, margin) else SOURCE_IN_DOUBT
 
 
-def doubted_band(margin: float) -> str:
-    """What a SOURCE_IN_DOUBT verdict was judged against, in band_text's place."""
-    return f"±{margin:.0%} only (the source's ratio is in doubt: see its caveat)"
+# What every caveated claim's verdict adds to what was measured.
+IN_DOUBT = "the source's own figures are in doubt (its caveat says why)"
+
+
+def doubted_text(measured: str, kind: str) -> str:
+    """A caveated claim's words: what today measured against the source's ratio (judge()'s
+    verdict; "no effect worth knowing here" where doubted() keeps that), then the doubt:
+    "larger than claimed; the source's own figures are in doubt (its caveat says why)"."""
+    return f"{kind if kind == NO_EFFECT else measured}; {IN_DOUBT}"
+
+
+def doubted_band(band_words: str) -> str:
+    """What a caveated claim's verdict was judged against (band_text's words), with the doubt."""
+    return f"{band_words}, a ratio in doubt (see the source's caveat)"

@@ -22,6 +22,7 @@ from tuninglab.evidence import (answers, claim_verdicts, claims_answered, claims
                                 historical, measured, servers)
 from tuninglab.evidence.citations import cite, source_text, times_text
 from tuninglab.evidence.claim_verdicts import Verdict
+from tuninglab.evidence.host_class import in_words
 from tuninglab.evidence.topic_pages import TOPICS_DIR
 from tuninglab.results import verdicts as verdict_words
 from tuninglab.results.metrics import METRICS
@@ -102,8 +103,8 @@ def _by_server(c) -> dict[str, list[Verdict]]:
     server their evidence set is on; a claim nobody measured has none."""
     found: dict[str, list[Verdict]] = {}
     for v in claim_verdicts.verdicts(c):
-        if v.evidence is not None:
-            found.setdefault(v.evidence.server, []).append(v)
+        if v.on_server:
+            found.setdefault(v.on_server, []).append(v)
     return found
 
 
@@ -139,7 +140,7 @@ def _server_cell(c, found: list[Verdict], server: str, notes: Notes) -> str:
     ratio = f'<br><span class="tl-today">{e(today)}</span>' if first.ratio is not None else ""
     if first.band:
         ratio += f'<br><span class="tl-band">judged against {e(first.band)}</span>'
-    mark = measured.attr(c.recipe, c.variant, server, first.evidence is not None) + \
+    mark = measured.attr(c.recipe, c.variant, server, any(v.evidence for v in found)) + \
         answers.claim_mark(c, first, server)
     return (f'<td data-label="{e(header(server))}"{mark}>'
             f'{_verdict_cell(first, _set_note(first, bool(others)), notes)}{ratio}'
@@ -163,8 +164,12 @@ def _other_sets(others: list, notes: Notes) -> str:
                     f"{' (' + e(v.counted) + ')' if v.counted else ''} "
                     f"{_verdict_cell(v, notes=notes)}</li>" for v in others)
     n = len(others)
-    return (f'<details class="tl-other-hosts"><summary>{n} other host class'
-            f'{"es" * (n > 1)}</summary><ul>{items}</ul></details>')
+    halves = sum(v.evidence is not None and v.evidence.host_class.duet for v in others)
+    what = (f"{n} other host class{'es' * (n > 1)}" if not halves else
+            "on half the machine (a duet)" if halves == n else
+            f"{n} other host classes, {halves} on half the machine (a duet)")
+    return (f'<details class="tl-other-hosts"><summary>{e(what)}</summary><ul>{items}</ul>'
+            '</details>')
 
 
 def _older(v: Verdict) -> str:
@@ -190,7 +195,9 @@ def _set_note(v: Verdict, several: bool) -> str:
     if v.evidence is None:
         return _host_note(v.doc, False)
     cls = v.evidence.host_class
-    where = cls.name if several or cls.duet else ""
+    # a duet's in a DBA's words where a result says what the machine was
+    where = (f"on {in_words(v.doc)}" if v.doc is not None else cls.name) if cls.duet else \
+        cls.name if several else ""
     return "; ".join(x for x in (where, _host_note(v.doc, False)) if x)
 
 

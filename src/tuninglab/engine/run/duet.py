@@ -25,6 +25,7 @@ from tuninglab.engine.server import pinning
 from tuninglab.errors import UserError
 from tuninglab.recipes.plan import Run
 from tuninglab.results import document, duet as compare
+from tuninglab.results.result import paired_series
 
 # Longer than a template copy and a server start take here; a side stuck past it ends the half.
 BARRIER_SECONDS = 900
@@ -138,7 +139,7 @@ def _cpus(cpus) -> str:
 def paired(half: dict, metric: str = "tps", first: bool = True) -> compare.Half:
     """A half's per-second series of both servers as results/duet.py pairs them, second by
     second; first: the tested point had the first place."""
-    return compare.Half(*document.paired_series(half["tested"], half["baseline"], metric),
+    return compare.Half(*paired_series(half["tested"], half["baseline"], metric),
                         first)
 
 

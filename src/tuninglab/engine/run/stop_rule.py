@@ -124,7 +124,7 @@ def aim_pct(doc: dict, plan, aim: Aim) -> float | None:
     values, base, _ = r.compared_values(point, aim.metric or r.metric)
     if any(v is None for v in values + base):
         return None
-    est = r.estimate(point, values, base)   # as the verdict pools it
+    est = r.estimate(point, values, base, aim.metric)   # as the verdict pools it
     if est is None:
         return None
     return precision_need.pct_of_log(stats.t_quantile(0.95, est.df) * est.se)

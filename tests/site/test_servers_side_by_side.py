@@ -14,21 +14,23 @@ import pytest
 from helpers import DATA
 from tuninglab.evidence import sets as evidence
 from tuninglab.evidence import answers, claim_verdicts, claims_map, result_files, servers
-from tuninglab.evidence.host_class import host_class
+from tuninglab.evidence.host_class import host_class, server_of
 from tuninglab.evidence.topic_pages import topic_pages
 from tuninglab.results.metrics import ratio_decimals
 from tuninglab.results.result import Result
 from tuninglab.site import home_table, hostviews, verdict_tables
 
-# The committed doublewrite results of one host class (the one this full run's machine is of):
-# the fixture's sets stay one class's however many classes later results add.
+# The committed doublewrite results of one host class (the one this full run's machine is of)
+# on the reference server: the fixture's sets stay one class's and one server's however many
+# classes and servers later results add.
 CLASS_OF = DATA / "doublewrite" / "20261127T104626Z-848e4704-full-6df579c9.json"
 
 
 def one_class() -> list[Path]:
     key = host_class(json.loads(CLASS_OF.read_text())).key
-    return [p for p in sorted((DATA / "doublewrite").glob("*.json"))
-            if host_class(json.loads(p.read_text())).key == key]
+    docs = ((p, json.loads(p.read_text())) for p in sorted((DATA / "doublewrite").glob("*.json")))
+    return [p for p, d in docs
+            if host_class(d).key == key and server_of(d) == servers.REFERENCE]
 
 
 DOUBLEWRITE = one_class()

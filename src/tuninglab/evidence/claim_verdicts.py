@@ -255,10 +255,10 @@ def _class_calibration(key, duet: bool, server: str, data_dir: str,
                        stamp: float) -> tuple[pooling.Estimate, ...]:
     # Naming a record's class reads its whole host section: once per class, server and record
     # set, not once per comparison pooled.
-    mine = [c for c in _records(data_dir, stamp) if host_class(c, duet).key == key
-            and calibrations.aa_estimates(c, duet)]
-    own = [c for c in mine if server_of(c) == server]
-    return tuple(e for c in own or mine for e in calibrations.aa_estimates(c, duet))
+    mine = [(server_of(c), found) for c in _records(data_dir, stamp)
+            if host_class(c, duet).key == key and (found := calibrations.aa_estimates(c, duet))]
+    own = [found for name, found in mine if name == server]
+    return tuple(e for found in own or [found for _, found in mine] for e in found)
 
 
 # --- the verdict of a set ---------------------------------------------------------------------
